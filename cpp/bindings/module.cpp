@@ -1,0 +1,7 @@
+// The extension module kernlearn._core: one register_<concept> call per binding file.
+#include "common.hpp"
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "kernlearn's C++ core. Use the Python wrappers (kernlearn.graph, ...), which validate input.";
+  kernlearn::bindings::register_graph(m);
+}

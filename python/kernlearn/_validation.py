@@ -1,0 +1,99 @@
+"""Input coercion shared by the wrappers: every array reaches the C++ core validated, finite,
+float64 and C-contiguous, and a caller's array is never modified (we copy when we must convert)."""
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from joblib import effective_n_jobs
+
+__all__ = ["check_data", "check_int", "resolve_n_threads", "check_square_sparse", "check_choice"]
+
+
+def check_data(X, name="X", *, min_samples=1):
+    """Return X as a finite float64 C-contiguous 2-D array.
+
+    Integer, boolean and float32 input is converted to float64 (a copy); a float64 C-contiguous
+    array is passed through without copying, read-only arrays included, since the core never
+    writes to its input. Every error names the argument.
+    """
+    if sp.issparse(X):
+        raise TypeError(f"{name} must be a dense array, got a sparse {type(X).__name__}")
+    try:
+        arr = np.asarray(X)
+    except ValueError as exc:  # ragged nested sequences
+        raise ValueError(f"{name} is not a rectangular array: {exc}") from None
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{name} must hold real numbers; got dtype {arr.dtype} "
+            "(complex, object, string and datetime arrays are not accepted)"
+        )
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be 2-D of shape (n_samples, n_features); got {arr.ndim}-D shape "
+            f"{arr.shape} (use X.reshape(-1, 1) for a single feature)"
+        )
+    if arr.shape[0] < min_samples:
+        raise ValueError(f"{name} needs at least {min_samples} samples; got shape {arr.shape}")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} has 0 features; got shape {arr.shape}")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} contains NaN or infinity")
+    return arr
+
+
+def check_int(value, name, *, low=None, high=None):
+    """Return value as a Python int in [low, high), raising TypeError/ValueError naming it."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+    value = int(value)
+    if low is not None and value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")
+    if high is not None and value >= high:
+        raise ValueError(f"{name} must be < {high}, got {value}")
+    return value
+
+
+def check_choice(value, name, choices):
+    """Return value if it is one of choices, else raise ValueError listing them."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+    return value
+
+
+def resolve_n_threads(n_jobs):
+    """Turn scikit-learn's n_jobs (None = 1 unless a joblib context says otherwise, -1 = all
+    cores, -2 = all but one) into the positive thread count the core takes."""
+    if n_jobs is not None:
+        check_int(n_jobs, "n_jobs")
+        if n_jobs == 0:
+            raise ValueError("n_jobs must be a non-zero integer or None, got 0")
+    return max(1, int(effective_n_jobs(n_jobs)))
+
+
+def check_square_sparse(S, name="S"):
+    """Return S as a canonical CSR matrix (sorted indices, duplicates summed, finite float64).
+
+    The result is always a new object, so callers may canonicalise without touching the input.
+    """
+    if not sp.issparse(S):
+        arr = np.asarray(S)
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must hold real numbers; got dtype {arr.dtype}")
+        if arr.ndim != 2:
+            raise ValueError(f"{name} must be a 2-D square matrix, got shape {arr.shape}")
+        S = sp.csr_matrix(arr.astype(np.float64))
+    else:
+        if S.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must hold real numbers; got dtype {S.dtype}")
+        S = sp.csr_matrix(S, dtype=np.float64, copy=True)
+    if S.ndim != 2 or S.shape[0] != S.shape[1]:
+        raise ValueError(f"{name} must be square, got shape {S.shape}")
+    if S.shape[0] == 0:
+        raise ValueError(f"{name} is empty (shape {S.shape})")
+    S.sum_duplicates()
+    S.sort_indices()
+    if not np.all(np.isfinite(S.data)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return S

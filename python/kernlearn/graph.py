@@ -1,0 +1,179 @@
+"""Exact k-nearest-neighbour graphs and graph Laplacians (C++ core, threads, no n x n arrays).
+
+Conventions
+-----------
+* A point is never its own neighbour. Ties in distance go to the lower index, so results do not
+  depend on the search algorithm or the number of threads.
+* ``mode="symmetric"`` joins i and j when either is among the other's k nearest (the union of the
+  directed kNN graph and its transpose); ``mode="mutual"`` when both are (the intersection).
+  Mutual graphs can leave nodes isolated; the Laplacians handle that (see :func:`laplacian`).
+* Integer, boolean and float32 input is converted to float64. Inputs are never modified.
+"""
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import _core
+from ._validation import (
+    check_choice,
+    check_data,
+    check_int,
+    check_square_sparse,
+    resolve_n_threads,
+)
+
+__all__ = ["knn", "knn_graph", "laplacian"]
+
+_METRICS = ("euclidean", "cosine")
+_ALGORITHMS = ("auto", "kd_tree", "brute")
+
+
+def knn(X, n_neighbors, *, metric="euclidean", algorithm="auto", n_jobs=None):
+    """Exact k nearest neighbours of every sample among the other samples.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Finite real data; converted to float64 (a copy when it is not already float64 C-order).
+    n_neighbors : int
+        Neighbours per sample, ``1 <= n_neighbors < n_samples``.
+    metric : {"euclidean", "cosine"}
+        Cosine distance is ``1 - cos(x, y)``; an all-zero row is at distance 1 from every row,
+        as in :func:`sklearn.metrics.pairwise.cosine_distances`.
+    algorithm : {"auto", "kd_tree", "brute"}
+        ``"kd_tree"`` (euclidean only) or a blocked brute force that screens candidates with a
+        matrix product and confirms them exactly. Both give bitwise identical results;
+        ``"auto"`` picks the faster by a rule measured in ``bench/bench_knn.py``.
+    n_jobs : int or None
+        Threads, scikit-learn's convention: None means 1 (unless inside a joblib
+        ``parallel_config`` context), -1 all cores.
+
+    Returns
+    -------
+    indices : ndarray of shape (n_samples, n_neighbors), int64
+        Sorted by increasing distance, ties by increasing index; ``i`` itself never appears.
+    distances : ndarray of shape (n_samples, n_neighbors), float64
+    """
+    X = check_data(X, "X", min_samples=2)
+    n = X.shape[0]
+    n_neighbors = check_int(n_neighbors, "n_neighbors", low=1)
+    if n_neighbors >= n:
+        raise ValueError(
+            f"n_neighbors must be < n_samples = {n} (a point is not its own neighbour); "
+            f"got {n_neighbors}"
+        )
+    check_choice(metric, "metric", _METRICS)
+    check_choice(algorithm, "algorithm", _ALGORITHMS)
+    if algorithm == "kd_tree" and metric != "euclidean":
+        raise ValueError("algorithm='kd_tree' supports metric='euclidean' only")
+    return _core.knn(X, n_neighbors, metric, algorithm, resolve_n_threads(n_jobs))
+
+
+def knn_graph(
+    X,
+    n_neighbors,
+    *,
+    mode="symmetric",
+    weight="binary",
+    sigma=None,
+    metric="euclidean",
+    algorithm="auto",
+    n_jobs=None,
+):
+    """Symmetric k-nearest-neighbour graph as a scipy CSR matrix with a zero diagonal.
+
+    Parameters
+    ----------
+    X, n_neighbors, metric, algorithm, n_jobs
+        As in :func:`knn`.
+    mode : {"symmetric", "mutual"}
+        Edge when either (symmetric) or both (mutual) points are among the other's neighbours.
+    weight : {"binary", "heat", "distance"}
+        Edge weight 1, ``exp(-d**2 / (2 * sigma**2))`` or the distance ``d``. With
+        ``"distance"``, duplicate points give edges of weight 0 that are stored explicitly, so
+        the sparsity pattern is always the graph's edge set.
+    sigma : float or None
+        Heat-kernel width; None uses the median kNN distance (an error if that is 0, e.g. with
+        many duplicate points: pass sigma explicitly then).
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        Exactly symmetric, sorted indices, float64.
+    """
+    check_choice(mode, "mode", ("symmetric", "mutual"))
+    check_choice(weight, "weight", ("binary", "heat", "distance"))
+    if sigma is not None and weight != "heat":
+        raise ValueError("sigma is used by weight='heat' only")
+    indices, distances = knn(X, n_neighbors, metric=metric, algorithm=algorithm, n_jobs=n_jobs)
+    n = indices.shape[0]
+    if weight == "heat":
+        sigma = _heat_sigma(sigma, distances)
+    data, cols, indptr = _core.knn_graph(indices, distances, mode, weight, float(sigma or 0.0))
+    return sp.csr_matrix((data, cols, indptr), shape=(n, n))
+
+
+def _heat_sigma(sigma, distances):
+    if sigma is None:
+        sigma = float(np.median(distances))
+        if sigma <= 0.0:
+            raise ValueError(
+                "sigma=None uses the median kNN distance, which is 0 here (duplicate points); "
+                "pass a positive sigma"
+            )
+        return sigma
+    if isinstance(sigma, (bool, np.bool_)) or not isinstance(sigma, numbers.Real):
+        raise TypeError(f"sigma must be a positive float, got {sigma!r}")
+    sigma = float(sigma)
+    if not (np.isfinite(sigma) and sigma > 0.0):
+        raise ValueError(f"sigma must be positive and finite, got {sigma}")
+    return sigma
+
+
+def laplacian(S, kind="normalized", *, symmetry_tol=1e-12):
+    """Graph Laplacian of a symmetric non-negative similarity matrix.
+
+    With degrees ``d_i = sum_{j != i} S_ij`` (the diagonal of S is ignored, as self-loops do not
+    change a Laplacian; scipy's ``csgraph.laplacian`` does the same):
+
+    * ``"unnormalized"``: ``L = D - S``
+    * ``"normalized"``: ``L = I - D^-1/2 S D^-1/2``
+    * ``"random_walk"``: ``L = I - D^-1 S`` (not symmetric)
+
+    An isolated node (``d_i = 0``, common in mutual kNN graphs) gets ``D_i^-1/2 = D_i^-1 = 0``
+    and ``L_ii = 0``: its row and column of L are zero, never NaN. This equals
+    ``scipy.sparse.csgraph.laplacian(S, normed=...)`` and eq. (8) of the SimpleNPKL paper.
+
+    Parameters
+    ----------
+    S : sparse or dense array-like of shape (n, n)
+        Symmetric (to ``symmetry_tol`` relative to its largest entry), non-negative, finite.
+    kind : {"normalized", "unnormalized", "random_walk"}
+    symmetry_tol : float
+        Relative tolerance of the symmetry check.
+
+    Returns
+    -------
+    L : scipy.sparse.csr_matrix, or ndarray if S was dense
+        The pattern of S's off-diagonal plus the whole diagonal, sorted indices.
+    """
+    check_choice(kind, "kind", ("normalized", "unnormalized", "random_walk"))
+    dense_input = not sp.issparse(S)
+    S = check_square_sparse(S, "S")
+    if S.data.size and S.data.min() < 0:
+        raise ValueError("S must be non-negative (a similarity matrix); found negative weights")
+    scale = float(np.abs(S.data).max()) if S.data.size else 0.0
+    asym = abs(S - S.T)
+    if asym.nnz and asym.max() > symmetry_tol * scale:
+        raise ValueError(
+            f"S must be symmetric: max |S - S.T| = {asym.max():.3g} exceeds "
+            f"symmetry_tol * max |S| = {symmetry_tol * scale:.3g}"
+        )
+    n = S.shape[0]
+    data, cols, indptr = _core.laplacian(
+        n, S.data, S.indices.astype(np.int64), S.indptr.astype(np.int64), kind
+    )
+    L = sp.csr_matrix((data, cols, indptr), shape=(n, n))
+    return L.toarray() if dense_input else L

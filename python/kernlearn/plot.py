@@ -1,0 +1,53 @@
+"""Plots of kernlearn's results. Needs matplotlib (``pip install "kernlearn[plot]"``)."""
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["plot_graph"]
+
+
+def _pyplot():
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg", force=False)  # headless-safe; an interactive backend already set wins
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise ImportError('plotting needs matplotlib: pip install "kernlearn[plot]"') from exc
+    return plt
+
+
+def plot_graph(graph, coords, labels=None, *, ax=None, title=None, edge_alpha=0.25):
+    """Draw a graph's edges over 2-D node coordinates, nodes coloured by label.
+
+    Parameters
+    ----------
+    graph : sparse matrix of shape (n, n)
+        Only the pattern of its upper triangle is drawn.
+    coords : array of shape (n, 2)
+    labels : array of shape (n,), optional
+    ax : matplotlib Axes, optional
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    plt = _pyplot()
+    from matplotlib.collections import LineCollection
+
+    coords = np.asarray(coords, dtype=float)
+    if coords.ndim != 2 or coords.shape[1] != 2:
+        raise ValueError(f"coords must have shape (n, 2), got {coords.shape}")
+    upper = sp.triu(sp.csr_matrix(graph), k=1).tocoo()
+    if upper.shape != (coords.shape[0],) * 2:
+        raise ValueError(f"graph shape {upper.shape} does not match {coords.shape[0]} coordinates")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 5))
+    segments = np.stack([coords[upper.row], coords[upper.col]], axis=1)
+    ax.add_collection(LineCollection(segments, colors="0.5", linewidths=0.5, alpha=edge_alpha))
+    ax.scatter(coords[:, 0], coords[:, 1], c=labels, s=12, cmap="tab10", zorder=2)
+    ax.autoscale_view()
+    if title:
+        ax.set_title(title)
+    return ax

@@ -1,0 +1,36 @@
+"""The README's first command runs the demo: it must work, with and without plotting."""
+
+import subprocess
+import sys
+
+import pytest
+
+from kernlearn.__main__ import main
+
+
+def test_demo_prints_graph_table_and_agrees_with_sklearn(tmp_path, capsys):
+    assert main(["demo", "--out-dir", str(tmp_path), "--no-plot"]) == 0
+    out = capsys.readouterr().out
+    for name in ("iris", "wine", "sonar", "ionosphere", "glass", "faces"):
+        assert name in out
+    assert " NO" not in out  # every graph agrees with scikit-learn
+
+
+def test_demo_saves_plot(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    main(["demo", "--out-dir", str(tmp_path)])
+    assert (tmp_path / "kernlearn_demo_knn_graph.png").stat().st_size > 10_000
+    assert "plot saved" in capsys.readouterr().out
+
+
+def test_module_entry_point(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "kernlearn", "demo", "--no-plot", "--out-dir", str(tmp_path)],
+        capture_output=True, text=True, check=True, timeout=300,
+    )
+    assert "kNN graphs" in result.stdout
+
+
+def test_cli_rejects_unknown_command():
+    with pytest.raises(SystemExit):
+        main(["frobnicate"])

@@ -1,0 +1,112 @@
+"""Exact kNN against scikit-learn and a dense reference, across algorithms and thread counts."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from sklearn.neighbors import NearestNeighbors
+
+from conftest import reference_knn
+from kernlearn.graph import knn
+
+ALGORITHMS = ["kd_tree", "brute", "auto"]
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("shape", [(300, 2), (500, 5), (400, 12), (300, 40)])
+def test_matches_sklearn_on_continuous_data(rng, algorithm, shape):
+    X = rng.standard_normal(shape) * 3.0 + 10.0  # off-centre: the GEMM screen must still be exact
+    ind, dist = knn(X, 7, algorithm=algorithm)
+    ref_dist, ref_ind = NearestNeighbors(n_neighbors=7, algorithm="brute").fit(X).kneighbors()
+    np.testing.assert_array_equal(ind, ref_ind)
+    np.testing.assert_allclose(dist, ref_dist, rtol=1e-12, atol=1e-12)
+    assert ind.dtype == np.int64 and dist.dtype == np.float64
+
+
+def test_cosine_matches_sklearn(rng):
+    X = rng.standard_normal((300, 10))
+    X[5] = 0.0  # a zero row: cosine distance 1 to every other row, as in scikit-learn
+    ind, dist = knn(X, 6, metric="cosine")
+    ref_dist, ref_ind = NearestNeighbors(n_neighbors=6, algorithm="brute", metric="cosine").fit(X).kneighbors()
+    np.testing.assert_allclose(dist, ref_dist, atol=1e-12)
+    untied = np.arange(300) != 5  # row 5 sees every point at distance exactly 1: a full tie
+    np.testing.assert_array_equal(ind[untied], ref_ind[untied])
+    np.testing.assert_array_equal(ind[5], [0, 1, 2, 3, 4, 6])  # ties: lower indices, 5 excluded
+
+
+@pytest.mark.parametrize(
+    "algorithm, metric",
+    [("kd_tree", "euclidean"), ("brute", "euclidean"), ("auto", "euclidean"), ("brute", "cosine")],
+)
+def test_ties_and_duplicates_follow_lower_index_rule(rng, algorithm, metric):
+    # Small integers: many duplicate points and exact distance ties.
+    X = rng.integers(0, 3, size=(400, 3)).astype(float)
+    ind, dist = knn(X, 8, metric=metric, algorithm=algorithm)
+    ref_ind, ref_dist = reference_knn(X, 8, metric)
+    np.testing.assert_array_equal(ind, ref_ind)
+    if metric == "euclidean":
+        np.testing.assert_array_equal(dist, ref_dist)
+    else:
+        np.testing.assert_allclose(dist, ref_dist, atol=1e-14)
+
+
+def test_ties_agree_with_sklearn_up_to_tie_order(rng):
+    """scikit-learn breaks ties arbitrarily: distances agree exactly, and so do the neighbours
+    that are strictly closer than the k-th distance."""
+    X = rng.integers(0, 4, size=(500, 2)).astype(float)
+    k = 6
+    ind, dist = knn(X, k)
+    ref_dist, ref_ind = NearestNeighbors(n_neighbors=k, algorithm="brute").fit(X).kneighbors()
+    np.testing.assert_array_equal(dist, ref_dist)
+    for i in range(X.shape[0]):
+        strict = dist[i] < dist[i, -1]
+        assert set(ind[i, strict]) == set(ref_ind[i, ref_dist[i] < ref_dist[i, -1]])
+
+
+def test_all_points_identical():
+    X = np.ones((50, 3))
+    ind, dist = knn(X, 4)
+    assert np.all(dist == 0)
+    np.testing.assert_array_equal(ind[0], [1, 2, 3, 4])
+    np.testing.assert_array_equal(ind[10], [0, 1, 2, 3])
+
+
+@pytest.mark.parametrize("algorithm", ["kd_tree", "brute"])
+def test_threads_give_identical_results(rng, algorithm):
+    X = rng.standard_normal((3000, 6))
+    ind1, dist1 = knn(X, 10, algorithm=algorithm, n_jobs=1)
+    for n_jobs in (2, 3, -1):
+        ind, dist = knn(X, 10, algorithm=algorithm, n_jobs=n_jobs)
+        np.testing.assert_array_equal(ind, ind1)
+        np.testing.assert_array_equal(dist, dist1)
+
+
+def test_algorithms_agree_bitwise(rng):
+    X = rng.standard_normal((2000, 5))
+    a = knn(X, 9, algorithm="kd_tree")
+    b = knn(X, 9, algorithm="brute")
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+
+
+def test_large_offset_is_screened_exactly(rng):
+    # Coordinates near 1e6 with spacing 1e-3: the |x|^2 + |y|^2 - 2xy identity alone would
+    # cancel catastrophically; the brute force confirms every candidate with the direct distance.
+    X = 1e6 + rng.standard_normal((400, 20)) * 1e-3
+    np.testing.assert_array_equal(knn(X, 5, algorithm="brute")[0], knn(X, 5, algorithm="kd_tree")[0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    arrays(np.int8, st.tuples(st.integers(2, 40), st.integers(1, 4)), elements=st.integers(-2, 2)),
+    st.data(),
+)
+def test_property_all_searches_equal_reference(Xi, data):
+    X = Xi.astype(float)
+    k = data.draw(st.integers(1, X.shape[0] - 1))
+    ref_ind, ref_dist = reference_knn(X, k)
+    for algorithm in ("kd_tree", "brute"):
+        ind, dist = knn(X, k, algorithm=algorithm, n_jobs=2)
+        np.testing.assert_array_equal(ind, ref_ind)
+        np.testing.assert_array_equal(dist, ref_dist)
