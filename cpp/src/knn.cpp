@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "kernlearn/distance.hpp"
+#include "kernlearn/knn_kernels.hpp"
 #include "kernlearn/kdtree.hpp"
 #include "kernlearn/neighbor_heap.hpp"
 
@@ -53,69 +54,63 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
   const Index n = X.rows(), d = X.cols();
   Neighbors out{RowMatrixXi(n, k), RowMatrixXd(n, k)};
 
-  // Screening coordinates: centred (euclidean; shrinks the norms the error bound scales with) or
-  // unit rows (cosine). The confirmation step always uses the original rows.
-  RowMatrixXd Z;
-  Eigen::VectorXd norm2(n);
-  if (metric == Metric::euclidean) {
-    const Eigen::RowVectorXd mean = X.colwise().mean();
-    Z = X.rowwise() - mean;
-    norm2 = Z.rowwise().squaredNorm();
+  // Screening coordinates Z: centred rows (euclidean; shrinks the norms the error bound scales
+  // with) or unit rows (cosine). Exact distances always use the original rows.
+  //   euclidean: reject j when |z_i|^2 + |z_j|^2 - 2 g_ij - tol (|z_i|^2 + |z_j|^2) > bound_i
+  //   cosine:    reject j when 1 - g_ij - tol > bound_i
+  // Both read: reject when b_j - s g_ij > bound_i - a_i, the form next_candidate scans.
+  const double tol = screen_tolerance(d);
+  const bool euclidean = metric == Metric::euclidean;
+  RowMatrixXd Z = X;
+  Eigen::VectorXd b = Eigen::VectorXd::Zero(n), a(n);
+  if (euclidean) {
+    Z.rowwise() -= X.colwise().mean();
+    b = (1.0 - tol) * Z.rowwise().squaredNorm();
+    a = b;
   } else {
-    Z = X;
     for (Index i = 0; i < n; ++i) {
       const double len = std::sqrt(dot(X.row(i).data(), X.row(i).data(), d));
       if (len > 0.0) Z.row(i) /= len;
     }
-    norm2.setZero();
+    a.setConstant(1.0 - tol);
   }
-  const double tol = screen_tolerance(d);
+  const double s = euclidean ? 2.0 : 1.0;
+  const PackedRows candidates(Z, kCandidateBlock);
 
   const std::size_t n_blocks = static_cast<std::size_t>((n + kQueryBlock - 1) / kQueryBlock);
   parallel_for(n_blocks, n_threads, 1, [&](std::size_t blk, std::size_t) {
     const Index q0 = static_cast<Index>(blk) * kQueryBlock;
     const Index nq = std::min(kQueryBlock, n - q0);
-    RowMatrixXd G(nq, kCandidateBlock);
+    // Room for whole panels: the SIMD kernel writes up to 7 columns past the last candidate.
+    constexpr Index ldg = kCandidateBlock + PackedRows::kPanel;
+    std::vector<double> G(static_cast<std::size_t>(nq * ldg));
     std::vector<NeighborHeap> heaps;
     heaps.reserve(static_cast<std::size_t>(nq));
     for (Index i = 0; i < nq; ++i)
       heaps.emplace_back(out.distances.row(q0 + i).data(), out.indices.row(q0 + i).data(), k);
 
-    for (Index c0 = 0; c0 < n; c0 += kCandidateBlock) {
-      const Index nc = std::min(kCandidateBlock, n - c0);
-      auto Gb = G.leftCols(nc);
-      Gb.noalias() = Z.middleRows(q0, nq) * Z.middleRows(c0, nc).transpose();
+    for (Index blk_c = 0; blk_c < candidates.n_blocks(); ++blk_c) {
+      const Index c0 = blk_c * kCandidateBlock, nc = candidates.rows_in_block(blk_c);
+      candidates.dot(Z.row(q0).data(), nq, blk_c, G.data(), ldg);
       for (Index i = 0; i < nq; ++i) {
         const Index qi = q0 + i;
-        const double* xq = X.row(qi).data();
         NeighborHeap& heap = heaps[static_cast<std::size_t>(i)];
-        const double* g = Gb.row(i).data();
-        if (metric == Metric::euclidean) {
-          const double nqi = norm2(qi);
-          double bound = heap.bound();
-          for (Index j = 0; j < nc; ++j) {
-            const Index cj = c0 + j;
-            const double scale = nqi + norm2(cj);
-            if (scale - 2.0 * g[j] - tol * scale > bound || cj == qi) continue;
-            heap.push(squared_distance(xq, X.row(cj).data(), d), cj);
-            bound = heap.bound();
-          }
-        } else {
-          const double* zq = Z.row(qi).data();
-          double bound = heap.bound();
-          for (Index j = 0; j < nc; ++j) {
-            const Index cj = c0 + j;
-            if (1.0 - g[j] - tol > bound || cj == qi) continue;
-            heap.push(1.0 - dot(zq, Z.row(cj).data(), d), cj);
-            bound = heap.bound();
-          }
+        const double* g = G.data() + i * ldg;
+        const double* bc = b.data() + c0;
+        for (Index j = next_candidate(bc, g, s, heap.bound() - a(qi), 0, nc); j < nc;
+             j = next_candidate(bc, g, s, heap.bound() - a(qi), j + 1, nc)) {
+          const Index cj = c0 + j;
+          if (cj == qi) continue;
+          heap.push(euclidean ? squared_distance(X.row(qi).data(), X.row(cj).data(), d)
+                              : 1.0 - dot(Z.row(qi).data(), Z.row(cj).data(), d),
+                    cj);
         }
       }
     }
     for (Index i = 0; i < nq; ++i) {
       heaps[static_cast<std::size_t>(i)].sort();
       auto row = out.distances.row(q0 + i);
-      if (metric == Metric::euclidean) {
+      if (euclidean) {
         row = row.cwiseSqrt();
       } else {
         row = row.cwiseMax(0.0).cwiseMin(2.0);  // rounding can leave 1 - cos just outside [0, 2]
