@@ -110,3 +110,31 @@ def test_property_all_searches_equal_reference(Xi, data):
         ind, dist = knn(X, k, algorithm=algorithm, n_jobs=2)
         np.testing.assert_array_equal(ind, ref_ind)
         np.testing.assert_array_equal(dist, ref_dist)
+
+
+def test_portable_kernels_match_simd_kernels(tmp_path):
+    """KERNLEARN_DISABLE_SIMD=1 forces the portable brute-force kernels (what non-x86 machines
+    run); both must give the same neighbours bitwise."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np, sys\n"
+        "from kernlearn.graph import knn\n"
+        "X = np.random.default_rng(3).standard_normal((700, 19)) + 5\n"
+        "X[10] = X[11]\n"
+        "i1, d1 = knn(X, 6, algorithm='brute')\n"
+        "i2, d2 = knn(X, 6, metric='cosine')\n"
+        "np.savez(sys.argv[1], i1=i1, d1=d1, i2=i2, d2=d2)\n"
+    )
+    results = {}
+    for name, disable in (("simd", None), ("portable", "1")):
+        env = {k: v for k, v in os.environ.items() if k != "KERNLEARN_DISABLE_SIMD"}
+        if disable:
+            env["KERNLEARN_DISABLE_SIMD"] = disable
+        out = tmp_path / f"{name}.npz"
+        subprocess.run([sys.executable, "-c", script, str(out)], env=env, check=True, timeout=120)
+        results[name] = np.load(out)
+    for key in ("i1", "d1", "i2", "d2"):
+        np.testing.assert_array_equal(results["simd"][key], results["portable"][key])

@@ -1,0 +1,53 @@
+"""Long C++ loops release the GIL and stop on Ctrl-C."""
+
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+
+from kernlearn.graph import knn
+
+
+def test_ctrl_c_interrupts_a_long_search():
+    script = (
+        "import numpy as np, sys\n"
+        "from kernlearn.graph import knn\n"
+        "X = np.random.default_rng(0).random((80000, 64))\n"
+        "print('ready', flush=True)\n"
+        "try:\n"
+        "    knn(X, 10, algorithm='brute', n_jobs=2)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(1.0)
+    start = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert "interrupted" in out
+    assert time.perf_counter() - start < 5.0  # the search would take far longer
+
+
+def test_gil_is_released_during_search():
+    X = np.random.default_rng(0).random((20000, 32))
+    ticks = []
+    done = threading.Event()
+
+    def count():
+        while not done.is_set():
+            ticks.append(1)
+            time.sleep(0.001)
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    start = time.perf_counter()
+    knn(X, 10, algorithm="brute")
+    elapsed = time.perf_counter() - start
+    done.set()
+    counter.join()
+    # Holding the GIL would freeze the counter for the whole search.
+    assert len(ticks) > 0.3 * elapsed / 0.001 * 0.5
