@@ -38,7 +38,7 @@ KnnAlgorithm choose_knn_algorithm(Index n, Index d, Metric metric) {
 
 namespace {
 
-// Square blocks of the n x n inner-product matrix: 256 x 256 doubles (512 KiB) stay in L2.
+// Square blocks of the n x n inner-product matrix: 256 x 256 floats (256 KiB) stay in L2.
 constexpr Index kBlock = 256;
 
 // Task t of the upper triangle of blocks, column by column: (I, J) with I <= J.
@@ -49,13 +49,26 @@ std::pair<Index, Index> upper_block_pair(Index t) {
   return {t - J * (J + 1) / 2, J};
 }
 
-// The brute force screens with the GEMM identity |x - y|^2 = |x|^2 + |y|^2 - 2 x.y, which loses
-// accuracy to cancellation, then confirms survivors with the direct distance (distance.hpp). The
-// screen keeps every candidate whose GEMM value is within this bound of the direct one: forward
-// error of a length-d dot product is <= d eps |x||y| (Higham, Thm 3.5), the norms and the
-// centring add a few eps (|x|^2 + |y|^2); 4 d + 32 is a safe over-estimate.
+// The screen evaluates |z_i|^2 + |z_j|^2 - 2 <z_i, z_j> in float32 and may only reject a
+// candidate whose true squared distance certainly exceeds the bound. Rounding z to float32 and a
+// length-d float32 dot product err by at most (d + 2) eps |z_i||z_j| (Higham, Thm 3.5), i.e.
+// (d + 2) eps (|z_i|^2 + |z_j|^2) / 2 in the doubled product; the norms, the final subtraction
+// and the float64 centring add a few eps (|z_i|^2 + |z_j|^2). We shrink the norms by
+// 1 - (2 d + 32) eps, about twice what is needed; at d = 64 that keeps candidates within 2e-5 of
+// the bound, which costs a handful of exact distances per query.
 double screen_tolerance(Index d) {
-  return (4.0 * static_cast<double>(d) + 32.0) * std::numeric_limits<double>::epsilon();
+  return (2.0 * static_cast<double>(d) + 32.0) * static_cast<double>(std::numeric_limits<float>::epsilon());
+}
+
+// Float32 rounding of x toward -inf / +inf, so a rounded screen stays conservative.
+float round_down(double x) {
+  const auto f = static_cast<float>(x);
+  return static_cast<double>(f) > x ? std::nextafter(f, -std::numeric_limits<float>::infinity()) : f;
+}
+float round_up(double x) {
+  if (x >= static_cast<double>(std::numeric_limits<float>::max())) return std::numeric_limits<float>::infinity();
+  const auto f = static_cast<float>(x);
+  return static_cast<double>(f) < x ? std::nextafter(f, std::numeric_limits<float>::infinity()) : f;
 }
 
 }  // namespace
@@ -65,19 +78,34 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
   const Index n = X.rows(), d = X.cols();
   Neighbors out{RowMatrixXi(n, k), RowMatrixXd(n, k)};
 
-  // Screening coordinates Z: centred rows (euclidean; shrinks the norms the error bound scales
-  // with) or unit rows (cosine). Exact distances always use the original rows.
-  //   euclidean: reject j when |z_i|^2 + |z_j|^2 - 2 g_ij - tol (|z_i|^2 + |z_j|^2) > bound_i
-  //   cosine:    reject j when 1 - g_ij - tol > bound_i
-  // Both read: reject when b_j - s g_ij > bound_i - a_i, the form next_candidate scans.
+  // Screening coordinates Z: centred rows scaled by a power of two so that max |z| <= 1
+  // (euclidean; centring shrinks the norms the error bound scales with, the scale keeps float32
+  // in range), or unit rows (cosine). Exact distances always use the original rows.
+  //   euclidean: reject j when c (|z_i|^2 + |z_j|^2)(1 - tol) - 2 c g_ij > c bound_i
+  //   cosine:    reject j when 1 - tol - g_ij > bound_i
+  // with c the squared scale. Both read b_j - s g_ij > t_i, the form next_candidate scans, where
+  // t_i = c bound_i - a_i is rounded up and b_j rounded down (both conservative).
   const double tol = screen_tolerance(d);
   const bool euclidean = metric == Metric::euclidean;
   RowMatrixXd Z = X;
-  Eigen::VectorXd b = Eigen::VectorXd::Zero(n), a(n);
+  double c = 1.0;
+  Eigen::VectorXd a(n);
+  std::vector<float> b(static_cast<std::size_t>(n), 0.0f);
   if (euclidean) {
     Z.rowwise() -= X.colwise().mean();
-    b = (1.0 - tol) * Z.rowwise().squaredNorm();
-    a = b;
+    const double largest = Z.cwiseAbs().maxCoeff();
+    if (largest > 0.0) {
+      const double scale = std::ldexp(1.0, -std::ilogb(largest) - 1);  // exact: a power of two
+      Z *= scale;
+      c = scale * scale;
+    }
+    // Float32 underflow near 1e-38 adds an absolute error the relative bound misses.
+    const double underflow = 4.0 * static_cast<double>(d) * static_cast<double>(std::numeric_limits<float>::min());
+    for (Index i = 0; i < n; ++i) {
+      const double shrunk = (1.0 - tol) * Z.row(i).squaredNorm();
+      b[static_cast<std::size_t>(i)] = round_down(shrunk);
+      a(i) = shrunk - underflow;
+    }
   } else {
     for (Index i = 0; i < n; ++i) {
       const double len = std::sqrt(dot(X.row(i).data(), X.row(i).data(), d));
@@ -85,8 +113,9 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
     }
     a.setConstant(1.0 - tol);
   }
-  const double s = euclidean ? 2.0 : 1.0;
-  const PackedRows blocks(Z, kBlock);
+  const float s = euclidean ? 2.0f : 1.0f;
+  const RowMatrixXf Zf = Z.cast<float>();
+  const PackedRows blocks(Zf, kBlock);
   const Index nb = blocks.n_blocks();
 
   std::vector<NeighborHeap> heaps;
@@ -96,14 +125,14 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
 
   // Offers candidates c0.. (columns of G) to queries r0.. (rows of G): the screen skips all but
   // the few that could enter a heap, which get the exact distance.
-  auto offer = [&](Index r0, Index nr, Index c0, Index nc, const double* G, Index ldg) {
-    const double* bc = b.data() + c0;
+  auto offer = [&](Index r0, Index nr, Index c0, Index nc, const float* G, Index ldg) {
+    const float* bc = b.data() + c0;
     for (Index i = 0; i < nr; ++i) {
       const Index qi = r0 + i;
       NeighborHeap& heap = heaps[static_cast<std::size_t>(qi)];
-      const double* g = G + i * ldg;
-      for (Index j = next_candidate(bc, g, s, heap.bound() - a(qi), 0, nc); j < nc;
-           j = next_candidate(bc, g, s, heap.bound() - a(qi), j + 1, nc)) {
+      const float* g = G + i * ldg;
+      for (Index j = next_candidate(bc, g, s, round_up(c * heap.bound() - a(qi)), 0, nc); j < nc;
+           j = next_candidate(bc, g, s, round_up(c * heap.bound() - a(qi)), j + 1, nc)) {
         const Index cj = c0 + j;
         if (cj == qi) continue;
         heap.push(euclidean ? squared_distance(X.row(qi).data(), X.row(cj).data(), d)
@@ -118,24 +147,24 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
   // halves the GEMM work. A block's heaps are touched under its lock, one lock held at a time;
   // results do not depend on the order, since heaps keep the k smallest (distance, index) pairs.
   std::vector<std::mutex> locks(static_cast<std::size_t>(nb));
-  constexpr Index ldg = kBlock + PackedRows::kPanel;  // the SIMD kernel writes whole panels
+  constexpr Index ldg = kBlock + PackedRows::kMaxPanel;  // SIMD kernels write whole panels
   parallel_for(static_cast<std::size_t>(nb * (nb + 1) / 2), n_threads, 1,
                [&](std::size_t task, std::size_t) {
-    thread_local std::vector<double> G, Gt;
+    thread_local std::vector<float> G, Gt;
     G.resize(static_cast<std::size_t>(kBlock * ldg));
     Gt.resize(static_cast<std::size_t>(kBlock * ldg));
     const auto [I, J] = upper_block_pair(static_cast<Index>(task));
     const Index r0 = I * kBlock, nr = blocks.rows_in_block(I);
     const Index c0 = J * kBlock, nc = blocks.rows_in_block(J);
-    blocks.dot(Z.row(r0).data(), nr, J, G.data(), ldg);
+    blocks.dot(Zf.row(r0).data(), nr, J, G.data(), ldg);
     {
       std::lock_guard<std::mutex> hold(locks[static_cast<std::size_t>(I)]);
       offer(r0, nr, c0, nc, G.data(), ldg);
     }
     if (I == J) return;
-    Eigen::Map<RowMatrixXd, 0, Eigen::OuterStride<>>(Gt.data(), nc, nr, Eigen::OuterStride<>(ldg)) =
-        Eigen::Map<RowMatrixXd, 0, Eigen::OuterStride<>>(G.data(), nr, nc, Eigen::OuterStride<>(ldg))
-            .transpose();
+    using Block = Eigen::Map<RowMatrixXf, 0, Eigen::OuterStride<>>;
+    Block(Gt.data(), nc, nr, Eigen::OuterStride<>(ldg)) =
+        Block(G.data(), nr, nc, Eigen::OuterStride<>(ldg)).transpose();
     std::lock_guard<std::mutex> hold(locks[static_cast<std::size_t>(J)]);
     offer(c0, nc, r0, nr, Gt.data(), ldg);
   }, poll);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define KERNLEARN_X86_DISPATCH 1
@@ -13,127 +14,161 @@ namespace kernlearn {
 namespace {
 
 #ifdef KERNLEARN_X86_DISPATCH
-// 4 query rows x 8 candidate rows of accumulators in 8 ymm registers: per dimension, two loads
-// of the packed panel and four broadcasts feed eight FMAs.
-__attribute__((target("avx2,fma"))) void dot_panel_avx2(const double* Q, Index nq, Index d,
-                                                         const double* panel, double* G, Index ldg) {
-  Index i = 0;
-  for (; i + 4 <= nq; i += 4) {
-    const double* q0 = Q + i * d;
-    const double* q1 = q0 + d;
-    const double* q2 = q1 + d;
-    const double* q3 = q2 + d;
-    __m256d c00 = _mm256_setzero_pd(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
-            c30 = c00, c31 = c00;
-    const double* p = panel;
-    for (Index k = 0; k < d; ++k, p += 8) {
-      const __m256d b0 = _mm256_loadu_pd(p), b1 = _mm256_loadu_pd(p + 4);
-      __m256d a = _mm256_broadcast_sd(q0 + k);
-      c00 = _mm256_fmadd_pd(a, b0, c00);
-      c01 = _mm256_fmadd_pd(a, b1, c01);
-      a = _mm256_broadcast_sd(q1 + k);
-      c10 = _mm256_fmadd_pd(a, b0, c10);
-      c11 = _mm256_fmadd_pd(a, b1, c11);
-      a = _mm256_broadcast_sd(q2 + k);
-      c20 = _mm256_fmadd_pd(a, b0, c20);
-      c21 = _mm256_fmadd_pd(a, b1, c21);
-      a = _mm256_broadcast_sd(q3 + k);
-      c30 = _mm256_fmadd_pd(a, b0, c30);
-      c31 = _mm256_fmadd_pd(a, b1, c31);
+// Register tiles: R query rows x one panel (2 vectors wide). Per dimension, two panel loads and R
+// broadcasts feed 2R FMAs; R = 8 (AVX-512: 16 accumulators of 32 registers) or 4 (AVX2: 8 of 16).
+template <int R>
+__attribute__((target("avx512f"))) inline void tile_avx512(const float* Q, Index d,
+                                                            const float* panel, float* G,
+                                                            Index ldg) {
+  __m512 acc[R][2];
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  for (Index k = 0; k < d; ++k) {
+    const __m512 b0 = _mm512_loadu_ps(panel + 32 * k), b1 = _mm512_loadu_ps(panel + 32 * k + 16);
+    for (int r = 0; r < R; ++r) {
+      const __m512 a = _mm512_set1_ps(Q[r * d + k]);
+      acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]);
+      acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1]);
     }
-    double* g = G + i * ldg;
-    _mm256_storeu_pd(g, c00);
-    _mm256_storeu_pd(g + 4, c01);
-    _mm256_storeu_pd(g + ldg, c10);
-    _mm256_storeu_pd(g + ldg + 4, c11);
-    _mm256_storeu_pd(g + 2 * ldg, c20);
-    _mm256_storeu_pd(g + 2 * ldg + 4, c21);
-    _mm256_storeu_pd(g + 3 * ldg, c30);
-    _mm256_storeu_pd(g + 3 * ldg + 4, c31);
   }
-  for (; i < nq; ++i) {  // leftover query rows, one at a time
-    const double* q = Q + i * d;
-    __m256d c0 = _mm256_setzero_pd(), c1 = c0;
-    const double* p = panel;
-    for (Index k = 0; k < d; ++k, p += 8) {
-      const __m256d a = _mm256_broadcast_sd(q + k);
-      c0 = _mm256_fmadd_pd(a, _mm256_loadu_pd(p), c0);
-      c1 = _mm256_fmadd_pd(a, _mm256_loadu_pd(p + 4), c1);
-    }
-    _mm256_storeu_pd(G + i * ldg, c0);
-    _mm256_storeu_pd(G + i * ldg + 4, c1);
+  for (int r = 0; r < R; ++r) {
+    _mm512_storeu_ps(G + r * ldg, acc[r][0]);
+    _mm512_storeu_ps(G + r * ldg + 16, acc[r][1]);
   }
 }
 
-__attribute__((target("avx2,fma"))) Index next_candidate_avx2(const double* b, const double* g,
-                                                              double s, double threshold,
-                                                              Index from, Index n) {
-  const __m256d vs = _mm256_set1_pd(s), vt = _mm256_set1_pd(threshold);
+__attribute__((target("avx512f"))) void dot_panel_avx512(const float* Q, Index nq, Index d,
+                                                          const float* panel, float* G, Index ldg) {
+  Index i = 0;
+  for (; i + 8 <= nq; i += 8) tile_avx512<8>(Q + i * d, d, panel, G + i * ldg, ldg);
+  for (; i < nq; ++i) tile_avx512<1>(Q + i * d, d, panel, G + i * ldg, ldg);
+}
+
+template <int R>
+__attribute__((target("avx2,fma"))) inline void tile_avx2(const float* Q, Index d,
+                                                           const float* panel, float* G, Index ldg) {
+  __m256 acc[R][2];
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+  for (Index k = 0; k < d; ++k) {
+    const __m256 b0 = _mm256_loadu_ps(panel + 16 * k), b1 = _mm256_loadu_ps(panel + 16 * k + 8);
+    for (int r = 0; r < R; ++r) {
+      const __m256 a = _mm256_broadcast_ss(Q + r * d + k);
+      acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    _mm256_storeu_ps(G + r * ldg, acc[r][0]);
+    _mm256_storeu_ps(G + r * ldg + 8, acc[r][1]);
+  }
+}
+
+__attribute__((target("avx2,fma"))) void dot_panel_avx2(const float* Q, Index nq, Index d,
+                                                         const float* panel, float* G, Index ldg) {
+  Index i = 0;
+  for (; i + 4 <= nq; i += 4) tile_avx2<4>(Q + i * d, d, panel, G + i * ldg, ldg);
+  for (; i < nq; ++i) tile_avx2<1>(Q + i * d, d, panel, G + i * ldg, ldg);
+}
+
+__attribute__((target("avx512f"))) Index next_candidate_avx512(const float* b, const float* g,
+                                                                float s, float threshold,
+                                                                Index from, Index n) {
+  const __m512 vs = _mm512_set1_ps(s), vt = _mm512_set1_ps(threshold);
   Index j = from;
-  for (; j + 4 <= n; j += 4) {
-    const __m256d v = _mm256_fnmadd_pd(vs, _mm256_loadu_pd(g + j), _mm256_loadu_pd(b + j));
-    const int mask = _mm256_movemask_pd(_mm256_cmp_pd(v, vt, _CMP_LE_OQ));
-    if (mask != 0) return j + __builtin_ctz(static_cast<unsigned>(mask));
+  for (; j + 16 <= n; j += 16) {
+    const __m512 v = _mm512_fnmadd_ps(vs, _mm512_loadu_ps(g + j), _mm512_loadu_ps(b + j));
+    const __mmask16 hit = _mm512_cmp_ps_mask(v, vt, _CMP_LE_OQ);
+    if (hit != 0) return j + __builtin_ctz(static_cast<unsigned>(hit));
   }
   for (; j < n; ++j)
     if (b[j] - s * g[j] <= threshold) return j;
   return n;
 }
 
-bool cpu_has_avx2_fma() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+__attribute__((target("avx2,fma"))) Index next_candidate_avx2(const float* b, const float* g,
+                                                              float s, float threshold,
+                                                              Index from, Index n) {
+  const __m256 vs = _mm256_set1_ps(s), vt = _mm256_set1_ps(threshold);
+  Index j = from;
+  for (; j + 8 <= n; j += 8) {
+    const __m256 v = _mm256_fnmadd_ps(vs, _mm256_loadu_ps(g + j), _mm256_loadu_ps(b + j));
+    const int hit = _mm256_movemask_ps(_mm256_cmp_ps(v, vt, _CMP_LE_OQ));
+    if (hit != 0) return j + __builtin_ctz(static_cast<unsigned>(hit));
+  }
+  for (; j < n; ++j)
+    if (b[j] - s * g[j] <= threshold) return j;
+  return n;
 }
 #endif
+
+Simd detect_simd() {
+  Simd best = Simd::none;
+#ifdef KERNLEARN_X86_DISPATCH
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) best = Simd::avx2;
+  if (__builtin_cpu_supports("avx512f")) best = Simd::avx512;
+#endif
+  const char* cap = std::getenv("KERNLEARN_SIMD");
+  if (cap == nullptr) return best;
+  if (std::strcmp(cap, "none") == 0) return Simd::none;
+  if (std::strcmp(cap, "avx2") == 0 && best == Simd::avx512) return Simd::avx2;
+  return best;
+}
 
 }  // namespace
 
-bool PackedRows::simd_enabled() {
-#ifdef KERNLEARN_X86_DISPATCH
-  static const bool enabled = cpu_has_avx2_fma() && std::getenv("KERNLEARN_DISABLE_SIMD") == nullptr;
-  return enabled;
-#else
-  return false;
-#endif
+Simd active_simd() {
+  static const Simd simd = detect_simd();
+  return simd;
 }
 
-PackedRows::PackedRows(const MatrixRef& C, Index block)
-    : n_(C.rows()), d_(C.cols()), block_(block), C_(C) {
-  if (!simd_enabled()) return;
-  // Every block is padded to a whole number of panels with zero rows (their products are 0 and
-  // the caller never reads them).
-  const Index panels_per_block = (block_ + kPanel - 1) / kPanel;
-  packed_.assign(static_cast<std::size_t>(n_blocks() * panels_per_block * kPanel * d_), 0.0);
+PackedRows::PackedRows(const RowMatrixXf& C, Index block)
+    : C_(C), n_(C.rows()), d_(C.cols()), block_(block), panel_(0) {
+  switch (active_simd()) {
+    case Simd::avx512: panel_ = 32; break;
+    case Simd::avx2: panel_ = 16; break;
+    case Simd::none: return;
+  }
+  // Every block is padded to whole panels with zero rows (their products are 0, never read).
+  const Index block_floats = (block_ + panel_ - 1) / panel_ * panel_ * d_;
+  packed_.assign(static_cast<std::size_t>(n_blocks() * block_floats), 0.0f);
   for (Index r = 0; r < n_; ++r) {
-    const Index b = r / block_, within = r % block_;
-    double* panel = packed_.data() + ((b * panels_per_block + within / kPanel) * kPanel * d_);
-    for (Index k = 0; k < d_; ++k) panel[k * kPanel + within % kPanel] = C(r, k);
+    const Index within = r % block_;
+    float* panel = packed_.data() + (r / block_) * block_floats + (within / panel_) * panel_ * d_;
+    for (Index k = 0; k < d_; ++k) panel[k * panel_ + within % panel_] = C(r, k);
   }
 }
 
 Index PackedRows::rows_in_block(Index b) const { return std::min(block_, n_ - b * block_); }
 
-void PackedRows::dot(const double* Q, Index nq, Index b, double* G, Index ldg) const {
+void PackedRows::dot(const float* Q, Index nq, Index b, float* G, Index ldg) const {
   const Index nc = rows_in_block(b);
 #ifdef KERNLEARN_X86_DISPATCH
-  if (simd_enabled()) {
-    const Index panels_per_block = (block_ + kPanel - 1) / kPanel;
-    const double* base = packed_.data() + b * panels_per_block * kPanel * d_;
-    for (Index p = 0; p * kPanel < nc; ++p)
-      dot_panel_avx2(Q, nq, d_, base + p * kPanel * d_, G + p * kPanel, ldg);
+  if (panel_ > 0) {
+    const float* base = packed_.data() + b * ((block_ + panel_ - 1) / panel_ * panel_ * d_);
+    for (Index p = 0; p * panel_ < nc; ++p) {
+      const float* panel = base + p * panel_ * d_;
+      if (panel_ == 32) {
+        dot_panel_avx512(Q, nq, d_, panel, G + p * panel_, ldg);
+      } else {
+        dot_panel_avx2(Q, nq, d_, panel, G + p * panel_, ldg);
+      }
+    }
     return;
   }
 #endif
-  using ConstMap = Eigen::Map<const RowMatrixXd>;
-  using Map = Eigen::Map<RowMatrixXd, 0, Eigen::OuterStride<>>;
+  using ConstMap = Eigen::Map<const RowMatrixXf>;
+  using Map = Eigen::Map<RowMatrixXf, 0, Eigen::OuterStride<>>;
   Map(G, nq, nc, Eigen::OuterStride<>(ldg)).noalias() =
       ConstMap(Q, nq, d_) * C_.middleRows(b * block_, nc).transpose();
 }
 
-Index next_candidate(const double* b, const double* g, double s, double threshold, Index from,
-                     Index n) {
+Index next_candidate(const float* b, const float* g, float s, float threshold, Index from, Index n) {
 #ifdef KERNLEARN_X86_DISPATCH
-  if (PackedRows::simd_enabled()) return next_candidate_avx2(b, g, s, threshold, from, n);
+  switch (active_simd()) {
+    case Simd::avx512: return next_candidate_avx512(b, g, s, threshold, from, n);
+    case Simd::avx2: return next_candidate_avx2(b, g, s, threshold, from, n);
+    case Simd::none: break;
+  }
 #endif
   for (Index j = from; j < n; ++j)
     if (b[j] - s * g[j] <= threshold) return j;

@@ -1,7 +1,10 @@
-// The two inner loops of the brute-force kNN: blocks of inner products G = Q C', and the screen
-// that finds the few candidates worth an exact distance. Each runs on an AVX2/FMA kernel chosen at
-// run time on x86-64 (wheels are built for baseline x86-64, so the instructions cannot be assumed
-// at compile time), else on portable code (Eigen's GEMM, a scalar loop).
+// The two inner loops of the brute-force kNN: blocks of float32 inner products G = Q C', and the
+// screen that finds the few candidates worth an exact float64 distance.
+//
+// Each runs on the widest kernel the CPU offers, chosen at run time (wheels are built for baseline
+// x86-64, so AVX2/AVX-512 cannot be assumed at compile time): AVX-512F, AVX2+FMA, or portable code
+// (Eigen's GEMM and a scalar loop). The environment variable KERNLEARN_SIMD ("avx512", "avx2",
+// "none") caps the choice; the tests use it to check that every kernel gives the same neighbours.
 #pragma once
 
 #include <vector>
@@ -10,32 +13,35 @@
 
 namespace kernlearn {
 
-// The rows of C cut into blocks of `block` rows and repacked for the micro-kernel: within a
-// block, panels of kPanel rows stored dimension-major, so the kernel streams contiguous memory.
+using RowMatrixXf = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+enum class Simd { none, avx2, avx512 };
+
+// The kernel family in use (the CPU's best, capped by KERNLEARN_SIMD). Decided once per process.
+Simd active_simd();
+
+// The rows of C cut into blocks of `block` rows, repacked for the micro-kernel: within a block,
+// panels of panel_width() rows stored dimension-major, so the kernel streams contiguous memory.
 class PackedRows {
  public:
-  static constexpr Index kPanel = 8;
+  // C must outlive this object (the portable kernel reads it in place).
+  PackedRows(const RowMatrixXf& C, Index block);
 
-  PackedRows(const MatrixRef& C, Index block);
-
-  // G[i * ldg + j] = <Q row i, C row (b * block + j)> for i < nq, j < rows_in_block(b).
-  void dot(const double* Q, Index nq, Index b, double* G, Index ldg) const;
+  // G[i * ldg + j] = <Q row i, C row (b * block + j)> for i < nq, j < rows_in_block(b). Q is nq
+  // rows of d floats. Columns up to the next multiple of 32 may be written: ldg must allow it.
+  void dot(const float* Q, Index nq, Index b, float* G, Index ldg) const;
 
   Index rows_in_block(Index b) const;
   Index n_blocks() const { return (n_ + block_ - 1) / block_; }
-
-  // True when the AVX2/FMA kernel runs: the CPU has it and the environment variable
-  // KERNLEARN_DISABLE_SIMD is unset (tests use it to check the portable path).
-  static bool simd_enabled();
+  static constexpr Index kMaxPanel = 32;
 
  private:
-  Index n_, d_, block_;
-  MatrixRef C_;
-  std::vector<double> packed_;  // filled only when the SIMD kernel runs
+  const RowMatrixXf& C_;
+  Index n_, d_, block_, panel_;
+  std::vector<float> packed_;  // empty for the portable kernel
 };
 
 // The first j in [from, n) with b[j] - s * g[j] <= threshold, or n if there is none.
-Index next_candidate(const double* b, const double* g, double s, double threshold, Index from,
-                     Index n);
+Index next_candidate(const float* b, const float* g, float s, float threshold, Index from, Index n);
 
 }  // namespace kernlearn
