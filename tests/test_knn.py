@@ -148,3 +148,13 @@ def test_every_simd_kernel_gives_identical_neighbours(tmp_path):
     for simd in ("avx2", "none"):
         for key in ("i1", "d1", "i2", "d2"):
             np.testing.assert_array_equal(results[simd][key], results["avx512"][key])
+
+
+@pytest.mark.parametrize("scale", [1e-150, 1e150])
+def test_inexact_scalings_agree_across_algorithms(rng, scale):
+    X = rng.standard_normal((400, 12)) * scale
+    for metric_args in ({"algorithm": "brute"}, {"algorithm": "kd_tree"}):
+        ind, dist = knn(X, 5, **metric_args)
+        ref_ind, ref_dist = knn(X, 5, algorithm="kd_tree")
+        np.testing.assert_array_equal(ind, ref_ind)
+        np.testing.assert_array_equal(dist, ref_dist)

@@ -39,7 +39,7 @@ struct Edge {
 std::vector<Edge> sorted_row(const Neighbors& nb, Index i) {
   const Index k = nb.indices.cols();
   std::vector<Edge> row(static_cast<std::size_t>(k));
-  for (Index j = 0; j < k; ++j) row[static_cast<std::size_t>(j)] = {nb.indices(i, j), nb.distances(i, j)};
+  for (Index j = 0; j < k; ++j) row[j] = {nb.indices(i, j), nb.distances(i, j)};
   std::sort(row.begin(), row.end(), [](const Edge& a, const Edge& b) { return a.col < b.col; });
   return row;
 }
@@ -55,20 +55,20 @@ Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, double sig
   std::vector<Index> out_ptr(static_cast<std::size_t>(n + 1)), in_ptr(static_cast<std::size_t>(n + 1), 0);
   std::vector<Edge> out_edges(static_cast<std::size_t>(n * k)), in_edges(static_cast<std::size_t>(n * k));
   for (Index i = 0; i < n; ++i) {
-    out_ptr[static_cast<std::size_t>(i)] = i * k;
+    out_ptr[i] = i * k;
     auto row = sorted_row(nb, i);
     std::copy(row.begin(), row.end(), out_edges.begin() + i * k);
-    for (const Edge& e : row) ++in_ptr[static_cast<std::size_t>(e.col + 1)];
+    for (const Edge& e : row) ++in_ptr[(e.col + 1)];
   }
-  out_ptr[static_cast<std::size_t>(n)] = n * k;
+  out_ptr[n] = n * k;
   std::partial_sum(in_ptr.begin(), in_ptr.end(), in_ptr.begin());
   {
     std::vector<Index> fill(in_ptr.begin(), in_ptr.end() - 1);
     // Rows visited in increasing i, so every transposed row comes out sorted by column.
     for (Index i = 0; i < n; ++i)
-      for (Index p = out_ptr[static_cast<std::size_t>(i)]; p < out_ptr[static_cast<std::size_t>(i + 1)]; ++p) {
-        const Edge& e = out_edges[static_cast<std::size_t>(p)];
-        in_edges[static_cast<std::size_t>(fill[static_cast<std::size_t>(e.col)]++)] = {i, e.dist};
+      for (Index p = out_ptr[i]; p < out_ptr[(i + 1)]; ++p) {
+        const Edge& e = out_edges[p];
+        in_edges[fill[e.col]++] = {i, e.dist};
       }
   }
 
@@ -88,10 +88,10 @@ Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, double sig
   g.indices.reserve(static_cast<std::size_t>(2 * n * k));
   g.data.reserve(static_cast<std::size_t>(2 * n * k));
   for (Index i = 0; i < n; ++i) {
-    const Edge* a = out_edges.data() + out_ptr[static_cast<std::size_t>(i)];
-    const Edge* a_end = out_edges.data() + out_ptr[static_cast<std::size_t>(i + 1)];
-    const Edge* b = in_edges.data() + in_ptr[static_cast<std::size_t>(i)];
-    const Edge* b_end = in_edges.data() + in_ptr[static_cast<std::size_t>(i + 1)];
+    const Edge* a = out_edges.data() + out_ptr[i];
+    const Edge* a_end = out_edges.data() + out_ptr[(i + 1)];
+    const Edge* b = in_edges.data() + in_ptr[i];
+    const Edge* b_end = in_edges.data() + in_ptr[(i + 1)];
     auto emit = [&](const Edge& e) {
       g.indices.push_back(e.col);
       g.data.push_back(weigh(e.dist));
@@ -109,7 +109,7 @@ Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, double sig
         ++b;
       }
     }
-    g.indptr[static_cast<std::size_t>(i + 1)] = static_cast<Index>(g.indices.size());
+    g.indptr[(i + 1)] = static_cast<Index>(g.indices.size());
   }
   return g;
 }
@@ -119,9 +119,9 @@ Csr laplacian(const Csr& S, LaplacianKind kind) {
   std::vector<double> degree(static_cast<std::size_t>(n), 0.0);
   Index off_diagonal = 0;
   for (Index i = 0; i < n; ++i)
-    for (Index p = S.indptr[static_cast<std::size_t>(i)]; p < S.indptr[static_cast<std::size_t>(i + 1)]; ++p)
-      if (S.indices[static_cast<std::size_t>(p)] != i) {
-        degree[static_cast<std::size_t>(i)] += S.data[static_cast<std::size_t>(p)];
+    for (Index p = S.indptr[i]; p < S.indptr[(i + 1)]; ++p)
+      if (S.indices[p] != i) {
+        degree[i] += S.data[p];
         ++off_diagonal;
       }
 
@@ -129,8 +129,8 @@ Csr laplacian(const Csr& S, LaplacianKind kind) {
   std::vector<double> scale(static_cast<std::size_t>(n), 1.0);
   if (kind != LaplacianKind::unnormalized)
     for (Index i = 0; i < n; ++i) {
-      const double di = degree[static_cast<std::size_t>(i)];
-      scale[static_cast<std::size_t>(i)] =
+      const double di = degree[i];
+      scale[i] =
           di > 0.0 ? (kind == LaplacianKind::normalized ? 1.0 / std::sqrt(di) : 1.0 / di) : 0.0;
     }
 
@@ -141,22 +141,22 @@ Csr laplacian(const Csr& S, LaplacianKind kind) {
   L.data.reserve(static_cast<std::size_t>(off_diagonal + n));
   L.indptr[0] = 0;
   for (Index i = 0; i < n; ++i) {
-    const double di = degree[static_cast<std::size_t>(i)];
+    const double di = degree[i];
     const double diag = kind == LaplacianKind::unnormalized ? di : (di > 0.0 ? 1.0 : 0.0);
     bool diag_done = false;
-    for (Index p = S.indptr[static_cast<std::size_t>(i)]; p < S.indptr[static_cast<std::size_t>(i + 1)]; ++p) {
-      const Index j = S.indices[static_cast<std::size_t>(p)];
+    for (Index p = S.indptr[i]; p < S.indptr[(i + 1)]; ++p) {
+      const Index j = S.indices[p];
       if (j == i) continue;
       if (!diag_done && j > i) {
         L.indices.push_back(i);
         L.data.push_back(diag);
         diag_done = true;
       }
-      double w = S.data[static_cast<std::size_t>(p)];
+      double w = S.data[p];
       switch (kind) {
         case LaplacianKind::unnormalized: break;
-        case LaplacianKind::normalized: w *= scale[static_cast<std::size_t>(i)] * scale[static_cast<std::size_t>(j)]; break;
-        case LaplacianKind::random_walk: w *= scale[static_cast<std::size_t>(i)]; break;
+        case LaplacianKind::normalized: w *= scale[i] * scale[j]; break;
+        case LaplacianKind::random_walk: w *= scale[i]; break;
       }
       L.indices.push_back(j);
       L.data.push_back(-w);
@@ -165,7 +165,7 @@ Csr laplacian(const Csr& S, LaplacianKind kind) {
       L.indices.push_back(i);
       L.data.push_back(diag);
     }
-    L.indptr[static_cast<std::size_t>(i + 1)] = static_cast<Index>(L.indices.size());
+    L.indptr[(i + 1)] = static_cast<Index>(L.indices.size());
   }
   return L;
 }

@@ -17,33 +17,33 @@ KdTree::KdTree(const MatrixRef& X, Index leaf_size)
   build(0, n_);
   // Reorder the points once so that leaves are contiguous.
   RowMatrixXd sorted(n_, d_);
-  for (Index r = 0; r < n_; ++r) sorted.row(r) = X.row(order_[static_cast<std::size_t>(r)]);
+  for (Index r = 0; r < n_; ++r) sorted.row(r) = X.row(order_[r]);
   points_.swap(sorted);
 }
 
 Index KdTree::build(Index begin, Index end) {
   const Index id = static_cast<Index>(nodes_.size());
   nodes_.push_back({begin, end, -1, -1});
-  const std::size_t off = static_cast<std::size_t>(id * d_);
-  lo_.resize(off + static_cast<std::size_t>(d_));
-  hi_.resize(off + static_cast<std::size_t>(d_));
+  const std::size_t off = (id * d_);
+  lo_.resize(off + d_);
+  hi_.resize(off + d_);
   // Bounding box of the points (tighter than the split planes, so pruning is stronger).
   for (Index j = 0; j < d_; ++j) {
-    double lo = points_(order_[static_cast<std::size_t>(begin)], j), hi = lo;
+    double lo = points_(order_[begin], j), hi = lo;
     for (Index r = begin + 1; r < end; ++r) {
-      const double v = points_(order_[static_cast<std::size_t>(r)], j);
+      const double v = points_(order_[r], j);
       lo = std::min(lo, v);
       hi = std::max(hi, v);
     }
-    lo_[off + static_cast<std::size_t>(j)] = lo;
-    hi_[off + static_cast<std::size_t>(j)] = hi;
+    lo_[off + j] = lo;
+    hi_[off + j] = hi;
   }
   if (end - begin <= leaf_size_) return id;
 
   Index dim = 0;
   double widest = -1.0;
   for (Index j = 0; j < d_; ++j) {
-    const double w = hi_[off + static_cast<std::size_t>(j)] - lo_[off + static_cast<std::size_t>(j)];
+    const double w = hi_[off + j] - lo_[off + j];
     if (w > widest) {
       widest = w;
       dim = j;
@@ -59,8 +59,8 @@ Index KdTree::build(Index begin, Index end) {
   });
   const Index left = build(begin, mid);
   const Index right = build(mid, end);
-  nodes_[static_cast<std::size_t>(id)].left = left;
-  nodes_[static_cast<std::size_t>(id)].right = right;
+  nodes_[id].left = left;
+  nodes_[id].right = right;
   return id;
 }
 
@@ -77,10 +77,10 @@ double KdTree::box_distance2(Index node, const double* q) const {
 }
 
 void KdTree::search(Index node_id, const double* q, Index self, NeighborHeap& heap) const {
-  const Node& node = nodes_[static_cast<std::size_t>(node_id)];
+  const Node& node = nodes_[node_id];
   if (node.left < 0) {
     for (Index r = node.begin; r < node.end; ++r) {
-      const Index original = order_[static_cast<std::size_t>(r)];
+      const Index original = order_[r];
       if (original == self) continue;
       heap.push(squared_distance(q, points_.data() + r * d_, d_), original);
     }

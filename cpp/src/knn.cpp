@@ -103,7 +103,7 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
     const double underflow = 4.0 * static_cast<double>(d) * static_cast<double>(std::numeric_limits<float>::min());
     for (Index i = 0; i < n; ++i) {
       const double shrunk = (1.0 - tol) * Z.row(i).squaredNorm();
-      b[static_cast<std::size_t>(i)] = round_down(shrunk);
+      b[i] = round_down(shrunk);
       a(i) = shrunk - underflow;
     }
   } else {
@@ -129,7 +129,7 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
     const float* bc = b.data() + c0;
     for (Index i = 0; i < nr; ++i) {
       const Index qi = r0 + i;
-      NeighborHeap& heap = heaps[static_cast<std::size_t>(qi)];
+      NeighborHeap& heap = heaps[qi];
       const float* g = G + i * ldg;
       for (Index j = next_candidate(bc, g, s, round_up(c * heap.bound() - a(qi)), 0, nc); j < nc;
            j = next_candidate(bc, g, s, round_up(c * heap.bound() - a(qi)), j + 1, nc)) {
@@ -158,14 +158,14 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
     const Index c0 = J * kBlock, nc = blocks.rows_in_block(J);
     blocks.dot(Zf.row(r0).data(), nr, J, G.data(), ldg);
     {
-      std::lock_guard<std::mutex> hold(locks[static_cast<std::size_t>(I)]);
+      std::lock_guard<std::mutex> hold(locks[I]);
       offer(r0, nr, c0, nc, G.data(), ldg);
     }
     if (I == J) return;
     using Block = Eigen::Map<RowMatrixXf, 0, Eigen::OuterStride<>>;
     Block(Gt.data(), nc, nr, Eigen::OuterStride<>(ldg)) =
         Block(G.data(), nr, nc, Eigen::OuterStride<>(ldg)).transpose();
-    std::lock_guard<std::mutex> hold(locks[static_cast<std::size_t>(J)]);
+    std::lock_guard<std::mutex> hold(locks[J]);
     offer(c0, nc, r0, nr, Gt.data(), ldg);
   }, poll);
 

@@ -38,7 +38,7 @@ void parallel_for(std::size_t n, int n_threads, std::size_t chunk, Fn&& fn,
   if (n_threads < 1) throw std::invalid_argument("parallel_for: n_threads must be >= 1");
   chunk = std::max<std::size_t>(chunk, 1);
   const std::size_t n_chunks = (n + chunk - 1) / chunk;
-  const std::size_t n_workers = std::min<std::size_t>(static_cast<std::size_t>(n_threads), n_chunks);
+  const std::size_t n_workers = std::min<std::size_t>(n_threads, n_chunks);
 
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
