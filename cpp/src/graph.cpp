@@ -58,7 +58,7 @@ Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, double sig
     out_ptr[i] = i * k;
     auto row = sorted_row(nb, i);
     std::copy(row.begin(), row.end(), out_edges.begin() + i * k);
-    for (const Edge& e : row) ++in_ptr[(e.col + 1)];
+    for (const Edge& e : row) ++in_ptr[e.col + 1];
   }
   out_ptr[n] = n * k;
   std::partial_sum(in_ptr.begin(), in_ptr.end(), in_ptr.begin());
@@ -66,7 +66,7 @@ Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, double sig
     std::vector<Index> fill(in_ptr.begin(), in_ptr.end() - 1);
     // Rows visited in increasing i, so every transposed row comes out sorted by column.
     for (Index i = 0; i < n; ++i)
-      for (Index p = out_ptr[i]; p < out_ptr[(i + 1)]; ++p) {
+      for (Index p = out_ptr[i]; p < out_ptr[i + 1]; ++p) {
         const Edge& e = out_edges[p];
         in_edges[fill[e.col]++] = {i, e.dist};
       }
@@ -89,9 +89,9 @@ Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, double sig
   g.data.reserve(static_cast<std::size_t>(2 * n * k));
   for (Index i = 0; i < n; ++i) {
     const Edge* a = out_edges.data() + out_ptr[i];
-    const Edge* a_end = out_edges.data() + out_ptr[(i + 1)];
+    const Edge* a_end = out_edges.data() + out_ptr[i + 1];
     const Edge* b = in_edges.data() + in_ptr[i];
-    const Edge* b_end = in_edges.data() + in_ptr[(i + 1)];
+    const Edge* b_end = in_edges.data() + in_ptr[i + 1];
     auto emit = [&](const Edge& e) {
       g.indices.push_back(e.col);
       g.data.push_back(weigh(e.dist));
@@ -109,7 +109,7 @@ Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, double sig
         ++b;
       }
     }
-    g.indptr[(i + 1)] = static_cast<Index>(g.indices.size());
+    g.indptr[i + 1] = static_cast<Index>(g.indices.size());
   }
   return g;
 }
@@ -119,7 +119,7 @@ Csr laplacian(const Csr& S, LaplacianKind kind) {
   std::vector<double> degree(static_cast<std::size_t>(n), 0.0);
   Index off_diagonal = 0;
   for (Index i = 0; i < n; ++i)
-    for (Index p = S.indptr[i]; p < S.indptr[(i + 1)]; ++p)
+    for (Index p = S.indptr[i]; p < S.indptr[i + 1]; ++p)
       if (S.indices[p] != i) {
         degree[i] += S.data[p];
         ++off_diagonal;
@@ -144,7 +144,7 @@ Csr laplacian(const Csr& S, LaplacianKind kind) {
     const double di = degree[i];
     const double diag = kind == LaplacianKind::unnormalized ? di : (di > 0.0 ? 1.0 : 0.0);
     bool diag_done = false;
-    for (Index p = S.indptr[i]; p < S.indptr[(i + 1)]; ++p) {
+    for (Index p = S.indptr[i]; p < S.indptr[i + 1]; ++p) {
       const Index j = S.indices[p];
       if (j == i) continue;
       if (!diag_done && j > i) {
@@ -165,7 +165,7 @@ Csr laplacian(const Csr& S, LaplacianKind kind) {
       L.indices.push_back(i);
       L.data.push_back(diag);
     }
-    L.indptr[(i + 1)] = static_cast<Index>(L.indices.size());
+    L.indptr[i + 1] = static_cast<Index>(L.indices.size());
   }
   return L;
 }
