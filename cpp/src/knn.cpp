@@ -123,50 +123,50 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
   for (Index i = 0; i < n; ++i)
     heaps.emplace_back(out.distances.row(i).data(), out.indices.row(i).data(), k);
 
-  // Offers candidates c0.. (columns of G) to queries r0.. (rows of G): the screen skips all but
-  // the few that could enter a heap, which get the exact distance.
-  auto offer = [&](Index r0, Index nr, Index c0, Index nc, const float* G, Index ldg) {
-    const float* bc = b.data() + c0;
-    for (Index i = 0; i < nr; ++i) {
-      const Index qi = r0 + i;
-      NeighborHeap& heap = heaps[qi];
-      const float* g = G + i * ldg;
-      for (Index j = next_candidate(bc, g, s, round_up(c * heap.bound() - a(qi)), 0, nc); j < nc;
-           j = next_candidate(bc, g, s, round_up(c * heap.bound() - a(qi)), j + 1, nc)) {
-        const Index cj = c0 + j;
-        if (cj == qi) continue;
-        heap.push(euclidean ? squared_distance(X.row(qi).data(), X.row(cj).data(), d)
-                            : 1.0 - dot(Z.row(qi).data(), Z.row(cj).data(), d),
-                  cj);
-      }
-    }
+  auto exact = [&](Index i, Index j) {
+    return euclidean ? squared_distance(X.row(i).data(), X.row(j).data(), d)
+                     : 1.0 - dot(Z.row(i).data(), Z.row(j).data(), d);
   };
+  auto threshold = [&](Index i) { return round_up(c * heaps[i].bound() - a(i)); };
 
   // The distance is symmetric, so each block pair (I, J), I <= J, is multiplied once and offered
-  // both ways: rows of I get J's points, rows of J get I's (through the transposed block). That
-  // halves the GEMM work. A block's heaps are touched under its lock, one lock held at a time;
-  // results do not depend on the order, since heaps keep the k smallest (distance, index) pairs.
+  // both ways: rows of G (queries of I) scan J's points, and columns of G (queries of J) scan I's
+  // points, vectorised across the queries. That halves the GEMM work, and nothing is transposed.
+  // A block's heaps are touched under its lock, one lock held at a time; results do not depend
+  // on the order, since heaps keep the k smallest (distance, index) pairs.
   std::vector<std::mutex> locks(static_cast<std::size_t>(nb));
   constexpr Index ldg = kBlock + PackedRows::kMaxPanel;  // SIMD kernels write whole panels
   parallel_for(static_cast<std::size_t>(nb * (nb + 1) / 2), n_threads, 1,
                [&](std::size_t task, std::size_t) {
-    thread_local std::vector<float> G, Gt;
+    thread_local std::vector<float> G, t;
     G.resize(static_cast<std::size_t>(kBlock * ldg));
-    Gt.resize(static_cast<std::size_t>(kBlock * ldg));
+    t.resize(static_cast<std::size_t>(kBlock));
     const auto [I, J] = upper_block_pair(static_cast<Index>(task));
     const Index r0 = I * kBlock, nr = blocks.rows_in_block(I);
     const Index c0 = J * kBlock, nc = blocks.rows_in_block(J);
     blocks.dot(Zf.row(r0).data(), nr, J, G.data(), ldg);
     {
       std::lock_guard<std::mutex> hold(locks[I]);
-      offer(r0, nr, c0, nc, G.data(), ldg);
+      for (Index i = 0; i < nr; ++i) {
+        const Index qi = r0 + i;
+        const float* g = G.data() + i * ldg;
+        for (Index j = next_candidate(b.data() + c0, g, s, threshold(qi), 0, nc); j < nc;
+             j = next_candidate(b.data() + c0, g, s, threshold(qi), j + 1, nc))
+          if (c0 + j != qi) heaps[qi].push(exact(qi, c0 + j), c0 + j);
+      }
     }
-    if (I == J) return;
-    using Block = Eigen::Map<RowMatrixXf, 0, Eigen::OuterStride<>>;
-    Block(Gt.data(), nc, nr, Eigen::OuterStride<>(ldg)) =
-        Block(G.data(), nr, nc, Eigen::OuterStride<>(ldg)).transpose();
+    if (I == J) return;  // a diagonal block's rows already saw every pair both ways
     std::lock_guard<std::mutex> hold(locks[J]);
-    offer(c0, nc, r0, nr, Gt.data(), ldg);
+    for (Index j = 0; j < nc; ++j) t[j] = threshold(c0 + j);
+    for (Index i = 0; i < nr; ++i) {
+      const Index ci = r0 + i;
+      const float* g = G.data() + i * ldg;
+      for (Index j = next_query(b[ci], g, s, t.data(), 0, nc); j < nc;
+           j = next_query(b[ci], g, s, t.data(), j + 1, nc)) {
+        heaps[c0 + j].push(exact(c0 + j, ci), ci);
+        t[j] = threshold(c0 + j);
+      }
+    }
   }, poll);
 
   parallel_for(static_cast<std::size_t>(n), n_threads, 4096, [&](std::size_t begin, std::size_t end) {

@@ -98,6 +98,36 @@ __attribute__((target("avx2,fma"))) Index next_candidate_avx2(const float* b, co
     if (b[j] - s * g[j] <= threshold) return j;
   return n;
 }
+
+__attribute__((target("avx512f"))) Index next_query_avx512(float b, const float* g, float s,
+                                                            const float* threshold, Index from,
+                                                            Index n) {
+  const __m512 vs = _mm512_set1_ps(s), vb = _mm512_set1_ps(b);
+  Index j = from;
+  for (; j + 16 <= n; j += 16) {
+    const __m512 v = _mm512_fnmadd_ps(vs, _mm512_loadu_ps(g + j), vb);
+    const __mmask16 hit = _mm512_cmp_ps_mask(v, _mm512_loadu_ps(threshold + j), _CMP_LE_OQ);
+    if (hit != 0) return j + __builtin_ctz(static_cast<unsigned>(hit));
+  }
+  for (; j < n; ++j)
+    if (b - s * g[j] <= threshold[j]) return j;
+  return n;
+}
+
+__attribute__((target("avx2,fma"))) Index next_query_avx2(float b, const float* g, float s,
+                                                          const float* threshold, Index from,
+                                                          Index n) {
+  const __m256 vs = _mm256_set1_ps(s), vb = _mm256_set1_ps(b);
+  Index j = from;
+  for (; j + 8 <= n; j += 8) {
+    const __m256 v = _mm256_fnmadd_ps(vs, _mm256_loadu_ps(g + j), vb);
+    const int hit = _mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_loadu_ps(threshold + j), _CMP_LE_OQ));
+    if (hit != 0) return j + __builtin_ctz(static_cast<unsigned>(hit));
+  }
+  for (; j < n; ++j)
+    if (b - s * g[j] <= threshold[j]) return j;
+  return n;
+}
 #endif
 
 Simd detect_simd() {
@@ -172,6 +202,19 @@ Index next_candidate(const float* b, const float* g, float s, float threshold, I
 #endif
   for (Index j = from; j < n; ++j)
     if (b[j] - s * g[j] <= threshold) return j;
+  return n;
+}
+
+Index next_query(float b, const float* g, float s, const float* threshold, Index from, Index n) {
+#ifdef KERNLEARN_X86_DISPATCH
+  switch (active_simd()) {
+    case Simd::avx512: return next_query_avx512(b, g, s, threshold, from, n);
+    case Simd::avx2: return next_query_avx2(b, g, s, threshold, from, n);
+    case Simd::none: break;
+  }
+#endif
+  for (Index j = from; j < n; ++j)
+    if (b - s * g[j] <= threshold[j]) return j;
   return n;
 }
 

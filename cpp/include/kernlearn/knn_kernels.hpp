@@ -41,7 +41,11 @@ class PackedRows {
   std::vector<float> packed_;  // empty for the portable kernel
 };
 
-// The first j in [from, n) with b[j] - s * g[j] <= threshold, or n if there is none.
+// The screen, row-wise: the first j in [from, n) with b[j] - s * g[j] <= threshold, or n.
 Index next_candidate(const float* b, const float* g, float s, float threshold, Index from, Index n);
+
+// The screen, column-wise (one candidate against a row of queries, each with its own threshold):
+// the first j in [from, n) with b - s * g[j] <= threshold[j], or n.
+Index next_query(float b, const float* g, float s, const float* threshold, Index from, Index n);
 
 }  // namespace kernlearn
