@@ -1,4 +1,6 @@
 # Type stubs of the C++ extension (cpp/bindings); argument names match the py::arg names.
+from typing import Callable
+
 import numpy as np
 import numpy.typing as npt
 
@@ -20,3 +22,47 @@ def laplacian(
     indptr: npt.NDArray[np.int64],
     kind: str,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+def lanczos_csr(
+    n: int,
+    indptr: npt.NDArray[np.int64],
+    indices: npt.NDArray[np.int64],
+    data: npt.NDArray[np.float64],
+    n_threads: int,
+    v0: npt.NDArray[np.float64],
+    k: int,
+    largest: bool,
+    threshold_mode: bool,
+    threshold: float,
+    max_rank: int,
+    ncv: int,
+    tol: float,
+    max_matvec: int,
+    seed: int,
+) -> dict: ...
+def lanczos_dense(
+    A: npt.NDArray[np.float64],
+    v0: npt.NDArray[np.float64],
+    k: int,
+    largest: bool,
+    threshold_mode: bool,
+    threshold: float,
+    max_rank: int,
+    ncv: int,
+    tol: float,
+    max_matvec: int,
+    seed: int,
+) -> dict: ...
+def lanczos_callback(
+    n: int,
+    matmat: Callable[[npt.NDArray[np.float64]], npt.ArrayLike],
+    v0: npt.NDArray[np.float64],
+    k: int,
+    largest: bool,
+    threshold_mode: bool,
+    threshold: float,
+    max_rank: int,
+    ncv: int,
+    tol: float,
+    max_matvec: int,
+    seed: int,
+) -> dict: ...

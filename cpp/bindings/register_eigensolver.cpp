@@ -1,0 +1,108 @@
+// Bindings of lanczos.hpp for CSR, dense and Python-callback (LinearOperator) operators.
+// Arrays arrive validated from kernlearn/linalg.py.
+#include <pybind11/eigen.h>
+#include <pybind11/functional.h>
+
+#include "common.hpp"
+#include "kernlearn/lanczos.hpp"
+#include "kernlearn/operator.hpp"
+
+namespace kernlearn::bindings {
+
+namespace {
+
+// A LinearOperator's matmat, called with the GIL held (the solver itself runs without it).
+class PythonOperator final : public SymmetricOperator {
+ public:
+  PythonOperator(Index n, py::function matmat) : n_(n), matmat_(std::move(matmat)) {}
+  Index rows() const override { return n_; }
+  void apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const override {
+    py::gil_scoped_acquire gil;
+    const Eigen::MatrixXd block = X;  // the callback may keep its argument: hand it a copy
+    py::object result = matmat_(block);
+    const auto out = result.cast<Eigen::MatrixXd>();
+    if (out.rows() != Y.rows() || out.cols() != Y.cols())
+      throw std::invalid_argument("the operator's matvec returned shape (" + std::to_string(out.rows()) +
+                                  ", " + std::to_string(out.cols()) + "), expected (" +
+                                  std::to_string(Y.rows()) + ", " + std::to_string(Y.cols()) + ")");
+    if (!out.allFinite()) throw std::invalid_argument("the operator's matvec returned NaN or infinity");
+    Y = out;
+  }
+
+ private:
+  Index n_;
+  py::function matmat_;
+};
+
+py::dict solve(const SymmetricOperator& A, const Eigen::MatrixXd& start, Index k, bool largest,
+               bool threshold_mode, double threshold, Index max_rank, Index ncv, double tol,
+               Index max_matvec, std::uint64_t seed) {
+  LanczosOptions opt;
+  opt.k = k;
+  opt.largest = largest;
+  opt.threshold_mode = threshold_mode;
+  opt.threshold = threshold;
+  opt.max_rank = max_rank;
+  opt.ncv = ncv;
+  opt.tol = tol;
+  opt.max_matvec = max_matvec;
+  opt.seed = seed;
+  LanczosResult r = run_interruptible([&] { return lanczos(A, start, opt, python_interrupt_poll()); });
+  py::dict out;
+  out["values"] = std::move(r.values);
+  out["vectors"] = std::move(r.vectors);
+  out["residuals"] = std::move(r.residuals);
+  out["n_matvec"] = r.n_matvec;
+  out["n_restart"] = r.n_restart;
+  out["norm_estimate"] = r.norm_estimate;
+  out["status"] = static_cast<int>(r.status);
+  return out;
+}
+
+#define KERNLEARN_SOLVER_ARGS \
+  py::arg("v0"), py::arg("k"), py::arg("largest"), py::arg("threshold_mode"), \
+      py::arg("threshold"), py::arg("max_rank"), py::arg("ncv"), py::arg("tol"), \
+      py::arg("max_matvec"), py::arg("seed")
+
+}  // namespace
+
+void register_eigensolver(py::module_& m) {
+  m.def(
+      "lanczos_csr",
+      [](Index n, const py::array_t<Index, py::array::c_style>& indptr,
+         const py::array_t<Index, py::array::c_style>& indices,
+         const py::array_t<double, py::array::c_style>& data, int n_threads, const Eigen::MatrixXd& v0,
+         Index k, bool largest, bool threshold_mode, double threshold, Index max_rank, Index ncv,
+         double tol, Index max_matvec, std::uint64_t seed) {
+        if (indptr.size() != n + 1 || indices.size() != data.size())
+          throw std::invalid_argument("inconsistent CSR arrays");
+        CsrOperator A(n, indptr.data(), indices.data(), data.data(), n_threads);
+        return solve(A, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed);
+      },
+      py::arg("n"), py::arg("indptr").noconvert(), py::arg("indices").noconvert(),
+      py::arg("data").noconvert(), py::arg("n_threads"), KERNLEARN_SOLVER_ARGS,
+      "Thick-restart Lanczos on a CSR matrix (sorted, canonical, symmetric).");
+
+  m.def(
+      "lanczos_dense",
+      [](const Eigen::Ref<const RowMatrixXd>& A, const Eigen::MatrixXd& v0, Index k, bool largest,
+         bool threshold_mode, double threshold, Index max_rank, Index ncv, double tol,
+         Index max_matvec, std::uint64_t seed) {
+        DenseOperator op(A);
+        return solve(op, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed);
+      },
+      py::arg("A").noconvert(), KERNLEARN_SOLVER_ARGS, "Thick-restart Lanczos on a dense matrix.");
+
+  m.def(
+      "lanczos_callback",
+      [](Index n, py::function matmat, const Eigen::MatrixXd& v0, Index k, bool largest,
+         bool threshold_mode, double threshold, Index max_rank, Index ncv, double tol,
+         Index max_matvec, std::uint64_t seed) {
+        PythonOperator op(n, std::move(matmat));
+        return solve(op, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed);
+      },
+      py::arg("n"), py::arg("matmat"), KERNLEARN_SOLVER_ARGS,
+      "Thick-restart Lanczos on a Python callback X -> A @ X.");
+}
+
+}  // namespace kernlearn::bindings

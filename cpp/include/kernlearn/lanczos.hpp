@@ -1,0 +1,50 @@
+// Thick-restart Lanczos (Wu & Simon, SIAM J. Matrix Anal. Appl. 22(2), 2000) with full
+// reorthogonalisation, for a few extreme eigenpairs of a symmetric operator.
+//
+// Each cycle extends the basis to ncv vectors by Lanczos steps, each made orthogonal to the whole
+// basis by classical Gram-Schmidt applied twice (which also yields the projected matrix H column
+// by column), solves the small eigenproblem of H, and restarts from the best Ritz vectors plus the
+// last Lanczos vector. That restart keeps the Krylov relation A V = V H + beta v e', so the
+// residual of a Ritz pair (theta, s) is beta |s_last| without touching A.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstdint>
+
+#include "kernlearn/operator.hpp"
+#include "kernlearn/parallel.hpp"
+#include "kernlearn/types.hpp"
+
+namespace kernlearn {
+
+struct LanczosOptions {
+  Index k = 6;                // eigenpairs wanted; in threshold mode, the first guess
+  bool largest = true;        // largest (LA) or smallest (SA) algebraic eigenvalues
+  bool threshold_mode = false;
+  double threshold = 0.0;     // threshold mode: every eigenvalue > threshold (LA) / < (SA)
+  Index max_rank = 0;         // threshold mode: at most this many pairs (0 = n)
+  Index ncv = 0;              // basis size, k < ncv <= n (0 = max(2k + 1, k + 20))
+  double tol = 1e-10;         // converged when residual <= tol * |A|_est (largest |Ritz value|)
+  Index max_matvec = 0;       // 0 = 100 * n, effectively unlimited
+  std::uint64_t seed = 0;     // for the vectors that replace a Krylov basis that became invariant
+};
+
+enum class LanczosStatus { converged = 0, not_converged = 1, max_rank_reached = 2 };
+
+struct LanczosResult {
+  Eigen::VectorXd values;     // LA: decreasing; SA: increasing
+  Eigen::MatrixXd vectors;    // n x (number found), orthonormal columns
+  Eigen::VectorXd residuals;  // |A v - lambda v| estimates, one per pair
+  Index n_matvec = 0;
+  Index n_restart = 0;
+  double norm_estimate = 0.0;
+  LanczosStatus status = LanczosStatus::not_converged;
+};
+
+// start: an n x b block, b >= 1; Lanczos starts from the sum of its columns. A warm start passes
+// the eigenvectors of an earlier, similar problem: their sum has no component along the unwanted
+// eigenvectors of that problem, which is what a single-vector Krylov method can exploit.
+LanczosResult lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start,
+                      const LanczosOptions& options, const InterruptPoll& poll = {});
+
+}  // namespace kernlearn

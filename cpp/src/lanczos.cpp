@@ -1,0 +1,217 @@
+#include "kernlearn/lanczos.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+namespace kernlearn {
+
+namespace {
+
+// The solver proper, on B = A (largest) or B = -A (smallest): it always seeks the largest.
+class ThickRestart {
+ public:
+  ThickRestart(const SymmetricOperator& A, const LanczosOptions& opt, const InterruptPoll& poll)
+      : A_(A), opt_(opt), poll_(poll), n_(A.rows()), sign_(opt.largest ? 1.0 : -1.0),
+        rng_(opt.seed) {}
+
+  LanczosResult run(const Eigen::MatrixXd& start) {
+    wanted_ = std::min(opt_.k, n_);
+    max_wanted_ = opt_.threshold_mode && opt_.max_rank > 0 ? std::min(opt_.max_rank, n_) : n_;
+    resize_basis(opt_.ncv > 0 ? opt_.ncv : default_ncv(wanted_));
+    const Index max_matvec = opt_.max_matvec > 0 ? opt_.max_matvec : 100 * n_;
+
+    Eigen::VectorXd v0 = start.rowwise().sum();
+    if (!(v0.norm() > 0.0)) throw std::invalid_argument("v0 must not sum to the zero vector");
+    V_.col(0) = v0 / v0.norm();
+    kept_ = 0;
+
+    for (;;) {
+      extend();
+      ritz();
+      if (done()) return finish(LanczosStatus::converged);
+      if (hit_rank_cap_) return finish(LanczosStatus::max_rank_reached);
+      if (n_matvec_ >= max_matvec) return finish(LanczosStatus::not_converged);
+      if (poll_ && poll_()) throw Interrupted();
+      restart();
+    }
+  }
+
+ private:
+  static Index default_ncv(Index k) { return std::max(2 * k + 1, k + 20); }
+
+  void resize_basis(Index ncv) {
+    ncv = std::min(ncv, n_);
+    if (ncv <= ncv_) return;
+    // conservativeResize keeps the vectors already computed (the threshold mode grows the basis).
+    V_.conservativeResize(n_, ncv + 1);
+    H_.conservativeResize(ncv, ncv);
+    ncv_ = ncv;
+  }
+
+  void apply(const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::Ref<Eigen::VectorXd> y) {
+    A_.apply(x, y);
+    if (sign_ < 0) y = -y;
+    ++n_matvec_;
+  }
+
+  // A random unit vector orthogonal to the first `cols` basis vectors (for breakdowns).
+  Eigen::VectorXd fresh_vector(Index cols) {
+    std::normal_distribution<double> normal;
+    Eigen::VectorXd w(n_);
+    for (Index i = 0; i < n_; ++i) w(i) = normal(rng_);
+    for (int pass = 0; pass < 2; ++pass) w -= V_.leftCols(cols) * (V_.leftCols(cols).transpose() * w);
+    return w / w.norm();
+  }
+
+  // Lanczos steps from column kept_ (already holding the next vector) to ncv_.
+  void extend() {
+    Eigen::VectorXd w(n_), h;
+    for (Index j = kept_; j < ncv_; ++j) {
+      apply(V_.col(j), w);
+      const auto basis = V_.leftCols(j + 1);
+      // Classical Gram-Schmidt twice ("twice is enough", Giraud et al. 2005): the first pass's
+      // coefficients are column j of H, the second removes what rounding left behind.
+      h = basis.transpose() * w;
+      w.noalias() -= basis * h;
+      const Eigen::VectorXd h2 = basis.transpose() * w;
+      w.noalias() -= basis * h2;
+      h += h2;
+      H_.col(j).head(j + 1) = h;
+      H_.row(j).head(j + 1) = h.transpose();
+      norm_estimate_ = std::max(norm_estimate_, std::abs(h(j)));
+      beta_ = w.norm();
+      if (j + 1 == n_) {
+        beta_ = 0.0;  // the basis spans the whole space: the projection is exact
+        break;
+      }
+      // An invariant subspace: the Krylov relation holds with beta = 0; continue with a fresh
+      // direction so the basis can still grow.
+      if (beta_ <= 1e3 * std::numeric_limits<double>::epsilon() * std::max(norm_estimate_, h.norm())) {
+        beta_ = 0.0;
+        V_.col(j + 1) = fresh_vector(j + 1);
+      } else {
+        V_.col(j + 1) = w / beta_;
+      }
+    }
+    basis_size_ = std::min(ncv_, n_);
+  }
+
+  // Ritz pairs of the projected matrix, largest first.
+  void ritz() {
+    const Index m = basis_size_;
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(H_.topLeftCorner(m, m));
+    if (eig.info() != Eigen::Success) throw std::runtime_error("eigensolver of the projected matrix failed");
+    theta_ = eig.eigenvalues().reverse();
+    S_ = eig.eigenvectors().rowwise().reverse();
+    residual_ = (beta_ * S_.row(m - 1).transpose()).cwiseAbs();
+    norm_estimate_ = std::max({norm_estimate_, std::abs(theta_(0)), std::abs(theta_(m - 1))});
+  }
+
+  bool converged(Index count) const {
+    const double limit = opt_.tol * norm_estimate_;
+    for (Index i = 0; i < count; ++i)
+      if (!(residual_(i) <= limit)) return false;
+    return true;
+  }
+
+  bool done() {
+    const Index m = basis_size_;
+    if (!opt_.threshold_mode) return converged(std::min(wanted_, m));
+    // Threshold mode: every pair above the threshold is certified once the `wanted_` largest
+    // have converged and the smallest of them is at or below the threshold (or all n are found).
+    const double t = sign_ * opt_.threshold;
+    for (;;) {
+      const Index count = std::min(wanted_, m);
+      if (!converged(count)) {
+        resize_basis(default_ncv(wanted_));  // the look-ahead below may have outgrown the basis
+        return false;
+      }
+      if (theta_(count - 1) <= t || count == n_) return true;
+      if (count > max_wanted_) {  // max_rank + 1 converged pairs, all above the threshold
+        hit_rank_cap_ = true;
+        return false;
+      }
+      if (count < m) {
+        ++wanted_;  // the basis may already hold the next pair: look before growing it
+        continue;
+      }
+      // Grow the wanted set (by half, at least 10) and the basis with it.
+      wanted_ = std::min({n_, max_wanted_ + 1, std::max(wanted_ + 10, wanted_ + wanted_ / 2)});
+      resize_basis(default_ncv(wanted_));
+      return false;
+    }
+  }
+
+  void restart() {
+    const Index m = basis_size_;
+    const Index keep = std::min(m - 1, std::max(wanted_ + (ncv_ - wanted_) / 2, wanted_ + 1));
+    // Thick restart: the best `keep` Ritz vectors, then the last Lanczos vector, which is
+    // orthogonal to all of them and carries the couplings beta * S(m - 1, i).
+    const Eigen::MatrixXd Y = V_.leftCols(m) * S_.leftCols(keep);
+    const Eigen::VectorXd next = V_.col(m);
+    V_.leftCols(keep) = Y;
+    V_.col(keep) = next;
+    H_.setZero();
+    H_.diagonal().head(keep) = theta_.head(keep);
+    kept_ = keep;
+    ++n_restart_;
+  }
+
+  LanczosResult finish(LanczosStatus status) {
+    const Index m = basis_size_;
+    Index count = std::min(wanted_, m);
+    if (opt_.threshold_mode) {
+      const double t = sign_ * opt_.threshold;
+      count = 0;
+      while (count < std::min(wanted_, m) && count < max_wanted_ && theta_(count) > t) ++count;
+    }
+    LanczosResult out;
+    out.values = sign_ * theta_.head(count);
+    out.vectors = V_.leftCols(m) * S_.leftCols(count);
+    out.residuals = residual_.head(count);
+    out.n_matvec = n_matvec_;
+    out.n_restart = n_restart_;
+    out.norm_estimate = norm_estimate_;
+    out.status = status;
+    return out;
+  }
+
+  const SymmetricOperator& A_;
+  const LanczosOptions& opt_;
+  const InterruptPoll& poll_;
+  Index n_;
+  double sign_;
+  std::mt19937_64 rng_;
+
+  Eigen::MatrixXd V_;  // n x (ncv + 1): the basis and the next Lanczos vector
+  Eigen::MatrixXd H_;  // ncv x ncv projection V' B V
+  Eigen::VectorXd theta_, residual_;
+  Eigen::MatrixXd S_;
+  Index ncv_ = 0, kept_ = 0, basis_size_ = 0, wanted_ = 0, max_wanted_ = 0;
+  Index n_matvec_ = 0, n_restart_ = 0;
+  double beta_ = 0.0, norm_estimate_ = 0.0;
+  bool hit_rank_cap_ = false;
+};
+
+}  // namespace
+
+LanczosResult lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start,
+                      const LanczosOptions& options, const InterruptPoll& poll) {
+  const Index n = A.rows();
+  if (n < 1) throw std::invalid_argument("the operator is empty");
+  if (start.rows() != n || start.cols() < 1)
+    throw std::invalid_argument("v0 must have n = " + std::to_string(n) + " rows");
+  if (!options.threshold_mode && (options.k < 1 || options.k >= n))
+    throw std::invalid_argument("k must satisfy 0 < k < n = " + std::to_string(n));
+  if (options.ncv != 0 && (options.ncv <= options.k || options.ncv > n))
+    throw std::invalid_argument("ncv must satisfy k < ncv <= n");
+  if (!(options.tol > 0.0)) throw std::invalid_argument("tol must be positive");
+  return ThickRestart(A, options, poll).run(start);
+}
+
+}  // namespace kernlearn

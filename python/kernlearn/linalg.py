@@ -1,0 +1,273 @@
+"""Eigenpairs of large symmetric matrices: thick-restart Lanczos in C++ with a dense fallback.
+
+:func:`eigsh` is the spectral core every learner of kernlearn rests on: a few extreme eigenpairs,
+or every eigenpair above a threshold (the positive part of an indefinite matrix, whose rank is not
+known in advance), warm-started from an earlier solution when a solver re-solves a slowly
+changing matrix.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+
+from . import _core
+from ._validation import check_choice, check_data, check_int, check_square_sparse, resolve_n_threads
+
+__all__ = ["eigsh", "DENSE_MAX_N", "DENSE_FRACTION"]
+
+# Crossovers measured by bench/bench_eigsh.py (see there): below DENSE_MAX_N rows LAPACK's dense
+# solver beats Lanczos outright, and above it dense still wins when more than DENSE_FRACTION of
+# the spectrum is wanted.
+DENSE_MAX_N = 500
+DENSE_FRACTION = 0.2
+
+_STATUS = {0: "converged", 1: "not_converged", 2: "max_rank_reached"}
+
+
+def eigsh(
+    A,
+    k=None,
+    which="LA",
+    *,
+    threshold=None,
+    v0=None,
+    tol=1e-10,
+    maxiter=None,
+    ncv=None,
+    max_rank=None,
+    method="auto",
+    random_state=None,
+    check_symmetric=True,
+    n_jobs=None,
+):
+    """Extreme eigenpairs of a real symmetric matrix.
+
+    Parameters
+    ----------
+    A : sparse matrix, ndarray or scipy.sparse.linalg.LinearOperator of shape (n, n)
+        Real symmetric. A LinearOperator is only ever multiplied (its ``matmat``), and its
+        symmetry is the caller's promise.
+    k : int, optional
+        Number of eigenpairs, ``0 < k < n``. Required unless ``threshold`` is given (then it is
+        the first guess of the count).
+    which : {"LA", "SA"}
+        Largest or smallest algebraic eigenvalues.
+    threshold : float, optional
+        Return every eigenpair with eigenvalue > threshold ("LA") or < threshold ("SA"); the
+        count is found as the solver goes (possibly 0).
+    v0 : array of shape (n,) or (n, b), optional
+        Start vector, or a block of vectors (e.g. the eigenvectors of the previous, similar
+        problem: a warm start); Lanczos starts from the sum of the columns. Default: a Gaussian
+        vector drawn from ``random_state``.
+    tol : float
+        Converged when ``||A v - lambda v|| <= tol * ||A||`` (``||A||`` estimated by the largest
+        Ritz value magnitude).
+    maxiter : int, optional
+        Maximum number of matrix-vector products (default 100 n).
+    ncv : int, optional
+        Lanczos basis size, ``k < ncv <= n`` (default ``max(2k + 1, k + 20)``).
+    max_rank : int, optional
+        Threshold mode: return at most this many eigenpairs (status "max_rank_reached" when more
+        lie beyond the threshold).
+    method : {"auto", "lanczos", "dense"}
+        "auto" is dense (LAPACK through :func:`scipy.linalg.eigh`) when ``n <= DENSE_MAX_N`` or
+        more than ``DENSE_FRACTION * n`` eigenpairs are wanted, Lanczos otherwise.
+    random_state : int, RandomState or Generator, optional
+        Draws the default start vector (and fresh vectors after an invariant subspace).
+    check_symmetric : bool
+        Check that a sparse or dense A is symmetric (to 1e-10 relative); False skips the O(nnz)
+        check.
+    n_jobs : int, optional
+        Threads for the sparse mat-vec (scikit-learn's convention).
+
+    Returns
+    -------
+    eigenvalues : ndarray of shape (m,)
+        Decreasing for "LA", increasing for "SA" (the most extreme first).
+    eigenvectors : ndarray of shape (n, m)
+        Orthonormal columns. Sign rule: each column's entry of largest magnitude is positive (the
+        first such entry on a tie).
+    info : dict
+        ``method``, ``status`` ("converged", "not_converged", "max_rank_reached"),
+        ``converged``, ``n_matvec``, ``n_restart``, ``residuals`` (``||A v - lambda v||`` per
+        pair), ``norm_estimate``.
+
+    Warns
+    -----
+    ConvergenceWarning
+        When Lanczos stops at ``maxiter`` before every pair converged; the pairs are returned with
+        their residuals.
+    """
+    check_choice(which, "which", ("LA", "SA"))
+    check_choice(method, "method", ("auto", "lanczos", "dense"))
+    operator, n = _check_operator(A, check_symmetric)
+    if threshold is None:
+        if k is None:
+            raise ValueError("k is required unless threshold is given")
+        k = check_int(k, "k", low=1)
+        if k >= n:
+            raise ValueError(f"k must be < n = {n}, got {k} (use method='dense' for all eigenpairs)")
+    else:
+        if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, numbers.Real):
+            raise TypeError(f"threshold must be a real number, got {threshold!r}")
+        threshold = float(threshold)
+        if not np.isfinite(threshold):
+            raise ValueError(f"threshold must be finite, got {threshold}")
+        k = 10 if k is None else check_int(k, "k", low=1)
+        k = min(k, n)
+    if not (isinstance(tol, numbers.Real) and np.isfinite(tol) and tol > 0):
+        raise ValueError(f"tol must be a positive finite float, got {tol!r}")
+    maxiter = 100 * n if maxiter is None else check_int(maxiter, "maxiter", low=1)
+    max_rank = n if max_rank is None else check_int(max_rank, "max_rank", low=1)
+    if ncv is not None:
+        ncv = check_int(ncv, "ncv", low=1)
+        if not (min(k, n - 1) < ncv <= n):
+            raise ValueError(f"ncv must satisfy k < ncv <= n = {n}, got ncv={ncv} with k={k}")
+    rng = check_random_state(random_state)
+    start = _check_v0(v0, n, rng)
+
+    if method == "auto":
+        method = "dense" if n <= DENSE_MAX_N or k > DENSE_FRACTION * n else "lanczos"
+    if method == "dense":
+        values, vectors, info = _dense(operator, n, k, which, threshold, max_rank)
+    else:
+        values, vectors, info = _lanczos(
+            operator, n, k, which, threshold, start, tol, maxiter, ncv or 0, max_rank,
+            int(rng.randint(np.iinfo(np.int32).max)), resolve_n_threads(n_jobs),
+        )
+    if info["status"] == "not_converged":
+        worst = float(np.max(info["residuals"], initial=0.0))
+        warnings.warn(
+            f"eigsh: Lanczos stopped after {info['n_matvec']} mat-vecs (maxiter) before "
+            f"convergence; largest residual {worst:.3g} > tol * ||A|| = "
+            f"{tol * info['norm_estimate']:.3g}",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
+    return values, _fix_signs(vectors), info
+
+
+def _check_operator(A, check_symmetric):
+    """Validated operator: ('csr', matrix) | ('dense', array) | ('callback', LinearOperator)."""
+    if isinstance(A, LinearOperator):
+        if len(A.shape) != 2 or A.shape[0] != A.shape[1]:
+            raise ValueError(f"A must be square, got shape {A.shape}")
+        if A.shape[0] == 0:
+            raise ValueError("A is empty")
+        if np.dtype(A.dtype).kind not in "biuf":
+            raise TypeError(f"A must be real, got dtype {A.dtype}")
+        return ("callback", A), A.shape[0]
+    if sp.issparse(A):
+        S = check_square_sparse(A, "A")
+        if check_symmetric:
+            _require_symmetric(S, abs(S - S.T).max() if S.nnz else 0.0, abs(S).max() if S.nnz else 0.0)
+        return ("csr", S), S.shape[0]
+    D = check_data(A, "A")
+    if D.shape[0] != D.shape[1]:
+        raise ValueError(f"A must be square, got shape {D.shape}")
+    if check_symmetric:
+        _require_symmetric(D, np.abs(D - D.T).max(), np.abs(D).max())
+    return ("dense", D), D.shape[0]
+
+
+def _require_symmetric(_, asymmetry, scale):
+    if asymmetry > 1e-10 * scale:
+        raise ValueError(
+            f"A must be symmetric: max |A - A.T| = {asymmetry:.3g} (relative "
+            f"{asymmetry / scale:.3g}); pass check_symmetric=False to skip this check"
+        )
+
+
+def _check_v0(v0, n, rng):
+    if v0 is None:
+        return rng.standard_normal((n, 1))
+    arr = np.asarray(v0)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"v0 must be real, got dtype {arr.dtype}")
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2 or arr.shape[0] != n or arr.shape[1] == 0:
+        raise ValueError(f"v0 must have shape ({n},) or ({n}, b), got {np.shape(v0)}")
+    arr = np.array(arr, dtype=np.float64, order="F")  # a copy: the caller's array is never touched
+    if not np.isfinite(arr).all():
+        raise ValueError("v0 contains NaN or infinity")
+    if not np.any(arr.sum(axis=1)):
+        raise ValueError("v0 must not be zero (nor have columns summing to zero)")
+    return arr
+
+
+def _lanczos(operator, n, k, which, threshold, start, tol, maxiter, ncv, max_rank, seed, n_threads):
+    kind, A = operator
+    args = dict(
+        v0=start, k=k, largest=which == "LA", threshold_mode=threshold is not None,
+        threshold=0.0 if threshold is None else threshold, max_rank=max_rank, ncv=ncv, tol=tol,
+        max_matvec=maxiter, seed=seed,
+    )
+    if kind == "csr":
+        out = _core.lanczos_csr(
+            n, A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data, n_threads, **args
+        )
+    elif kind == "dense":
+        out = _core.lanczos_dense(A, **args)
+    else:
+        out = _core.lanczos_callback(n, lambda X: np.asarray(A.matmat(X), dtype=np.float64), **args)
+    info = {
+        "method": "lanczos",
+        "status": _STATUS[out["status"]],
+        "converged": out["status"] != 1,
+        "n_matvec": out["n_matvec"],
+        "n_restart": out["n_restart"],
+        "residuals": out["residuals"],
+        "norm_estimate": out["norm_estimate"],
+    }
+    return out["values"], out["vectors"], info
+
+
+def _dense(operator, n, k, which, threshold, max_rank):
+    kind, A = operator
+    if kind == "csr":
+        M = A.toarray()
+    elif kind == "dense":
+        M = A
+    else:
+        M = np.asarray(A.matmat(np.eye(n)), dtype=np.float64)
+    if threshold is None:
+        subset = (n - k, n - 1) if which == "LA" else (0, k - 1)
+        values, vectors = scipy.linalg.eigh(M, subset_by_index=subset)
+        status = "converged"
+    else:
+        values, vectors = scipy.linalg.eigh(M)
+        keep = values > threshold if which == "LA" else values < threshold
+        values, vectors = values[keep], vectors[:, keep]
+        status = "converged"
+    if which == "LA":
+        values, vectors = values[::-1], vectors[:, ::-1]
+    if values.size > max_rank:
+        values, vectors, status = values[:max_rank], vectors[:, :max_rank], "max_rank_reached"
+    residuals = np.linalg.norm(M @ vectors - vectors * values, axis=0)
+    info = {
+        "method": "dense",
+        "status": status,
+        "converged": True,
+        "n_matvec": n if kind == "callback" else 0,
+        "n_restart": 0,
+        "residuals": residuals,
+        "norm_estimate": float(np.abs(values).max(initial=0.0)),
+    }
+    return np.ascontiguousarray(values), np.ascontiguousarray(vectors), info
+
+
+def _fix_signs(V):
+    """Make each column's largest-magnitude entry positive (first one on ties): a deterministic
+    representative of each eigenvector's sign class."""
+    V = np.array(V, dtype=np.float64, order="C")
+    if V.size:
+        rows = np.argmax(np.abs(V), axis=0)
+        V *= np.where(V[rows, np.arange(V.shape[1])] < 0, -1.0, 1.0)
+    return V

@@ -1,0 +1,203 @@
+"""Thick-restart Lanczos against dense LAPACK (scipy.linalg.eigh): values, residuals, counts."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+import scipy.sparse as sp
+from scipy.sparse.csgraph import laplacian as scipy_laplacian
+from scipy.sparse.linalg import aslinearoperator
+
+from kernlearn.linalg import eigsh
+
+
+def random_sparse_symmetric(n, density=0.01, seed=0):
+    B = sp.random(n, n, density=density, random_state=np.random.RandomState(seed), data_rvs=np.random.RandomState(seed + 1).standard_normal)
+    return (B + B.T).tocsr()
+
+
+def grid_laplacian(side):
+    path = sp.diags([1.0, 1.0], [-1, 1], shape=(side, side))
+    grid = sp.kron(path, sp.eye(side)) + sp.kron(sp.eye(side), path)
+    return sp.csr_matrix(scipy_laplacian(grid))  # clustered, repeated eigenvalues
+
+
+def repeated_spectrum(n, seed=0):
+    """Q diag(values) Q' with a triple eigenvalue at the top and a double one at the bottom."""
+    rng = np.random.default_rng(seed)
+    values = np.sort(rng.uniform(-3, 3, n))
+    values[-3:] = 5.0
+    values[:2] = -4.0
+    Q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    return (Q * values) @ Q.T
+
+
+def as_kind(A, kind):
+    if kind == "sparse":
+        return sp.csr_matrix(A)
+    if kind == "dense":
+        return A.toarray() if sp.issparse(A) else np.asarray(A)
+    return aslinearoperator(sp.csr_matrix(A))
+
+
+def check_pairs(A, values, vectors, info, reference, tol=1e-10):
+    M = A.toarray() if sp.issparse(A) else A
+    np.testing.assert_allclose(values, reference, rtol=1e-8, atol=1e-8 * np.abs(reference).max())
+    residuals = np.linalg.norm(M @ vectors - vectors * values, axis=0)
+    assert residuals.max() <= 10 * tol * np.abs(scipy.linalg.eigvalsh(M)).max()
+    np.testing.assert_allclose(vectors.T @ vectors, np.eye(len(values)), atol=1e-8)
+    assert info["n_matvec"] > 0 or info["method"] == "dense"
+
+
+@pytest.mark.parametrize("kind", ["sparse", "dense", "operator"])
+@pytest.mark.parametrize("which", ["LA", "SA"])
+@pytest.mark.parametrize(
+    "make", [lambda: random_sparse_symmetric(600), lambda: grid_laplacian(24), lambda: repeated_spectrum(300)],
+    ids=["random", "grid-laplacian", "repeated"],
+)
+def test_matches_dense_eigh(kind, which, make):
+    A = make()
+    M = A.toarray() if sp.issparse(A) else A
+    w = scipy.linalg.eigvalsh(M)
+    k = 12
+    values, vectors, info = eigsh(as_kind(A, kind), k, which, method="lanczos", random_state=0)
+    reference = w[::-1][:k] if which == "LA" else w[:k]
+    check_pairs(M, values, vectors, info, reference)
+    assert info["status"] == "converged" and info["method"] == "lanczos"
+
+
+@pytest.mark.parametrize("which", ["LA", "SA"])
+def test_threshold_mode_exact_counts(which):
+    A = random_sparse_symmetric(500, density=0.02, seed=3)
+    w = scipy.linalg.eigvalsh(A.toarray())
+    for t in (np.quantile(w, 0.97), np.quantile(w, 0.5) if which == "LA" else np.quantile(w, 0.03)):
+        values, vectors, info = eigsh(A, which=which, threshold=t, method="lanczos", random_state=1)
+        expected = np.sort(w[w > t])[::-1] if which == "LA" else np.sort(w[w < t])
+        assert len(values) == len(expected)
+        check_pairs(A, values, vectors, info, expected)
+
+
+def test_threshold_with_nothing_beyond_is_empty():
+    A = random_sparse_symmetric(400)
+    top = scipy.linalg.eigvalsh(A.toarray())[-1]
+    for method in ("lanczos", "dense"):
+        values, vectors, info = eigsh(A, threshold=top + 1.0, method=method)
+        assert values.shape == (0,) and vectors.shape == (400, 0) and info["converged"]
+
+
+def test_threshold_all_eigenpairs():
+    A = random_sparse_symmetric(60, density=0.1)
+    w = scipy.linalg.eigvalsh(A.toarray())
+    values, _, _ = eigsh(A, threshold=w[0] - 1.0, method="lanczos")
+    np.testing.assert_allclose(values, w[::-1], atol=1e-9)
+
+
+def test_threshold_max_rank_caps():
+    A = random_sparse_symmetric(400, seed=5)
+    w = scipy.linalg.eigvalsh(A.toarray())
+    t = np.quantile(w, 0.9)
+    values, _, info = eigsh(A, threshold=t, max_rank=10, method="lanczos")
+    assert len(values) == 10 and info["status"] == "max_rank_reached"
+    np.testing.assert_allclose(values, w[::-1][:10], atol=1e-8)
+
+
+def test_dense_and_lanczos_agree_including_signs():
+    A = random_sparse_symmetric(700, seed=2)
+    v1, V1, _ = eigsh(A, 8, method="lanczos", random_state=0)
+    v2, V2, info = eigsh(A, 8, method="dense")
+    assert info["method"] == "dense"
+    np.testing.assert_allclose(v1, v2, atol=1e-9)
+    np.testing.assert_allclose(V1, V2, atol=1e-6)  # same sign rule: largest |entry| positive
+    assert np.all(V1[np.argmax(np.abs(V1), axis=0), np.arange(8)] > 0)
+
+
+def test_deterministic_for_fixed_random_state():
+    A = random_sparse_symmetric(800)
+    a = eigsh(A, 10, method="lanczos", random_state=42)
+    b = eigsh(A, 10, method="lanczos", random_state=42)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+
+
+def test_auto_picks_dense_for_small_and_many():
+    small = random_sparse_symmetric(100, density=0.1)
+    assert eigsh(small, 3)[2]["method"] == "dense"
+    big = random_sparse_symmetric(1000)
+    assert eigsh(big, 5)[2]["method"] == "lanczos"
+    assert eigsh(big, 300)[2]["method"] == "dense"
+
+
+def test_non_convergence_warns_and_reports():
+    from sklearn.exceptions import ConvergenceWarning
+
+    A = grid_laplacian(30)
+    with pytest.warns(ConvergenceWarning, match="before convergence"):
+        values, _, info = eigsh(A, 10, "SA", method="lanczos", maxiter=40)
+    assert info["status"] == "not_converged" and not info["converged"]
+    assert len(values) == 10
+
+
+def test_warm_start_block_is_accepted():
+    A = random_sparse_symmetric(800)
+    _, V, cold = eigsh(A, 10, method="lanczos", random_state=0)
+    values, _, warm = eigsh(A, 10, v0=V, method="lanczos")
+    np.testing.assert_allclose(values, eigsh(A, 10, method="dense")[0], atol=1e-9)
+    assert warm["n_matvec"] < cold["n_matvec"]
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"k": 0}, ValueError, "k must be >= 1"),
+        ({"k": 50}, ValueError, "k must be < n = 50"),
+        ({"k": 2.5}, TypeError, "k must be an integer"),
+        ({}, ValueError, "k is required unless threshold"),
+        ({"k": 3, "which": "LM"}, ValueError, "which must be one of"),
+        ({"k": 3, "v0": np.zeros(50)}, ValueError, "v0 must not be zero"),
+        ({"k": 3, "v0": np.ones(49)}, ValueError, r"v0 must have shape \(50,\)"),
+        ({"k": 3, "v0": np.full(50, np.nan)}, ValueError, "v0 contains NaN"),
+        ({"k": 3, "tol": -1.0}, ValueError, "tol must be a positive"),
+        ({"k": 3, "ncv": 2}, ValueError, "ncv must satisfy"),
+        ({"threshold": np.inf}, ValueError, "threshold must be finite"),
+        ({"threshold": "big"}, TypeError, "threshold must be a real number"),
+        ({"k": 3, "method": "arpack"}, ValueError, "method must be one of"),
+    ],
+)
+def test_bad_arguments(kwargs, error, match):
+    A = random_sparse_symmetric(50, density=0.1)
+    with pytest.raises(error, match=match):
+        eigsh(A, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "A, error, match",
+    [
+        (np.ones((3, 4)), ValueError, "A must be square"),
+        (sp.csr_matrix(np.ones((3, 4))), ValueError, "A must be square"),
+        (np.triu(np.ones((5, 5))), ValueError, "A must be symmetric"),
+        (np.array([[1.0, np.nan], [np.nan, 1.0]]), ValueError, "A contains NaN"),
+        (sp.csr_matrix(np.array([[1.0, np.inf], [np.inf, 1.0]])), ValueError, "A contains NaN"),
+        (np.eye(3, dtype=complex), TypeError, "A must hold real numbers"),
+    ],
+)
+def test_bad_matrices(A, error, match):
+    with pytest.raises(error, match=match):
+        eigsh(A, 1)
+
+
+def test_symmetry_check_opt_out_and_inputs_untouched():
+    A = np.triu(np.random.default_rng(0).standard_normal((40, 40)))
+    before = A.copy()
+    eigsh(A, 2, check_symmetric=False)
+    np.testing.assert_array_equal(A, before)
+    V0 = np.random.default_rng(1).standard_normal((300, 3))
+    V0_before = V0.copy()
+    eigsh(random_sparse_symmetric(300), 3, v0=V0, method="lanczos")
+    np.testing.assert_array_equal(V0, V0_before)
+
+
+def test_operator_returning_wrong_shape_is_an_error():
+    from scipy.sparse.linalg import LinearOperator
+
+    bad = LinearOperator((600, 600), matvec=lambda x: np.ones(599), dtype=float)
+    with pytest.raises(ValueError):
+        eigsh(bad, 3, method="lanczos")
