@@ -5,4 +5,5 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "kernlearn's C++ core. Use the Python wrappers (kernlearn.graph, ...), which validate input.";
   kernlearn::bindings::register_graph(m);
   kernlearn::bindings::register_eigensolver(m);
+  kernlearn::bindings::register_constraints(m);
 }

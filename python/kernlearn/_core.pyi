@@ -66,3 +66,22 @@ def lanczos_callback(
     max_matvec: int,
     seed: int,
 ) -> dict: ...
+
+class ConstraintAccumulator:
+    def __init__(
+        self,
+        pairs: npt.NDArray[np.int64],
+        pattern: str,
+        n: int,
+        data: npt.NDArray[np.float64],
+        indices: npt.NDArray[np.int64],
+        indptr: npt.NDArray[np.int64],
+    ) -> None: ...
+    @property
+    def indptr(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def indices(self) -> npt.NDArray[np.int64]: ...
+    def assemble_into(self, alpha: npt.NDArray[np.float64], out: npt.NDArray[np.float64]) -> None: ...
+    def inner(
+        self, V: npt.NDArray[np.float64], lam: npt.NDArray[np.float64], n_threads: int
+    ) -> npt.NDArray[np.float64]: ...

@@ -1,0 +1,131 @@
+"""Pairwise constraints and their sparse accumulation.
+
+:class:`ConstraintAccumulator` re-values ``B + sum_p alpha_p y_p T_p`` every iteration of a
+solver on a CSR pattern computed once, and evaluates ``tr(T_p K)`` for a low-rank
+``K = V diag(lam) V'`` without forming K. ``T_p`` is an entry pair
+``e_i e_j' + e_j e_i'`` (SimpleNPKL, eq. 7: each unordered constraint appears at (i, j) and
+(j, i), i.e. the paper's sums over ordered pairs) or a distance pair ``(e_i - e_j)(e_i - e_j)'``
+(the embeddings: ``tr(K T_p) = K_ii + K_jj - 2 K_ij``).
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import _core
+from ._validation import check_choice, check_square_sparse, resolve_n_threads
+
+__all__ = ["ConstraintAccumulator", "check_pairs"]
+
+
+def check_pairs(pairs, n, pair_labels=None):
+    """Validate pairs (m x 2 integers) and optional labels (+1/-1): in range, i != j, each
+    unordered pair once. Returns (pairs as int64 C array, labels as float64 or None)."""
+    arr = np.asarray(pairs)
+    if arr.dtype.kind not in "iu" and not (arr.dtype.kind == "f" and arr.size and np.all(arr == np.round(arr))):
+        raise TypeError(f"pairs must be integers, got dtype {arr.dtype}")
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"pairs must have shape (m, 2), got {arr.shape}")
+    if arr.shape[0] == 0:
+        raise ValueError("pairs is empty")
+    arr = np.ascontiguousarray(arr, dtype=np.int64)
+    bad = (arr < 0) | (arr >= n)
+    if bad.any():
+        p = int(np.argmax(bad.any(axis=1)))
+        raise ValueError(f"pairs[{p}] = {arr[p].tolist()} is out of range for n = {n}")
+    same = arr[:, 0] == arr[:, 1]
+    if same.any():
+        p = int(np.argmax(same))
+        raise ValueError(f"pairs[{p}] = {arr[p].tolist()} pairs a point with itself")
+    labels = None
+    if pair_labels is not None:
+        labels = np.asarray(pair_labels)
+        if labels.shape != (arr.shape[0],):
+            raise ValueError(f"pair_labels must have shape ({arr.shape[0]},), got {labels.shape}")
+        if labels.dtype.kind not in "biuf" or not np.all(np.isin(labels, (-1, 1))):
+            raise ValueError("pair_labels must be +1 (must-link) or -1 (cannot-link)")
+        labels = labels.astype(np.float64)
+    key = np.sort(arr, axis=1)
+    order = np.lexsort((key[:, 1], key[:, 0]))
+    repeat = np.all(key[order[1:]] == key[order[:-1]], axis=1)
+    if repeat.any():
+        p, q = order[np.argmax(repeat)], order[np.argmax(repeat) + 1]
+        kind = "contradictory" if labels is not None and labels[p] != labels[q] else "duplicated"
+        raise ValueError(f"{kind} pairs: pairs[{min(p, q)}] and pairs[{max(p, q)}] are both {key[p].tolist()}")
+    return arr, labels
+
+
+class ConstraintAccumulator:
+    """``B + sum_p alpha_p y_p T_p`` on a fixed CSR pattern, and ``tr(T_p K)`` for low-rank K.
+
+    Parameters
+    ----------
+    pairs : array of shape (m, 2)
+        Unordered pairs (i, j), i != j, each at most once.
+    n : int
+        Matrix size.
+    pattern : {"entry", "distance"}
+    base : sparse or dense (n, n) symmetric matrix, optional
+        B (e.g. ``-L``); zero by default.
+    pair_labels : array of shape (m,), optional
+        y_p in {+1, -1}; all +1 by default.
+    n_jobs : int, optional
+        Threads for :meth:`inner`.
+    """
+
+    def __init__(self, pairs, n, pattern="entry", base=None, pair_labels=None, n_jobs=None):
+        check_choice(pattern, "pattern", ("entry", "distance"))
+        self.pairs, self.pair_labels = check_pairs(pairs, n, pair_labels)
+        self.n, self.pattern = n, pattern
+        if base is None:
+            base = sp.csr_matrix((n, n))
+        B = check_square_sparse(base, "base")
+        if B.shape[0] != n:
+            raise ValueError(f"base must have shape ({n}, {n}), got {B.shape}")
+        if B.nnz and abs(B - B.T).max() > 1e-12 * abs(B).max():
+            raise ValueError("base must be symmetric")
+        self._core = _core.ConstraintAccumulator(
+            self.pairs, pattern, n, B.data, B.indices.astype(np.int64), B.indptr.astype(np.int64)
+        )
+        self._data = np.zeros(len(self._core.indices))
+        # One matrix object, re-valued in place by every assemble() call.
+        self._matrix = sp.csr_matrix((self._data, self._core.indices, self._core.indptr), shape=(n, n))
+        self._n_threads = resolve_n_threads(n_jobs)
+
+    @property
+    def n_pairs(self):
+        return self.pairs.shape[0]
+
+    def assemble(self, alpha):
+        """``B + sum_p alpha_p y_p T_p`` as a CSR matrix, in O(nnz) with no allocation.
+
+        The returned matrix is the same object on every call and is overwritten by the next
+        call: ``.copy()`` it to keep a value.
+        """
+        alpha = self._check_alpha(alpha)
+        if self.pair_labels is not None:
+            alpha = alpha * self.pair_labels
+        self._core.assemble_into(alpha, self._data)
+        return self._matrix
+
+    def inner(self, V, lam):
+        """``tr(T_p K)`` for every pair with ``K = V diag(lam) V'``, in O(m r), K never formed."""
+        V = np.asarray(V, dtype=np.float64)
+        lam = np.asarray(lam, dtype=np.float64)
+        if V.ndim != 2 or V.shape[0] != self.n:
+            raise ValueError(f"V must have shape ({self.n}, r), got {V.shape}")
+        if lam.shape != (V.shape[1],):
+            raise ValueError(f"lam must have shape ({V.shape[1]},), got {lam.shape}")
+        if not (np.isfinite(V).all() and np.isfinite(lam).all()):
+            raise ValueError("V and lam must be finite")
+        return self._core.inner(V, lam, self._n_threads)
+
+    def _check_alpha(self, alpha):
+        alpha = np.asarray(alpha)
+        if alpha.dtype.kind not in "biuf":
+            raise TypeError(f"alpha must be real, got dtype {alpha.dtype}")
+        if alpha.shape != (self.n_pairs,):
+            raise ValueError(f"alpha must have shape ({self.n_pairs},), got {alpha.shape}")
+        alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+        if not np.isfinite(alpha).all():
+            raise ValueError("alpha contains NaN or infinity")
+        return alpha

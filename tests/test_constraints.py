@@ -1,0 +1,92 @@
+"""The constraint accumulator against dense sums of T_p."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from kernlearn.constraints import ConstraintAccumulator
+
+
+def dense_T(n, i, j, pattern):
+    T = np.zeros((n, n))
+    if pattern == "entry":
+        T[i, j] = T[j, i] = 1.0
+    else:
+        e = np.zeros(n)
+        e[i], e[j] = 1.0, -1.0
+        T = np.outer(e, e)
+    return T
+
+
+def random_pairs(rng, n, m):
+    seen, out = set(), []
+    while len(out) < m:
+        i, j = rng.integers(0, n, 2)
+        if i != j and (min(i, j), max(i, j)) not in seen:
+            seen.add((min(i, j), max(i, j)))
+            out.append((i, j))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("pattern", ["entry", "distance"])
+def test_assemble_and_inner_match_dense(rng, pattern):
+    n, m = 40, 60
+    pairs = random_pairs(rng, n, m)
+    labels = rng.choice([-1, 1], m)
+    B = sp.random(n, n, density=0.1, random_state=np.random.RandomState(0))
+    B = (B + B.T).tocsr()
+    acc = ConstraintAccumulator(pairs, n, pattern, base=B, pair_labels=labels)
+    Ts = [dense_T(n, i, j, pattern) for i, j in pairs]
+    for _ in range(3):
+        alpha = rng.standard_normal(m)
+        M = acc.assemble(alpha)
+        expected = B.toarray() + sum(a * y * T for a, y, T in zip(alpha, labels, Ts))
+        np.testing.assert_allclose(M.toarray(), expected, atol=1e-14)
+    V = rng.standard_normal((n, 5))
+    lam = rng.standard_normal(5)
+    K = (V * lam) @ V.T
+    np.testing.assert_allclose(acc.inner(V, lam), [np.trace(T @ K) for T in Ts], rtol=1e-12, atol=1e-12)
+
+
+def test_assemble_reuses_its_storage(rng):
+    pairs = random_pairs(rng, 30, 20)
+    acc = ConstraintAccumulator(pairs, 30)
+    first = acc.assemble(np.ones(20))
+    data_ptr = first.data.ctypes.data
+    second = acc.assemble(np.full(20, 2.0))
+    assert second is first and second.data.ctypes.data == data_ptr
+    assert second.max() == 2.0
+
+
+@pytest.mark.parametrize(
+    "pairs, labels, match",
+    [
+        ([[0, 1], [1, 0]], None, "duplicated pairs"),
+        ([[0, 1], [1, 0]], [1, -1], "contradictory pairs"),
+        ([[0, 0]], None, "pairs a point with itself"),
+        ([[0, 10]], None, "out of range"),
+        ([[-1, 2]], None, "out of range"),
+        ([[0, 1, 2]], None, r"shape \(m, 2\)"),
+        (np.zeros((0, 2), dtype=int), None, "pairs is empty"),
+        ([[0, 1]], [2], r"\+1 \(must-link\) or -1"),
+    ],
+)
+def test_bad_pairs(pairs, labels, match):
+    with pytest.raises(ValueError, match=match):
+        ConstraintAccumulator(pairs, 10, pair_labels=labels)
+
+
+def test_bad_alpha_and_factors(rng):
+    acc = ConstraintAccumulator(random_pairs(rng, 10, 5), 10, "distance")
+    with pytest.raises(ValueError, match=r"alpha must have shape \(5,\)"):
+        acc.assemble(np.ones(4))
+    with pytest.raises(ValueError, match="alpha contains NaN"):
+        acc.assemble(np.full(5, np.nan))
+    with pytest.raises(ValueError, match="V must have shape"):
+        acc.inner(np.ones((9, 2)), np.ones(2))
+    with pytest.raises(ValueError, match="lam must have shape"):
+        acc.inner(np.ones((10, 2)), np.ones(3))
+    with pytest.raises(ValueError, match="pattern must be one of"):
+        ConstraintAccumulator([[0, 1]], 10, "triplet")
+    with pytest.raises(TypeError, match="pairs must be integers"):
+        ConstraintAccumulator([[0.5, 1]], 10)
