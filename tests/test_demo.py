@@ -14,12 +14,19 @@ def test_demo_prints_graph_table_and_agrees_with_sklearn(tmp_path, capsys):
     for name in ("iris", "wine", "sonar", "ionosphere", "glass", "faces"):
         assert name in out
     assert " NO" not in out  # every graph agrees with scikit-learn
+    from kernlearn.demo import spectral_embedding_section
+
+    rows, _ = spectral_embedding_section()
+    assert len(rows) == 6
+    for row in rows:  # our Lanczos agrees with LAPACK on every bundled data set
+        assert float(row["|dlambda| vs LAPACK"]) < 1e-9 and float(row["subspace sin"]) < 1e-6
 
 
 def test_demo_saves_plot(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     main(["demo", "--out-dir", str(tmp_path)])
     assert (tmp_path / "kernlearn_demo_knn_graph.png").stat().st_size > 10_000
+    assert (tmp_path / "kernlearn_demo_spectral_embedding.png").stat().st_size > 10_000
     assert "plot saved" in capsys.readouterr().out
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["plot_graph"]
+__all__ = ["plot_embedding", "plot_graph"]
 
 
 def _pyplot():
@@ -48,6 +48,25 @@ def plot_graph(graph, coords, labels=None, *, ax=None, title=None, edge_alpha=0.
     ax.add_collection(LineCollection(segments, colors="0.5", linewidths=0.5, alpha=edge_alpha))
     ax.scatter(coords[:, 0], coords[:, 1], c=labels, s=12, cmap="tab10", zorder=2)
     ax.autoscale_view()
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def plot_embedding(embedding, labels=None, *, ax=None, title=None):
+    """Scatter the first two columns of an embedding, points coloured by label.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    plt = _pyplot()
+    embedding = np.asarray(embedding, dtype=float)
+    if embedding.ndim != 2 or embedding.shape[1] < 2:
+        raise ValueError(f"embedding must have shape (n, >= 2), got {embedding.shape}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 5))
+    ax.scatter(embedding[:, 0], embedding[:, 1], c=labels, s=12, cmap="tab20")
     if title:
         ax.set_title(title)
     return ax
