@@ -1,11 +1,8 @@
 #include "kernlearn/knn_kernels.hpp"
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define KERNLEARN_X86_DISPATCH 1
+#ifdef KERNLEARN_X86_DISPATCH
 #include <immintrin.h>
 #endif
 
@@ -130,26 +127,7 @@ __attribute__((target("avx2,fma"))) Index next_query_avx2(float b, const float* 
 }
 #endif
 
-Simd detect_simd() {
-  Simd best = Simd::none;
-#ifdef KERNLEARN_X86_DISPATCH
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) best = Simd::avx2;
-  if (__builtin_cpu_supports("avx512f")) best = Simd::avx512;
-#endif
-  const char* cap = std::getenv("KERNLEARN_SIMD");
-  if (cap == nullptr) return best;
-  if (std::strcmp(cap, "none") == 0) return Simd::none;
-  if (std::strcmp(cap, "avx2") == 0 && best == Simd::avx512) return Simd::avx2;
-  return best;
-}
-
 }  // namespace
-
-Simd active_simd() {
-  static const Simd simd = detect_simd();
-  return simd;
-}
 
 PackedRows::PackedRows(const RowMatrixXf& C, Index block)
     : C_(C), n_(C.rows()), d_(C.cols()), block_(block), panel_(0) {

@@ -1,5 +1,7 @@
 #include "kernlearn/lanczos.hpp"
 
+#include "kernlearn/gram_schmidt.hpp"
+
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
@@ -70,17 +72,23 @@ class ThickRestart {
 
   // Lanczos steps from column kept_ (already holding the next vector) to ncv_.
   void extend() {
-    Eigen::VectorXd w(n_), h;
+    Eigen::VectorXd w(n_), h, h2;
     for (Index j = kept_; j < ncv_; ++j) {
       apply(V_.col(j), w);
-      const auto basis = V_.leftCols(j + 1);
-      // Classical Gram-Schmidt twice ("twice is enough", Giraud et al. 2005): the first pass's
-      // coefficients are column j of H, the second removes what rounding left behind.
-      h = basis.transpose() * w;
-      w.noalias() -= basis * h;
-      const Eigen::VectorXd h2 = basis.transpose() * w;
-      w.noalias() -= basis * h2;
-      h += h2;
+      // Classical Gram-Schmidt against the whole basis: its coefficients are column j of H. A
+      // second pass removes what rounding left behind, needed only when the first cancelled
+      // much of w (the DGKS criterion, |w| shrank below 1/sqrt(2) of itself; Daniel et al. 1976).
+      const Index cols = j + 1;
+      h.resize(cols);
+      h2.resize(cols);
+      const double before = w.norm();
+      project(V_.data(), n_, n_, cols, w.data(), h.data());
+      subtract_combination(V_.data(), n_, n_, cols, h.data(), w.data());
+      if (w.norm() < 0.7071 * before) {
+        project(V_.data(), n_, n_, cols, w.data(), h2.data());
+        subtract_combination(V_.data(), n_, n_, cols, h2.data(), w.data());
+        h += h2;
+      }
       H_.col(j).head(j + 1) = h;
       H_.row(j).head(j + 1) = h.transpose();
       norm_estimate_ = std::max(norm_estimate_, std::abs(h(j)));

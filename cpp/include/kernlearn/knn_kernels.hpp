@@ -1,24 +1,18 @@
 // The two inner loops of the brute-force kNN: blocks of float32 inner products G = Q C', and the
 // screen that finds the few candidates worth an exact float64 distance.
 //
-// Each runs on the widest kernel the CPU offers, chosen at run time (wheels are built for baseline
-// x86-64, so AVX2/AVX-512 cannot be assumed at compile time): AVX-512F, AVX2+FMA, or portable code
-// (Eigen's GEMM and a scalar loop). The environment variable KERNLEARN_SIMD ("avx512", "avx2",
-// "none") caps the choice; the tests use it to check that every kernel gives the same neighbours.
+// Each runs on the widest kernel family simd.hpp picks: AVX-512F, AVX2+FMA, or portable code
+// (Eigen's GEMM and a scalar loop); all give the same neighbours.
 #pragma once
 
 #include <vector>
 
+#include "kernlearn/simd.hpp"
 #include "kernlearn/types.hpp"
 
 namespace kernlearn {
 
 using RowMatrixXf = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
-enum class Simd { none, avx2, avx512 };
-
-// The kernel family in use (the CPU's best, capped by KERNLEARN_SIMD). Decided once per process.
-Simd active_simd();
 
 // The rows of C cut into blocks of `block` rows, repacked for the micro-kernel: within a block,
 // panels of panel_width() rows stored dimension-major, so the kernel streams contiguous memory.

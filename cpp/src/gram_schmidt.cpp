@@ -1,0 +1,153 @@
+#include "kernlearn/gram_schmidt.hpp"
+
+#include "kernlearn/simd.hpp"
+
+#include <Eigen/Core>
+
+#ifdef KERNLEARN_X86_DISPATCH
+#include <immintrin.h>
+#endif
+
+namespace kernlearn {
+
+namespace {
+
+using ColumnMap = Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
+
+void project_portable(const double* V, Index ld, Index n, Index cols, const double* w, double* h) {
+  Eigen::Map<Eigen::VectorXd>(h, cols).noalias() =
+      ColumnMap(V, n, cols, Eigen::OuterStride<>(ld)).transpose() * Eigen::Map<const Eigen::VectorXd>(w, n);
+}
+
+void subtract_portable(const double* V, Index ld, Index n, Index cols, const double* h, double* w) {
+  Eigen::Map<Eigen::VectorXd>(w, n).noalias() -=
+      ColumnMap(V, n, cols, Eigen::OuterStride<>(ld)) * Eigen::Map<const Eigen::VectorXd>(h, cols);
+}
+
+#ifdef KERNLEARN_X86_DISPATCH
+// Sum of the 8 lanes, through memory: GCC 12's lane-extraction intrinsics trip
+// -Wmaybe-uninitialized, and this runs once per four columns, off the hot loop.
+__attribute__((target("avx512f"))) inline double lane_sum(__m512d v) {
+  double lanes[8];
+  _mm512_storeu_pd(lanes, v);
+  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+}
+
+// Four columns per sweep of w: one load of w feeds four FMAs.
+__attribute__((target("avx512f"))) void project_avx512(const double* V, Index ld, Index n,
+                                                        Index cols, const double* w, double* h) {
+  Index c = 0;
+  for (; c + 4 <= cols; c += 4) {
+    const double *v0 = V + c * ld, *v1 = v0 + ld, *v2 = v1 + ld, *v3 = v2 + ld;
+    __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    Index i = 0;
+    for (; i + 8 <= n; i += 8) {
+      const __m512d x = _mm512_loadu_pd(w + i);
+      a0 = _mm512_fmadd_pd(_mm512_loadu_pd(v0 + i), x, a0);
+      a1 = _mm512_fmadd_pd(_mm512_loadu_pd(v1 + i), x, a1);
+      a2 = _mm512_fmadd_pd(_mm512_loadu_pd(v2 + i), x, a2);
+      a3 = _mm512_fmadd_pd(_mm512_loadu_pd(v3 + i), x, a3);
+    }
+    double s0 = lane_sum(a0), s1 = lane_sum(a1), s2 = lane_sum(a2), s3 = lane_sum(a3);
+    for (; i < n; ++i) {
+      s0 += v0[i] * w[i];
+      s1 += v1[i] * w[i];
+      s2 += v2[i] * w[i];
+      s3 += v3[i] * w[i];
+    }
+    h[c] = s0;
+    h[c + 1] = s1;
+    h[c + 2] = s2;
+    h[c + 3] = s3;
+  }
+  project_portable(V + c * ld, ld, n, cols - c, w, h + c);
+}
+
+// Eight rows of w stay in a register while every column is subtracted from them.
+__attribute__((target("avx512f"))) void subtract_avx512(const double* V, Index ld, Index n,
+                                                         Index cols, const double* h, double* w) {
+  Index i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m512d acc = _mm512_loadu_pd(w + i);
+    for (Index c = 0; c < cols; ++c)
+      acc = _mm512_fnmadd_pd(_mm512_set1_pd(h[c]), _mm512_loadu_pd(V + c * ld + i), acc);
+    _mm512_storeu_pd(w + i, acc);
+  }
+  for (; i < n; ++i)
+    for (Index c = 0; c < cols; ++c) w[i] -= h[c] * V[c * ld + i];
+}
+
+__attribute__((target("avx2,fma"))) void project_avx2(const double* V, Index ld, Index n,
+                                                       Index cols, const double* w, double* h) {
+  Index c = 0;
+  for (; c + 4 <= cols; c += 4) {
+    const double *v0 = V + c * ld, *v1 = v0 + ld, *v2 = v1 + ld, *v3 = v2 + ld;
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    Index i = 0;
+    for (; i + 4 <= n; i += 4) {
+      const __m256d x = _mm256_loadu_pd(w + i);
+      a0 = _mm256_fmadd_pd(_mm256_loadu_pd(v0 + i), x, a0);
+      a1 = _mm256_fmadd_pd(_mm256_loadu_pd(v1 + i), x, a1);
+      a2 = _mm256_fmadd_pd(_mm256_loadu_pd(v2 + i), x, a2);
+      a3 = _mm256_fmadd_pd(_mm256_loadu_pd(v3 + i), x, a3);
+    }
+    // Horizontal sums: (a0 a1 a2 a3) -> one vector of the four totals.
+    const __m256d s01 = _mm256_hadd_pd(a0, a1), s23 = _mm256_hadd_pd(a2, a3);
+    const __m256d sums = _mm256_add_pd(_mm256_permute2f128_pd(s01, s23, 0x20),
+                                       _mm256_permute2f128_pd(s01, s23, 0x31));
+    double s[4];
+    _mm256_storeu_pd(s, sums);
+    for (; i < n; ++i) {
+      s[0] += v0[i] * w[i];
+      s[1] += v1[i] * w[i];
+      s[2] += v2[i] * w[i];
+      s[3] += v3[i] * w[i];
+    }
+    for (int r = 0; r < 4; ++r) h[c + r] = s[r];
+  }
+  project_portable(V + c * ld, ld, n, cols - c, w, h + c);
+}
+
+__attribute__((target("avx2,fma"))) void subtract_avx2(const double* V, Index ld, Index n,
+                                                        Index cols, const double* h, double* w) {
+  Index i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256d lo = _mm256_loadu_pd(w + i), hi = _mm256_loadu_pd(w + i + 4);
+    for (Index c = 0; c < cols; ++c) {
+      const __m256d hc = _mm256_set1_pd(h[c]);
+      lo = _mm256_fnmadd_pd(hc, _mm256_loadu_pd(V + c * ld + i), lo);
+      hi = _mm256_fnmadd_pd(hc, _mm256_loadu_pd(V + c * ld + i + 4), hi);
+    }
+    _mm256_storeu_pd(w + i, lo);
+    _mm256_storeu_pd(w + i + 4, hi);
+  }
+  for (; i < n; ++i)
+    for (Index c = 0; c < cols; ++c) w[i] -= h[c] * V[c * ld + i];
+}
+#endif
+
+}  // namespace
+
+void project(const double* V, Index ld, Index n, Index cols, const double* w, double* h) {
+#ifdef KERNLEARN_X86_DISPATCH
+  switch (active_simd()) {
+    case Simd::avx512: return project_avx512(V, ld, n, cols, w, h);
+    case Simd::avx2: return project_avx2(V, ld, n, cols, w, h);
+    case Simd::none: break;
+  }
+#endif
+  project_portable(V, ld, n, cols, w, h);
+}
+
+void subtract_combination(const double* V, Index ld, Index n, Index cols, const double* h, double* w) {
+#ifdef KERNLEARN_X86_DISPATCH
+  switch (active_simd()) {
+    case Simd::avx512: return subtract_avx512(V, ld, n, cols, h, w);
+    case Simd::avx2: return subtract_avx2(V, ld, n, cols, h, w);
+    case Simd::none: break;
+  }
+#endif
+  subtract_portable(V, ld, n, cols, h, w);
+}
+
+}  // namespace kernlearn
