@@ -201,3 +201,18 @@ def test_operator_returning_wrong_shape_is_an_error():
     bad = LinearOperator((600, 600), matvec=lambda x: np.ones(599), dtype=float)
     with pytest.raises(ValueError):
         eigsh(bad, 3, method="lanczos")
+
+
+def test_exact_multiplicities_are_all_found():
+    """60 identical components: a single Krylov vector sees one copy of each eigenvalue; the
+    probes after convergence must find the other 59."""
+    rng = np.random.default_rng(0)
+    B = rng.standard_normal((10, 10))
+    B = B + B.T
+    wb = np.linalg.eigvalsh(B)
+    A = sp.kron(sp.identity(60), sp.csr_matrix(B)).tocsr()
+    values, vectors, info = eigsh(A, 5, method="lanczos", random_state=0)
+    np.testing.assert_allclose(values, np.full(5, wb[-1]), rtol=1e-10)
+    np.testing.assert_allclose(vectors.T @ vectors, np.eye(5), atol=1e-8)
+    values, _, _ = eigsh(A, threshold=wb[-2] - 1e-6, method="lanczos", random_state=0)
+    assert len(values) == 120

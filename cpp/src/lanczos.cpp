@@ -35,7 +35,11 @@ class ThickRestart {
     for (;;) {
       extend();
       ritz();
-      if (done()) return finish(LanczosStatus::converged);
+      if (done()) {
+        if (confirmed()) return finish(LanczosStatus::converged);
+        probe();
+        continue;
+      }
       if (hit_rank_cap_) return finish(LanczosStatus::max_rank_reached);
       if (n_matvec_ >= max_matvec) return finish(LanczosStatus::not_converged);
       if (poll_ && poll_()) throw Interrupted();
@@ -155,6 +159,33 @@ class ThickRestart {
     }
   }
 
+  // A single-vector Krylov space holds one vector of each eigenspace: the start vector's
+  // projection. Copies of a repeated eigenvalue (frequent here: every small connected component
+  // of a kNN graph repeats its spectrum) are invisible to it. So a converged answer is confirmed
+  // by locking it and continuing from a fresh random direction orthogonal to it; the answer stands
+  // once such a probe reveals no new wanted pair. A probe costs ncv - k mat-vecs.
+  bool confirmed() {
+    const Index count = std::min(wanted_, basis_size_);
+    if (count >= n_) return true;  // nothing outside the answer left to probe
+    const double slack = 10.0 * opt_.tol * norm_estimate_;
+    const bool same = confirmed_values_.size() == count &&
+                      (confirmed_values_ - theta_.head(count)).cwiseAbs().maxCoeff() <= slack;
+    confirmed_values_ = theta_.head(count);
+    return same;
+  }
+
+  void probe() {
+    const Index count = std::min(wanted_, basis_size_);
+    resize_basis(std::max(ncv_, count + std::max<Index>(20, count / 2)));
+    const Eigen::MatrixXd Y = V_.leftCols(basis_size_) * S_.leftCols(count);
+    V_.leftCols(count) = Y;
+    V_.col(count) = fresh_vector(count);
+    H_.setZero();
+    H_.diagonal().head(count) = theta_.head(count);
+    kept_ = count;
+    ++n_restart_;
+  }
+
   void restart() {
     const Index m = basis_size_;
     const Index keep = std::min(m - 1, std::max(wanted_ + (ncv_ - wanted_) / 2, wanted_ + 1));
@@ -199,6 +230,7 @@ class ThickRestart {
   Eigen::MatrixXd V_;  // n x (ncv + 1): the basis and the next Lanczos vector
   Eigen::MatrixXd H_;  // ncv x ncv projection V' B V
   Eigen::VectorXd theta_, residual_;
+  Eigen::VectorXd confirmed_values_;  // the answer a probe must leave unchanged
   Eigen::MatrixXd S_;
   Index ncv_ = 0, kept_ = 0, basis_size_ = 0, wanted_ = 0, max_wanted_ = 0;
   Index n_matvec_ = 0, n_restart_ = 0;

@@ -1,0 +1,207 @@
+"""Eigensolvers on the matrices kernlearn's learners solve: kernlearn.linalg.eigsh (thick-restart
+Lanczos) against ARPACK (scipy.sparse.linalg.eigsh), LOBPCG and dense LAPACK.
+
+    python bench/bench_eigsh.py [--n 10000 100000] [--k 20 50] [--C 0.1 1] [--repeats 3]
+                                [--sections top sequence crossover threshold] [--out FILE]
+
+The matrix is A = C*T - L, L the normalised Laplacian of the mutual 10-NN graph of Gaussian
+points in 10 dimensions, T a symmetric +-1 matrix of n/2 random pairs (SimpleNPKL's A). All
+solvers get the same relative tolerance; every residual is recomputed here as
+max_i |A v_i - lambda_i v_i| / |A|_2-estimate.
+"""
+
+import argparse
+import datetime
+import platform
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy
+import scipy.linalg
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+import kernlearn
+from kernlearn.graph import knn_graph, laplacian
+from kernlearn.linalg import eigsh
+
+TOL = 1e-10
+
+
+def make_problem(n, seed=0):
+    """(L, pairs i, pairs j, labels) for A = (alpha o T) - L."""
+    rng = np.random.default_rng(seed)
+    L = laplacian(knn_graph(rng.standard_normal((n, 10)), 10, mode="mutual", n_jobs=-1))
+    i, j = rng.integers(0, n, n // 2), rng.integers(0, n, n // 2)
+    keep = i != j
+    return L, i[keep], j[keep], rng.choice([-1.0, 1.0], keep.sum())
+
+
+def assemble(L, i, j, values):
+    n = L.shape[0]
+    T = sp.coo_matrix((np.r_[values, values], (np.r_[i, j], np.r_[j, i])), shape=(n, n)).tocsr()
+    return (T - L).tocsr()
+
+
+def residual(A, values, vectors):
+    norm = float(np.abs(values).max()) if len(values) else 1.0
+    return float(np.max(np.linalg.norm(A @ vectors - vectors * values, axis=0)) / norm)
+
+
+def timed(fn, repeats):
+    times, out = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), out
+
+
+def counting(A):
+    calls = [0]
+
+    def matmat(X):
+        calls[0] += 1 if X.ndim == 1 else X.shape[1]
+        return A @ X
+
+    op = spla.LinearOperator(A.shape, matvec=matmat, matmat=matmat, dtype=float)
+    return op, calls
+
+
+def arpack(A, k, v0=None):
+    return spla.eigsh(A, k=k, which="LA", tol=TOL, v0=v0)
+
+
+def lobpcg(A, op, k, seed=0):
+    """LOBPCG's tol is absolute on the residual norm: scale ours by |A|_1 >= |A|_2."""
+    X = np.random.default_rng(seed).standard_normal((A.shape[0], k))
+    return spla.lobpcg(op, X, largest=True, tol=TOL * spla.norm(A, 1), maxiter=2000)
+
+
+def row(table, **cells):
+    table.append(cells)
+    print(" | ".join(f"{k}={v}" for k, v in cells.items()), flush=True)
+
+
+def section_top(args, table):
+    for n in args.n:
+        L, i, j, t = make_problem(n)
+        for C in args.C:
+            A = assemble(L, i, j, C * t)
+            x = np.ones(n)
+            spmv_ms = 1e3 * timed(lambda: A @ x, 50)[0]
+            for k in args.k:
+                base = dict(n=n, C=C, k=k, spmv_ms=f"{spmv_ms:.3f}")
+                t_ours, (w, V, info) = timed(lambda: eigsh(A, k, tol=TOL, method="lanczos", n_jobs=-1, random_state=0), args.repeats)
+                row(table, **base, solver="kernlearn", time_s=f"{t_ours:.3f}", matvecs=info["n_matvec"], residual=f"{residual(A, w, V):.1e}", ratio="1.00")
+                t1, (w, V, info) = timed(lambda: eigsh(A, k, tol=TOL, method="lanczos", n_jobs=1, random_state=0), args.repeats)
+                row(table, **base, solver="kernlearn-j1", time_s=f"{t1:.3f}", matvecs=info["n_matvec"], residual=f"{residual(A, w, V):.1e}", ratio=f"{t1 / t_ours:.2f}")
+                op, calls = counting(A)
+                arpack(op, k)
+                t_a, (w, V) = timed(lambda: arpack(A, k), args.repeats)
+                row(table, **base, solver="arpack", time_s=f"{t_a:.3f}", matvecs=calls[0], residual=f"{residual(A, w, V):.1e}", ratio=f"{t_a / t_ours:.2f}")
+                if n <= 20000:
+                    op, calls = counting(A)
+                    t_l, (w, V) = timed(lambda: lobpcg(A, op, k), 1)
+                    row(table, **base, solver="lobpcg", time_s=f"{t_l:.3f}", matvecs=calls[0], residual=f"{residual(A, w, V):.1e}", ratio=f"{t_l / t_ours:.2f}")
+                if n <= args.dense_max_n:
+                    D = A.toarray()
+                    t_d, (w, V) = timed(lambda: scipy.linalg.eigh(D, subset_by_index=(n - k, n - 1)), 1)
+                    row(table, **base, solver="dense-eigh", time_s=f"{t_d:.3f}", matvecs=0, residual=f"{residual(A, w, V):.1e}", ratio=f"{t_d / t_ours:.2f}")
+
+
+def section_sequence(args, table, steps=20, k=50):
+    """A solver's inner loop: 20 matrices (alpha_t o T) - L, alpha_t jittered 1-5% per step."""
+    for n in args.n:
+        L, i, j, t = make_problem(n)
+        rng = np.random.default_rng(1)
+        alphas = [np.ones(t.size)]
+        for _ in range(steps - 1):
+            alphas.append(alphas[-1] * (1 + rng.uniform(-0.05, 0.05, t.size)))
+        mats = [assemble(L, i, j, a * t) for a in alphas]
+        totals = {}
+        for solver in ("kernlearn-warm", "kernlearn-cold", "arpack-cold", "arpack-sum-v0"):
+            start, matvecs, worst, V = time.perf_counter(), 0, 0.0, None
+            for A in mats:
+                if solver.startswith("kernlearn"):
+                    v0 = V if solver == "kernlearn-warm" else None
+                    w, V, info = eigsh(A, k, tol=TOL, method="lanczos", v0=v0, n_jobs=-1, random_state=0)
+                    matvecs += info["n_matvec"]
+                else:
+                    v0 = V.sum(axis=1) if solver == "arpack-sum-v0" and V is not None else None
+                    op, calls = counting(A)
+                    w, V = arpack(op, k, v0=v0)
+                    matvecs += calls[0]
+                worst = max(worst, residual(A, w, V))
+            totals[solver] = time.perf_counter() - start
+            row(table, n=n, k=k, steps=steps, solver=solver, total_s=f"{totals[solver]:.2f}", matvecs=matvecs,
+                worst_residual=f"{worst:.1e}", arpack_cold_over_this=f"{totals.get('arpack-cold', float('nan')) / totals[solver]:.2f}")
+
+
+def section_crossover(args, table):
+    """Where dense LAPACK beats Lanczos: time both over (n, k)."""
+    for n in (200, 500, 1000, 2000, 4000):
+        L, i, j, t = make_problem(n)
+        A = assemble(L, i, j, t)
+        D = A.toarray()
+        t_full = timed(lambda: scipy.linalg.eigh(D), 1)[0]
+        for frac in (0.01, 0.05, 0.1, 0.2, 0.3):
+            k = max(1, int(frac * n))
+            t_l = timed(lambda: eigsh(A, k, tol=TOL, method="lanczos", n_jobs=-1, random_state=0), 1)[0]
+            t_d = timed(lambda: scipy.linalg.eigh(D, subset_by_index=(n - k, n - 1)), 1)[0]
+            row(table, n=n, k=k, lanczos_s=f"{t_l:.3f}", dense_subset_s=f"{t_d:.3f}", dense_full_s=f"{t_full:.3f}", winner="dense" if t_d < t_l else "lanczos")
+
+
+def section_threshold(args, table):
+    """Threshold mode: every positive eigenpair (SimpleNPKL's A_+), rank unknown in advance."""
+    for n in args.n:
+        L, i, j, t = make_problem(n)
+        for C in args.C:
+            A = assemble(L, i, j, C * t)
+            t_ours, (w, V, info) = timed(lambda: eigsh(A, threshold=0.0, tol=TOL, method="lanczos", n_jobs=-1, random_state=0), 1)
+            cells = dict(n=n, C=C, positive_rank=len(w), kernlearn_s=f"{t_ours:.2f}", matvecs=info["n_matvec"],
+                         residual=f"{residual(A, w, V):.1e}" if len(w) else "-")
+            if n <= args.dense_max_n:
+                D = A.toarray()
+                t_d, wd = timed(lambda: scipy.linalg.eigh(D, eigvals_only=True), 1)
+                # Count what is positive beyond rounding (disconnected pieces give exact zeros).
+                cells.update(dense_s=f"{t_d:.2f}", dense_rank=int((wd > TOL * np.abs(wd).max()).sum()))
+            row(table, **cells)
+
+
+def to_markdown(table):
+    if not table:
+        return ""
+    keys = list(dict.fromkeys(k for r in table for k in r))
+    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    lines += ["| " + " | ".join(str(r.get(k, "")) for k in keys) + " |" for r in table]
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, nargs="+", default=[10000, 100000])
+    parser.add_argument("--k", type=int, nargs="+", default=[20, 50])
+    parser.add_argument("--C", type=float, nargs="+", default=[0.1, 1.0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--dense-max-n", type=int, default=10000, help="largest n given to dense LAPACK")
+    parser.add_argument("--sections", nargs="+", default=["top", "sequence", "crossover", "threshold"])
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    header = (f"# eigensolver benchmark, {datetime.date.today()}, {platform.processor() or platform.machine()}, "
+              f"kernlearn {kernlearn.__version__}, numpy {np.__version__}, scipy {scipy.__version__}, tol {TOL}")
+    print(header)
+    report = [header]
+    for name in args.sections:
+        table = []
+        print(f"\n## {name}")
+        globals()[f"section_{name}"](args, table)
+        report += [f"\n## {name}\n", to_markdown(table)]
+    if args.out:
+        args.out.write_text("\n".join(report) + "\n")
+
+
+if __name__ == "__main__":
+    main()
