@@ -3,6 +3,7 @@
 #include "kernlearn/gram_schmidt.hpp"
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -27,10 +28,13 @@ class ThickRestart {
     resize_basis(opt_.ncv > 0 ? opt_.ncv : default_ncv(wanted_));
     const Index max_matvec = opt_.max_matvec > 0 ? opt_.max_matvec : 100 * n_;
 
-    Eigen::VectorXd v0 = start.rowwise().sum();
-    if (!(v0.norm() > 0.0)) throw std::invalid_argument("v0 must not sum to the zero vector");
-    V_.col(0) = v0 / v0.norm();
     kept_ = 0;
+    if (start.cols() == 1 || !warm_start(start)) {
+      Eigen::VectorXd v0 = start.rowwise().sum();
+      if (start.cols() > 1) v0 = warm_direction_;
+      if (!(v0.norm() > 0.0)) throw std::invalid_argument("v0 must not sum to the zero vector");
+      V_.col(0) = v0 / v0.norm();
+    }
 
     for (;;) {
       extend();
@@ -159,6 +163,56 @@ class ThickRestart {
     }
   }
 
+  // Warm start from a block (the eigenvectors of an earlier, similar matrix): one Rayleigh-Ritz
+  // step on its span (one block product). If the wanted Ritz pairs already meet tol, they are
+  // locked and only a probe (below) confirms them: a fraction of a cold solve. Otherwise Lanczos
+  // starts from the sum of the wanted Ritz vectors. Returns true when the pairs were locked.
+  bool warm_start(const Eigen::MatrixXd& block) {
+    Eigen::HouseholderQR<Eigen::MatrixXd> qr(block);
+    const Index b = std::min(block.cols(), n_);
+    Eigen::MatrixXd Q = qr.householderQ() * Eigen::MatrixXd::Identity(n_, b);
+    const Eigen::VectorXd diag = qr.matrixQR().diagonal().head(b).cwiseAbs();
+    const double scale = diag.maxCoeff();
+    Index rank = 0;  // keep the numerically independent columns (QR without pivoting: a guide)
+    for (Index c = 0; c < b; ++c)
+      if (diag(c) > 1e-10 * scale) Q.col(rank++) = Q.col(c);
+    Q.conservativeResize(n_, rank);
+    if (rank == 0) throw std::invalid_argument("v0 must not be zero");
+
+    Eigen::MatrixXd W(n_, rank);
+    A_.apply(Q, W);
+    if (sign_ < 0) W = -W;
+    n_matvec_ += rank;
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(Q.transpose() * W);
+    const Eigen::VectorXd theta = eig.eigenvalues().reverse();
+    const Eigen::MatrixXd S = eig.eigenvectors().rowwise().reverse();
+    const Eigen::MatrixXd Y = Q * S;
+    const Eigen::VectorXd res = (W * S - Y * theta.asDiagonal()).colwise().norm();
+    norm_estimate_ = std::max(std::abs(theta(0)), std::abs(theta(rank - 1)));
+
+    Index count = std::min(wanted_, rank);
+    if (opt_.threshold_mode) {
+      count = 0;
+      while (count < rank && theta(count) > sign_ * opt_.threshold) ++count;
+      count = std::min(count + 1, rank);  // one pair at or below the threshold certifies the rest
+    }
+    const bool certified = !opt_.threshold_mode || theta(count - 1) <= sign_ * opt_.threshold;
+    const bool all_converged = (res.head(count).array() <= opt_.tol * norm_estimate_).all();
+    if (!(certified && all_converged && count >= std::min(wanted_, rank) && count < n_)) {
+      warm_direction_ = Y.leftCols(count).rowwise().sum();
+      return false;
+    }
+    wanted_ = std::max(wanted_, count);
+    resize_basis(std::max(ncv_, count + std::max<Index>(20, count / 2)));
+    V_.leftCols(count) = Y.leftCols(count);
+    V_.col(count) = fresh_vector(count);
+    H_.setZero();
+    H_.diagonal().head(count) = theta.head(count);
+    confirmed_values_ = theta.head(count);
+    kept_ = count;
+    return true;
+  }
+
   // A single-vector Krylov space holds one vector of each eigenspace: the start vector's
   // projection. Copies of a repeated eigenvalue (frequent here: every small connected component
   // of a kNN graph repeats its spectrum) are invisible to it. So a converged answer is confirmed
@@ -231,6 +285,7 @@ class ThickRestart {
   Eigen::MatrixXd H_;  // ncv x ncv projection V' B V
   Eigen::VectorXd theta_, residual_;
   Eigen::VectorXd confirmed_values_;  // the answer a probe must leave unchanged
+  Eigen::VectorXd warm_direction_;    // start vector from a warm block that was not locked
   Eigen::MatrixXd S_;
   Index ncv_ = 0, kept_ = 0, basis_size_ = 0, wanted_ = 0, max_wanted_ = 0;
   Index n_matvec_ = 0, n_restart_ = 0;
