@@ -51,3 +51,24 @@ def test_gil_is_released_during_search():
     counter.join()
     # Holding the GIL would freeze the counter for the whole search.
     assert len(ticks) > 0.3 * elapsed / 0.001 * 0.5
+
+
+def test_ctrl_c_interrupts_lanczos_between_restarts():
+    script = (
+        "import numpy as np, scipy.sparse as sp\n"
+        "from kernlearn.linalg import eigsh\n"
+        "path = sp.diags([1.0, 1.0], [-1, 1], shape=(200000, 200000), format='csr')\n"
+        "print('ready', flush=True)\n"
+        "try:\n"
+        "    eigsh(path, 50, which='SA', method='lanczos', tol=1e-14)\n"  # clustered: very slow
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(2.0)
+    start = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=120)
+    assert "interrupted" in out
+    assert time.perf_counter() - start < 10.0
