@@ -1,0 +1,81 @@
+// Google Benchmark microbenchmarks of the eigensolver's parts: the sparse mat-vec (1 and 2
+// threads), one Gram-Schmidt sweep against a basis of 100 columns (what a Lanczos step pays on
+// top of its mat-vec), and a whole solve with one restart cycle's worth of work per iteration.
+// Build with -DKERNLEARN_BENCH=ON; see bench/README.md.
+#include <benchmark/benchmark.h>
+
+#include <random>
+
+#include "kernlearn/gram_schmidt.hpp"
+#include "kernlearn/graph.hpp"
+#include "kernlearn/knn.hpp"
+#include "kernlearn/lanczos.hpp"
+#include "kernlearn/operator.hpp"
+
+namespace {
+
+using kernlearn::Csr;
+using kernlearn::Index;
+
+// The normalised Laplacian of the mutual 10-NN graph of n Gaussian points in 10 dimensions.
+const Csr& laplacian_of(Index n) {
+  static Csr cached;
+  if (cached.n != n) {
+    std::mt19937_64 rng(0);
+    std::normal_distribution<double> normal;
+    kernlearn::RowMatrixXd X(n, 10);
+    for (Index i = 0; i < X.size(); ++i) X.data()[i] = normal(rng);
+    const auto nb = kernlearn::knn(X, 10, kernlearn::Metric::euclidean, kernlearn::KnnAlgorithm::automatic, 2);
+    const Csr G = kernlearn::knn_graph(nb, kernlearn::GraphMode::mutual, kernlearn::EdgeWeight::binary, 1.0);
+    cached = kernlearn::laplacian(G, kernlearn::LaplacianKind::normalized);
+  }
+  return cached;
+}
+
+void BM_spmv(benchmark::State& state) {
+  const Index n = state.range(0);
+  const Csr& L = laplacian_of(n);
+  const kernlearn::CsrOperator A(n, L.indptr.data(), L.indices.data(), L.data.data(), static_cast<int>(state.range(1)));
+  Eigen::MatrixXd x = Eigen::MatrixXd::Ones(n, 1), y(n, 1);
+  for (auto _ : state) {
+    A.apply(x, y);
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(L.data.size() * 16));
+}
+BENCHMARK(BM_spmv)->Args({10000, 1})->Args({100000, 1})->Args({100000, 2});
+
+void BM_gram_schmidt_sweep(benchmark::State& state) {
+  const Index n = state.range(0), cols = 100;
+  Eigen::MatrixXd V = Eigen::MatrixXd::Random(n, cols);
+  Eigen::VectorXd w = Eigen::VectorXd::Random(n), h(cols);
+  for (auto _ : state) {
+    kernlearn::project(V.data(), n, n, cols, w.data(), h.data());
+    kernlearn::subtract_combination(V.data(), n, n, cols, h.data(), w.data());
+    benchmark::DoNotOptimize(w.data());
+  }
+}
+BENCHMARK(BM_gram_schmidt_sweep)->Arg(10000)->Arg(100000);
+
+// A full solve of the 20 largest eigenpairs of 2I - L (the smallest of L), reporting mat-vecs
+// and restarts: time per restart cycle = time / restarts.
+void BM_lanczos_solve(benchmark::State& state) {
+  const Index n = state.range(0);
+  const Csr& L = laplacian_of(n);
+  Csr M = L;
+  for (Index i = 0; i < n; ++i)
+    for (Index p = M.indptr[i]; p < M.indptr[i + 1]; ++p)
+      M.data[p] = (M.indices[p] == i ? 2.0 : 0.0) - L.data[p];
+  const kernlearn::CsrOperator A(n, M.indptr.data(), M.indices.data(), M.data.data(), 1);
+  kernlearn::LanczosOptions opt;
+  opt.k = 20;
+  opt.tol = 1e-10;
+  const Eigen::MatrixXd start = Eigen::MatrixXd::Ones(n, 1);
+  kernlearn::LanczosResult result;
+  for (auto _ : state) result = kernlearn::lanczos(A, start, opt);
+  state.counters["matvecs"] = static_cast<double>(result.n_matvec);
+  state.counters["restarts"] = static_cast<double>(result.n_restart);
+}
+BENCHMARK(BM_lanczos_solve)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+}  // namespace
