@@ -226,3 +226,19 @@ def test_exact_multiplicities_are_all_found():
     np.testing.assert_allclose(vectors.T @ vectors, np.eye(5), atol=1e-8)
     values, _, _ = eigsh(A, threshold=wb[-2] - 1e-6, method="lanczos", random_state=0)
     assert len(values) == 120
+
+
+def test_count_estimate_and_auto_threshold():
+    from kernlearn.linalg import DENSE_FRACTION, estimate_count_beyond
+
+    A = random_sparse_symmetric(1500, density=0.004, seed=4)
+    w = scipy.linalg.eigvalsh(A.toarray())
+    for t, which in ((np.quantile(w, 0.9), "LA"), (np.quantile(w, 0.5), "LA"), (np.quantile(w, 0.05), "SA")):
+        true = int((w > t).sum() if which == "LA" else (w < t).sum())
+        estimate = estimate_count_beyond(A, t, which, random_state=0)
+        assert abs(estimate - true) <= 0.05 * len(w), (t, estimate, true)
+    # auto: few pairs -> Lanczos sized by the estimate; many -> dense
+    values, _, info = eigsh(A, threshold=np.quantile(w, 0.97), random_state=0)
+    assert info["method"] == "lanczos" and len(values) == (w > np.quantile(w, 0.97)).sum()
+    values, _, info = eigsh(A, threshold=np.quantile(w, 1 - 2 * DENSE_FRACTION), random_state=0)
+    assert info["method"] == "dense" and "estimated_count" in info

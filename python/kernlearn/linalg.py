@@ -19,7 +19,7 @@ from sklearn.utils import check_random_state
 from . import _core
 from ._validation import check_choice, check_data, check_int, check_square_sparse, resolve_n_threads
 
-__all__ = ["eigsh", "DENSE_MAX_N", "DENSE_FRACTION"]
+__all__ = ["eigsh", "estimate_count_beyond", "DENSE_MAX_N", "DENSE_FRACTION"]
 
 # Crossovers measured by bench/bench_eigsh.py (see there): below DENSE_MAX_N rows LAPACK's dense
 # solver beats Lanczos outright, and above it dense still wins when more than DENSE_FRACTION of
@@ -132,8 +132,19 @@ def eigsh(
     rng = check_random_state(random_state)
     start = _check_v0(v0, n, rng)
 
+    info_extra = {}
     if method == "auto":
-        method = "dense" if n <= DENSE_MAX_N or k > DENSE_FRACTION * n else "lanczos"
+        if n <= DENSE_MAX_N:
+            method = "dense"
+        elif threshold is None:
+            method = "dense" if k > DENSE_FRACTION * n else "lanczos"
+        else:
+            # The count is unknown: estimate it cheaply, then choose (and size Lanczos by it).
+            estimate = estimate_count_beyond(A if isinstance(A, LinearOperator) else operator[1],
+                                             threshold, which, random_state=rng)
+            info_extra["estimated_count"] = estimate
+            method = "dense" if estimate > DENSE_FRACTION * n else "lanczos"
+            k = max(k, min(n - 1, int(1.1 * estimate) + 10))
     if method == "dense":
         values, vectors, info = _dense(operator, n, k, which, threshold, max_rank)
     else:
@@ -141,6 +152,7 @@ def eigsh(
             operator, n, k, which, threshold, start, tol, maxiter, ncv or 0, max_rank,
             int(rng.randint(np.iinfo(np.int32).max)), resolve_n_threads(n_jobs),
         )
+    info.update(info_extra)
     if info["status"] == "not_converged":
         worst = float(np.max(info["residuals"], initial=0.0))
         warnings.warn(
@@ -271,3 +283,52 @@ def _fix_signs(V):
         rows = np.argmax(np.abs(V), axis=0)
         V *= np.where(V[rows, np.arange(V.shape[1])] < 0, -1.0, 1.0)
     return V
+
+
+def estimate_count_beyond(A, threshold, which="LA", *, degree=100, n_probes=20, random_state=None):
+    """Estimate how many eigenvalues of a symmetric A lie above (LA) / below (SA) threshold.
+
+    The kernel polynomial method (Weisse et al., Rev. Mod. Phys. 78, 2006; Di Napoli, Polizzi &
+    Saad, 2016): a Jackson-damped Chebyshev expansion of the step function, traced by Hutchinson's
+    estimator with ``n_probes`` Rademacher vectors. Costs ``degree`` block products with
+    ``n_probes`` columns plus two rough extreme-eigenvalue solves; accurate to a few percent of
+    n, which is all a choice between Lanczos and a dense solver needs.
+
+    Returns
+    -------
+    int
+    """
+    matmat = A.matmat if isinstance(A, LinearOperator) else (lambda X: A @ X)
+    n = A.shape[0]
+    rng = check_random_state(random_state)
+    top = eigsh(A, 1, "LA", tol=1e-4, method="lanczos", random_state=rng, check_symmetric=False)[0][0]
+    bottom = eigsh(A, 1, "SA", tol=1e-4, method="lanczos", random_state=rng, check_symmetric=False)[0][0]
+    if which == "SA":
+        if threshold <= bottom:
+            return 0
+        if threshold > top:
+            return n
+    else:
+        if threshold >= top:
+            return 0
+        if threshold < bottom:
+            return n
+    # Map the spectrum into [-1, 1] with a margin for the rough bounds.
+    center, half = (top + bottom) / 2, 0.51 * (top - bottom) + 1e-12
+    cut = np.clip((threshold - center) / half, -1.0, 1.0)
+    theta = np.arccos(cut)
+    j = np.arange(1, degree + 1)
+    coeffs = np.r_[theta / np.pi, 2.0 * np.sin(j * theta) / (j * np.pi)]  # step 1{x > cut}
+    alpha = np.pi / (degree + 2)  # Jackson damping against Gibbs oscillations
+    q = np.arange(degree + 1)
+    jackson = ((degree + 2 - q) * np.cos(q * alpha) + np.sin(q * alpha) / np.tan(alpha)) / (degree + 2)
+    coeffs *= jackson
+    Z = rng.choice([-1.0, 1.0], size=(n, n_probes))
+    scaled = lambda X: (np.asarray(matmat(X)) - center * X) / half  # noqa: E731
+    prev, cur = Z, scaled(Z)
+    trace = coeffs[0] * np.sum(Z * prev) + coeffs[1] * np.sum(Z * cur)
+    for c in coeffs[2:]:
+        prev, cur = cur, 2.0 * scaled(cur) - prev
+        trace += c * np.sum(Z * cur)
+    above = float(np.clip(trace / n_probes, 0.0, n))
+    return int(round(above if which == "LA" else n - above))
