@@ -132,41 +132,59 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
   // The distance is symmetric, so each block pair (I, J), I <= J, is multiplied once and offered
   // both ways: rows of G (queries of I) scan J's points, and columns of G (queries of J) scan I's
   // points, vectorised across the queries. That halves the GEMM work, and nothing is transposed.
-  // A block's heaps are touched under its lock, one lock held at a time; results do not depend
-  // on the order, since heaps keep the k smallest (distance, index) pairs.
+  //
+  // Threads share the heaps, so each side runs in three steps: copy the queries' thresholds
+  // under the block's lock, scan and compute exact distances with no lock held (a copied
+  // threshold can only be looser than the live one, so nothing is missed), then push the few
+  // survivors under the lock. Results do not depend on the order: heaps keep the k smallest
+  // (distance, index) pairs.
   std::vector<std::mutex> locks(static_cast<std::size_t>(nb));
   constexpr Index ldg = kBlock + PackedRows::kMaxPanel;  // SIMD kernels write whole panels
+  struct Survivor {
+    Index query, candidate;
+    double distance;
+  };
   parallel_for(static_cast<std::size_t>(nb * (nb + 1) / 2), n_threads, 1,
                [&](std::size_t task, std::size_t) {
     thread_local std::vector<float> G, t;
+    thread_local std::vector<Survivor> found;
     G.resize(static_cast<std::size_t>(kBlock * ldg));
     t.resize(static_cast<std::size_t>(kBlock));
     const auto [I, J] = upper_block_pair(static_cast<Index>(task));
     const Index r0 = I * kBlock, nr = blocks.rows_in_block(I);
     const Index c0 = J * kBlock, nc = blocks.rows_in_block(J);
     blocks.dot(Zf.row(r0).data(), nr, J, G.data(), ldg);
-    {
-      std::lock_guard<std::mutex> hold(locks[I]);
-      for (Index i = 0; i < nr; ++i) {
-        const Index qi = r0 + i;
-        const float* g = G.data() + i * ldg;
-        for (Index j = next_candidate(b.data() + c0, g, s, threshold(qi), 0, nc); j < nc;
-             j = next_candidate(b.data() + c0, g, s, threshold(qi), j + 1, nc))
-          if (c0 + j != qi) heaps[qi].push(exact(qi, c0 + j), c0 + j);
-      }
+
+    auto copy_thresholds = [&](Index first, Index count) {
+      std::lock_guard<std::mutex> hold(locks[first / kBlock]);
+      for (Index q = 0; q < count; ++q) t[q] = threshold(first + q);
+    };
+    auto push_found = [&](Index block) {
+      std::lock_guard<std::mutex> hold(locks[block]);
+      for (const Survivor& f : found) heaps[f.query].push(f.distance, f.candidate);
+      found.clear();
+    };
+
+    copy_thresholds(r0, nr);
+    for (Index i = 0; i < nr; ++i) {
+      const Index qi = r0 + i;
+      const float* g = G.data() + i * ldg;
+      for (Index j = next_candidate(b.data() + c0, g, s, t[i], 0, nc); j < nc;
+           j = next_candidate(b.data() + c0, g, s, t[i], j + 1, nc))
+        if (c0 + j != qi) found.push_back({qi, c0 + j, exact(qi, c0 + j)});
     }
+    push_found(I);
     if (I == J) return;  // a diagonal block's rows already saw every pair both ways
-    std::lock_guard<std::mutex> hold(locks[J]);
-    for (Index j = 0; j < nc; ++j) t[j] = threshold(c0 + j);
+
+    copy_thresholds(c0, nc);
     for (Index i = 0; i < nr; ++i) {
       const Index ci = r0 + i;
       const float* g = G.data() + i * ldg;
       for (Index j = next_query(b[ci], g, s, t.data(), 0, nc); j < nc;
-           j = next_query(b[ci], g, s, t.data(), j + 1, nc)) {
-        heaps[c0 + j].push(exact(c0 + j, ci), ci);
-        t[j] = threshold(c0 + j);
-      }
+           j = next_query(b[ci], g, s, t.data(), j + 1, nc))
+        found.push_back({c0 + j, ci, exact(c0 + j, ci)});
     }
+    push_found(J);
   }, poll);
 
   parallel_for(static_cast<std::size_t>(n), n_threads, 4096, [&](std::size_t begin, std::size_t end) {
