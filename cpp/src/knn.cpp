@@ -148,7 +148,11 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
                [&](std::size_t task, std::size_t) {
     thread_local std::vector<float> G, t;
     thread_local std::vector<Survivor> found;
+    thread_local std::vector<double> local_dist;
+    thread_local std::vector<Index> local_idx;
     G.resize(static_cast<std::size_t>(kBlock * ldg));
+    local_dist.resize(static_cast<std::size_t>(kBlock * k));
+    local_idx.resize(static_cast<std::size_t>(kBlock * k));
     t.resize(static_cast<std::size_t>(kBlock));
     const auto [I, J] = upper_block_pair(static_cast<Index>(task));
     const Index r0 = I * kBlock, nr = blocks.rows_in_block(I);
@@ -165,25 +169,45 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
       found.clear();
     };
 
+    // Survivors also tighten the copied thresholds as the scan goes: a query's bound can be no
+    // worse than the k-th best distance found for it in this very task. Local heaps keep those.
+    auto local_heap = [&](Index q) {
+      return NeighborHeap(local_dist.data() + q * k, local_idx.data() + q * k, k);
+    };
+    auto tightened = [&](const NeighborHeap& heap, Index query, float copied) {
+      return heap.full() ? std::min(copied, round_up(c * heap.bound() - a(query))) : copied;
+    };
+
     copy_thresholds(r0, nr);
     for (Index i = 0; i < nr; ++i) {
       const Index qi = r0 + i;
       const float* g = G.data() + i * ldg;
+      NeighborHeap heap = local_heap(0);
       for (Index j = next_candidate(b.data() + c0, g, s, t[i], 0, nc); j < nc;
-           j = next_candidate(b.data() + c0, g, s, t[i], j + 1, nc))
-        if (c0 + j != qi) found.push_back({qi, c0 + j, exact(qi, c0 + j)});
+           j = next_candidate(b.data() + c0, g, s, tightened(heap, qi, t[i]), j + 1, nc))
+        if (c0 + j != qi) heap.push(exact(qi, c0 + j), c0 + j);
+      for (Index q = 0; q < heap.size(); ++q) found.push_back({qi, local_idx[q], local_dist[q]});
     }
     push_found(I);
     if (I == J) return;  // a diagonal block's rows already saw every pair both ways
 
     copy_thresholds(c0, nc);
+    std::vector<NeighborHeap> column_heaps;
+    column_heaps.reserve(static_cast<std::size_t>(nc));
+    for (Index j = 0; j < nc; ++j) column_heaps.push_back(local_heap(j));
     for (Index i = 0; i < nr; ++i) {
       const Index ci = r0 + i;
       const float* g = G.data() + i * ldg;
       for (Index j = next_query(b[ci], g, s, t.data(), 0, nc); j < nc;
-           j = next_query(b[ci], g, s, t.data(), j + 1, nc))
-        found.push_back({c0 + j, ci, exact(c0 + j, ci)});
+           j = next_query(b[ci], g, s, t.data(), j + 1, nc)) {
+        NeighborHeap& heap = column_heaps[j];
+        heap.push(exact(c0 + j, ci), ci);
+        t[j] = tightened(heap, c0 + j, t[j]);
+      }
     }
+    for (Index j = 0; j < nc; ++j)
+      for (Index q = 0; q < column_heaps[j].size(); ++q)
+        found.push_back({c0 + j, local_idx[j * k + q], local_dist[j * k + q]});
     push_found(J);
   }, poll);
 
