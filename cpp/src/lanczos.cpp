@@ -245,9 +245,10 @@ class ThickRestart {
     const Index keep = std::min(m - 1, std::max(wanted_ + (ncv_ - wanted_) / 2, wanted_ + 1));
     // Thick restart: the best `keep` Ritz vectors, then the last Lanczos vector, which is
     // orthogonal to all of them and carries the couplings beta * S(m - 1, i).
-    const Eigen::MatrixXd Y = V_.leftCols(m) * S_.leftCols(keep);
+    rotate_.resize(n_, keep);
+    rotate_basis(V_.data(), n_, n_, m, S_.data(), S_.rows(), keep, rotate_.data(), n_);
     const Eigen::VectorXd next = V_.col(m);
-    V_.leftCols(keep) = Y;
+    V_.leftCols(keep) = rotate_;
     V_.col(keep) = next;
     H_.setZero();
     H_.diagonal().head(keep) = theta_.head(keep);
@@ -287,6 +288,7 @@ class ThickRestart {
   Eigen::VectorXd confirmed_values_;  // the answer a probe must leave unchanged
   Eigen::VectorXd warm_direction_;    // start vector from a warm block that was not locked
   Eigen::MatrixXd S_;
+  Eigen::MatrixXd rotate_;  // restart workspace: the kept Ritz vectors
   Index ncv_ = 0, kept_ = 0, basis_size_ = 0, wanted_ = 0, max_wanted_ = 0;
   Index n_matvec_ = 0, n_restart_ = 0;
   double beta_ = 0.0, norm_estimate_ = 0.0;

@@ -1,7 +1,7 @@
-// The two matrix-vector products of classical Gram-Schmidt against a column-major basis, on the
-// SIMD kernel family simd.hpp picks. They dominate a Lanczos step once the basis is wide (a few
-// dozen columns of a 10^4-row matrix outweigh a sparse mat-vec), and Eigen built for baseline
-// x86-64 would run them with SSE2 only.
+// Dense products with a column-major Lanczos basis, on the SIMD kernel family simd.hpp picks: the
+// two matrix-vector products of classical Gram-Schmidt, and the basis rotation of a thick restart.
+// They dominate Lanczos once the basis is wide (a hundred columns of a 10^4-row matrix outweigh a
+// sparse mat-vec), and Eigen built for baseline x86-64 would run them with SSE2 only.
 #pragma once
 
 #include "kernlearn/types.hpp"
@@ -13,5 +13,10 @@ void project(const double* V, Index ld, Index n, Index cols, const double* w, do
 
 // w -= V h.
 void subtract_combination(const double* V, Index ld, Index n, Index cols, const double* h, double* w);
+
+// Y = V S: V is n x m (leading dimension ldv), S is m x p (ldS), Y is n x p (ldy); Y must not
+// overlap V.
+void rotate_basis(const double* V, Index ldv, Index n, Index m, const double* S, Index lds, Index p,
+                  double* Y, Index ldy);
 
 }  // namespace kernlearn
