@@ -179,17 +179,17 @@ def _check_operator(A, check_symmetric):
     if sp.issparse(A):
         S = check_square_sparse(A, "A")
         if check_symmetric:
-            _require_symmetric(S, abs(S - S.T).max() if S.nnz else 0.0, abs(S).max() if S.nnz else 0.0)
+            _require_symmetric(abs(S - S.T).max() if S.nnz else 0.0, abs(S).max() if S.nnz else 0.0)
         return ("csr", S), S.shape[0]
     D = check_data(A, "A")
     if D.shape[0] != D.shape[1]:
         raise ValueError(f"A must be square, got shape {D.shape}")
     if check_symmetric:
-        _require_symmetric(D, np.abs(D - D.T).max(), np.abs(D).max())
+        _require_symmetric(np.abs(D - D.T).max(), np.abs(D).max())
     return ("dense", D), D.shape[0]
 
 
-def _require_symmetric(_, asymmetry, scale):
+def _require_symmetric(asymmetry, scale):
     if asymmetry > 1e-10 * scale:
         raise ValueError(
             f"A must be symmetric: max |A - A.T| = {asymmetry:.3g} (relative "
