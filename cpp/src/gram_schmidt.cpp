@@ -3,6 +3,7 @@
 #include "kernlearn/simd.hpp"
 
 #include <Eigen/Core>
+#include <vector>
 
 #ifdef KERNLEARN_X86_DISPATCH
 #include <immintrin.h>
@@ -31,6 +32,33 @@ void rotate_portable(const double* V, Index ldv, Index n, Index m, const double*
 }
 
 #ifdef KERNLEARN_X86_DISPATCH
+__attribute__((target("avx512f"))) void subtract_then_project_avx512(const double* V, Index ld, Index n,
+                                                                      Index cols, const double* h,
+                                                                      double* w, double* h2,
+                                                                      double* lanes) {
+  for (Index c = 0; c < cols; ++c) _mm512_storeu_pd(lanes + 8 * c, _mm512_setzero_pd());
+  Index i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m512d acc = _mm512_loadu_pd(w + i);
+    for (Index c = 0; c < cols; ++c)
+      acc = _mm512_fnmadd_pd(_mm512_set1_pd(h[c]), _mm512_loadu_pd(V + c * ld + i), acc);
+    _mm512_storeu_pd(w + i, acc);
+    for (Index c = 0; c < cols; ++c)
+      _mm512_storeu_pd(lanes + 8 * c, _mm512_fmadd_pd(_mm512_loadu_pd(V + c * ld + i), acc,
+                                                      _mm512_loadu_pd(lanes + 8 * c)));
+  }
+  for (Index c = 0; c < cols; ++c) {
+    const double* l = lanes + 8 * c;
+    h2[c] = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+  }
+  if (i < n) {  // leftover rows: finish them the portable way and add their share of h2
+    for (Index r = i; r < n; ++r)
+      for (Index c = 0; c < cols; ++c) w[r] -= h[c] * V[c * ld + r];
+    for (Index c = 0; c < cols; ++c)
+      for (Index r = i; r < n; ++r) h2[c] += V[c * ld + r] * w[r];
+  }
+}
+
 // Y = V S by tiles of 8 rows x 4 columns: per basis column, one load of V feeds four FMAs; the
 // 8 x m strip of V stays in L1 across the column tiles, so V streams from memory once.
 template <int C>
@@ -206,6 +234,19 @@ void subtract_combination(const double* V, Index ld, Index n, Index cols, const 
   }
 #endif
   subtract_portable(V, ld, n, cols, h, w);
+}
+
+void subtract_then_project(const double* V, Index ld, Index n, Index cols, const double* h, double* w,
+                           double* h2) {
+#ifdef KERNLEARN_X86_DISPATCH
+  if (active_simd() == Simd::avx512) {
+    thread_local std::vector<double> lanes;
+    lanes.resize(static_cast<std::size_t>(8 * cols));
+    return subtract_then_project_avx512(V, ld, n, cols, h, w, h2, lanes.data());
+  }
+#endif
+  subtract_combination(V, ld, n, cols, h, w);
+  project(V, ld, n, cols, w, h2);
 }
 
 void rotate_basis(const double* V, Index ldv, Index n, Index m, const double* S, Index lds, Index p,

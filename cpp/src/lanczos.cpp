@@ -86,14 +86,15 @@ class ThickRestart {
       // Classical Gram-Schmidt against the whole basis: its coefficients are column j of H. A
       // second pass removes what rounding left behind, needed only when the first cancelled
       // much of w (the DGKS criterion, |w| shrank below 1/sqrt(2) of itself; Daniel et al. 1976).
+      // Its projection is computed during the first subtraction anyway (one pass over V), so
+      // only its subtraction is conditional: 2 passes over the basis, 3 when DGKS asks.
       const Index cols = j + 1;
       h.resize(cols);
       h2.resize(cols);
       const double before = w.norm();
       project(V_.data(), n_, n_, cols, w.data(), h.data());
-      subtract_combination(V_.data(), n_, n_, cols, h.data(), w.data());
+      subtract_then_project(V_.data(), n_, n_, cols, h.data(), w.data(), h2.data());
       if (w.norm() < 0.7071 * before) {
-        project(V_.data(), n_, n_, cols, w.data(), h2.data());
         subtract_combination(V_.data(), n_, n_, cols, h2.data(), w.data());
         h += h2;
       }

@@ -14,6 +14,12 @@ void project(const double* V, Index ld, Index n, Index cols, const double* w, do
 // w -= V h.
 void subtract_combination(const double* V, Index ld, Index n, Index cols, const double* h, double* w);
 
+// w -= V h, then h2 = V' w (the new w), in one pass over V: each strip of rows is subtracted and
+// then projected while it is in L1. It fuses the first subtraction of Gram-Schmidt with the
+// projection of the second pass.
+void subtract_then_project(const double* V, Index ld, Index n, Index cols, const double* h, double* w,
+                           double* h2);
+
 // Y = V S: V is n x m (leading dimension ldv), S is m x p (ldS), Y is n x p (ldy); Y must not
 // overlap V.
 void rotate_basis(const double* V, Index ldv, Index n, Index m, const double* S, Index lds, Index p,
