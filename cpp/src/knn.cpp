@@ -115,6 +115,9 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
   }
   const float s = euclidean ? 2.0f : 1.0f;
   const RowMatrixXf Zf = Z.cast<float>();
+  // Euclidean confirmations read the original rows, so the float64 screening copy can go now:
+  // it would otherwise double the search's memory for its whole run. Cosine keeps its unit rows.
+  if (euclidean) RowMatrixXd().swap(Z);
   const PackedRows blocks(Zf, kBlock);
   const Index nb = blocks.n_blocks();
 
