@@ -35,7 +35,8 @@ const Csr& laplacian_of(Index n) {
 void BM_spmv(benchmark::State& state) {
   const Index n = state.range(0);
   const Csr& L = laplacian_of(n);
-  const kernlearn::CsrOperator A(n, L.indptr.data(), L.indices.data(), L.data.data(), static_cast<int>(state.range(1)));
+  kernlearn::ThreadTeam team(static_cast<int>(state.range(1)));
+  const kernlearn::CsrOperator A(n, L.indptr.data(), L.indices.data(), L.data.data(), team);
   Eigen::MatrixXd x = Eigen::MatrixXd::Ones(n, 1), y(n, 1);
   for (auto _ : state) {
     A.apply(x, y);
@@ -66,13 +67,14 @@ void BM_lanczos_solve(benchmark::State& state) {
   for (Index i = 0; i < n; ++i)
     for (Index p = M.indptr[i]; p < M.indptr[i + 1]; ++p)
       M.data[p] = (M.indices[p] == i ? 2.0 : 0.0) - L.data[p];
-  const kernlearn::CsrOperator A(n, M.indptr.data(), M.indices.data(), M.data.data(), 1);
+  kernlearn::ThreadTeam team(1);
+  const kernlearn::CsrOperator A(n, M.indptr.data(), M.indices.data(), M.data.data(), team);
   kernlearn::LanczosOptions opt;
   opt.k = 20;
   opt.tol = 1e-10;
   const Eigen::MatrixXd start = Eigen::MatrixXd::Ones(n, 1);
   kernlearn::LanczosResult result;
-  for (auto _ : state) result = kernlearn::lanczos(A, start, opt);
+  for (auto _ : state) result = kernlearn::lanczos(A, start, opt, team);
   state.counters["matvecs"] = static_cast<double>(result.n_matvec);
   state.counters["restarts"] = static_cast<double>(result.n_restart);
 }

@@ -34,7 +34,7 @@ class PythonOperator final : public SymmetricOperator {
   py::function matmat_;
 };
 
-py::dict solve(const SymmetricOperator& A, const Eigen::MatrixXd& start, Index k, bool largest,
+py::dict solve(const SymmetricOperator& A, ThreadTeam& team, const Eigen::MatrixXd& start, Index k, bool largest,
                bool threshold_mode, double threshold, Index max_rank, Index ncv, double tol,
                Index max_matvec, std::uint64_t seed) {
   LanczosOptions opt;
@@ -47,7 +47,7 @@ py::dict solve(const SymmetricOperator& A, const Eigen::MatrixXd& start, Index k
   opt.tol = tol;
   opt.max_matvec = max_matvec;
   opt.seed = seed;
-  LanczosResult r = run_interruptible([&] { return lanczos(A, start, opt, python_interrupt_poll()); });
+  LanczosResult r = run_interruptible([&] { return lanczos(A, start, opt, team, python_interrupt_poll()); });
   py::dict out;
   out["values"] = std::move(r.values);
   out["vectors"] = std::move(r.vectors);
@@ -76,8 +76,9 @@ void register_eigensolver(py::module_& m) {
          double tol, Index max_matvec, std::uint64_t seed) {
         if (indptr.size() != n + 1 || indices.size() != data.size())
           throw std::invalid_argument("inconsistent CSR arrays");
-        CsrOperator A(n, indptr.data(), indices.data(), data.data(), n_threads);
-        return solve(A, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed);
+        ThreadTeam team(n_threads);
+        CsrOperator A(n, indptr.data(), indices.data(), data.data(), team);
+        return solve(A, team, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed);
       },
       py::arg("n"), py::arg("indptr").noconvert(), py::arg("indices").noconvert(),
       py::arg("data").noconvert(), py::arg("n_threads"), KERNLEARN_SOLVER_ARGS,
@@ -85,23 +86,25 @@ void register_eigensolver(py::module_& m) {
 
   m.def(
       "lanczos_dense",
-      [](const Eigen::Ref<const RowMatrixXd>& A, const Eigen::MatrixXd& v0, Index k, bool largest,
-         bool threshold_mode, double threshold, Index max_rank, Index ncv, double tol,
+      [](const Eigen::Ref<const RowMatrixXd>& A, int n_threads, const Eigen::MatrixXd& v0, Index k,
+         bool largest, bool threshold_mode, double threshold, Index max_rank, Index ncv, double tol,
          Index max_matvec, std::uint64_t seed) {
-        DenseOperator op(A);
-        return solve(op, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed);
+        ThreadTeam team(n_threads);
+        DenseOperator op(A, team);
+        return solve(op, team, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed);
       },
-      py::arg("A").noconvert(), KERNLEARN_SOLVER_ARGS, "Thick-restart Lanczos on a dense matrix.");
+      py::arg("A").noconvert(), py::arg("n_threads"), KERNLEARN_SOLVER_ARGS, "Thick-restart Lanczos on a dense matrix.");
 
   m.def(
       "lanczos_callback",
-      [](Index n, py::function matmat, const Eigen::MatrixXd& v0, Index k, bool largest,
+      [](Index n, py::function matmat, int n_threads, const Eigen::MatrixXd& v0, Index k, bool largest,
          bool threshold_mode, double threshold, Index max_rank, Index ncv, double tol,
          Index max_matvec, std::uint64_t seed) {
+        ThreadTeam team(n_threads);
         PythonOperator op(n, std::move(matmat));
-        return solve(op, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed);
+        return solve(op, team, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed);
       },
-      py::arg("n"), py::arg("matmat"), KERNLEARN_SOLVER_ARGS,
+      py::arg("n"), py::arg("matmat"), py::arg("n_threads"), KERNLEARN_SOLVER_ARGS,
       "Thick-restart Lanczos on a Python callback X -> A @ X.");
 }
 

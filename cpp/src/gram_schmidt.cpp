@@ -3,6 +3,7 @@
 #include "kernlearn/simd.hpp"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <vector>
 
 #ifdef KERNLEARN_X86_DISPATCH
@@ -259,6 +260,121 @@ void rotate_basis(const double* V, Index ldv, Index n, Index m, const double* S,
   }
 #endif
   rotate_portable(V, ldv, n, m, S, lds, p, Y, ldy);
+}
+
+}  // namespace kernlearn
+
+namespace kernlearn {
+
+namespace {
+// Blocks of at least 512 rows (a column strip of 4 KB), at most 24 (a multiple of 2, 3, 4, 6, 8
+// threads, for balance).
+constexpr Index kMinBlockRows = 512;
+constexpr Index kMaxBlocks = 24;
+
+double squared_norm(const double* w, Index rows) {
+  return Eigen::Map<const Eigen::VectorXd>(w, rows).squaredNorm();
+}
+}  // namespace
+
+BasisProducts::BasisProducts(Index n, ThreadTeam& team) : n_(n), team_(team) {
+  const Index blocks = std::clamp<Index>(n / kMinBlockRows, 1, kMaxBlocks);
+  starts_.resize(static_cast<std::size_t>(blocks + 1));
+  // Block boundaries on multiples of 8 rows, so the SIMD kernels see whole strips.
+  for (Index b = 0; b <= blocks; ++b)
+    starts_[static_cast<std::size_t>(b)] = b == blocks ? n : std::min(n, (n * b / blocks) / 8 * 8);
+  scalars_.resize(static_cast<std::size_t>(blocks));
+}
+
+template <class Fn>
+void BasisProducts::for_blocks(Fn&& fn) {
+  const Index blocks = static_cast<Index>(scalars_.size());
+  auto block = [&](Index b) {
+    const Index first = starts_[static_cast<std::size_t>(b)];
+    fn(b, first, starts_[static_cast<std::size_t>(b + 1)] - first);
+  };
+  if (blocks == 1 || team_.size() == 1) {
+    for (Index b = 0; b < blocks; ++b) block(b);
+    return;
+  }
+  team_.run([&](int member) {
+    for (Index b = member; b < blocks; b += team_.size()) block(b);
+  });
+}
+
+void BasisProducts::reserve(Index cols) {
+  if (cols <= stride_) return;
+  stride_ = cols;
+  partial_.resize(static_cast<std::size_t>(stride_) * scalars_.size());
+}
+
+void BasisProducts::reduce(Index len, double* out) const {
+  std::fill(out, out + len, 0.0);
+  for (std::size_t b = 0; b < scalars_.size(); ++b) {
+    const double* part = partial_.data() + b * static_cast<std::size_t>(stride_);
+    for (Index c = 0; c < len; ++c) out[c] += part[c];
+  }
+}
+
+double BasisProducts::reduce_scalars() const {
+  double total = 0.0;
+  for (double s : scalars_) total += s;
+  return total;
+}
+
+void BasisProducts::project(const double* V, Index ld, Index cols, const double* w, double* h) {
+  reserve(cols);
+  for_blocks([&](Index b, Index first, Index rows) {
+    kernlearn::project(V + first, ld, rows, cols, w + first, partial_.data() + b * stride_);
+  });
+  reduce(cols, h);
+}
+
+double BasisProducts::subtract_pair_then_project(const double* x, double a, const double* y, double b,
+                                                 const double* V, Index ld, Index cols, double* w,
+                                                 double* h) {
+  reserve(cols);
+  for_blocks([&](Index blk, Index first, Index rows) {
+    for (Index i = first; i < first + rows; ++i) w[i] -= a * x[i] + b * y[i];
+    scalars_[static_cast<std::size_t>(blk)] = squared_norm(w + first, rows);
+    kernlearn::project(V + first, ld, rows, cols, w + first, partial_.data() + blk * stride_);
+  });
+  reduce(cols, h);
+  return reduce_scalars();
+}
+
+double BasisProducts::subtract_then_project(const double* V, Index ld, Index cols, const double* h,
+                                            double* w, double* h2) {
+  reserve(cols);
+  for_blocks([&](Index b, Index first, Index rows) {
+    kernlearn::subtract_then_project(V + first, ld, rows, cols, h, w + first, partial_.data() + b * stride_);
+    scalars_[static_cast<std::size_t>(b)] = squared_norm(w + first, rows);
+  });
+  reduce(cols, h2);
+  return reduce_scalars();
+}
+
+double BasisProducts::subtract(const double* V, Index ld, Index cols, const double* h, double* w) {
+  for_blocks([&](Index b, Index first, Index rows) {
+    subtract_combination(V + first, ld, rows, cols, h, w + first);
+    scalars_[static_cast<std::size_t>(b)] = squared_norm(w + first, rows);
+  });
+  return reduce_scalars();
+}
+
+double BasisProducts::dot(const double* x, const double* y) {
+  for_blocks([&](Index b, Index first, Index rows) {
+    scalars_[static_cast<std::size_t>(b)] =
+        Eigen::Map<const Eigen::VectorXd>(x + first, rows).dot(Eigen::Map<const Eigen::VectorXd>(y + first, rows));
+  });
+  return reduce_scalars();
+}
+
+void BasisProducts::rotate(const double* V, Index ldv, Index m, const double* S, Index lds, Index p,
+                           double* Y, Index ldy) {
+  for_blocks([&](Index, Index first, Index rows) {
+    rotate_basis(V + first, ldv, rows, m, S, lds, p, Y + first, ldy);
+  });
 }
 
 }  // namespace kernlearn

@@ -18,9 +18,10 @@ namespace {
 // The solver proper, on B = A (largest) or B = -A (smallest): it always seeks the largest.
 class ThickRestart {
  public:
-  ThickRestart(const SymmetricOperator& A, const LanczosOptions& opt, const InterruptPoll& poll)
+  ThickRestart(const SymmetricOperator& A, const LanczosOptions& opt, ThreadTeam& team,
+               const InterruptPoll& poll)
       : A_(A), opt_(opt), poll_(poll), n_(A.rows()), sign_(opt.largest ? 1.0 : -1.0),
-        rng_(opt.seed) {}
+        rng_(opt.seed), gs_(A.rows(), team) {}
 
   LanczosResult run(const Eigen::MatrixXd& start) {
     wanted_ = std::min(opt_.k, n_);
@@ -80,39 +81,53 @@ class ThickRestart {
 
   // Lanczos steps from column kept_ (already holding the next vector) to ncv_.
   void extend() {
-    Eigen::VectorXd w(n_), h, h2;
+    w_.resize(n_);
     for (Index j = kept_; j < ncv_; ++j) {
-      apply(V_.col(j), w);
-      // Classical Gram-Schmidt against the whole basis: its coefficients are column j of H. A
-      // second pass removes what rounding left behind, needed only when the first cancelled
-      // much of w (the DGKS criterion, |w| shrank below 1/sqrt(2) of itself; Daniel et al. 1976).
-      // Its projection is computed during the first subtraction anyway (one pass over V), so
-      // only its subtraction is conditional: 2 passes over the basis, 3 when DGKS asks.
+      apply(V_.col(j), w_);
       const Index cols = j + 1;
-      h.resize(cols);
-      h2.resize(cols);
-      const double before = w.norm();
-      project(V_.data(), n_, n_, cols, w.data(), h.data());
-      subtract_then_project(V_.data(), n_, n_, cols, h.data(), w.data(), h2.data());
-      if (w.norm() < 0.7071 * before) {
-        subtract_combination(V_.data(), n_, n_, cols, h2.data(), w.data());
-        h += h2;
+      coef_.setZero(cols);
+      h_.resize(cols);
+      h2_.resize(cols);
+      // Inside a cycle, A v_j = beta_{j-1} v_{j-1} + alpha_j v_j + beta_j v_{j+1} up to rounding:
+      // the local terms go first, so the full classical Gram-Schmidt pass that follows removes
+      // only rounding and rarely cancels enough to need a second pass (the DGKS criterion: |w|
+      // shrank below 1/sqrt(2) of itself; Daniel et al. 1976). Started on the whole of w, it
+      // asked for the second pass on ~99% of steps. The first step of a cycle couples to every
+      // kept Ritz vector, so it goes straight to the full pass.
+      double before;
+      if (j > kept_) {
+        const double alpha = gs_.dot(V_.col(j).data(), w_.data());
+        coef_(j) = alpha;
+        coef_(j - 1) = beta_;
+        before = gs_.subtract_pair_then_project(V_.col(j).data(), alpha, V_.col(j - 1).data(), beta_,
+                                                V_.data(), n_, cols, w_.data(), h_.data());
+      } else {
+        before = gs_.dot(w_.data(), w_.data());
+        gs_.project(V_.data(), n_, cols, w_.data(), h_.data());
       }
-      H_.col(j).head(j + 1) = h;
-      H_.row(j).head(j + 1) = h.transpose();
-      norm_estimate_ = std::max(norm_estimate_, std::abs(h(j)));
-      beta_ = w.norm();
+      // The subtraction also computes the projection a second pass would subtract (one sweep
+      // over V), so only that subtraction is conditional.
+      double after = gs_.subtract_then_project(V_.data(), n_, cols, h_.data(), w_.data(), h2_.data());
+      coef_ += h_;
+      if (after < 0.5 * before) {
+        after = gs_.subtract(V_.data(), n_, cols, h2_.data(), w_.data());
+        coef_ += h2_;
+      }
+      H_.col(j).head(cols) = coef_;
+      H_.row(j).head(cols) = coef_.transpose();
+      norm_estimate_ = std::max(norm_estimate_, std::abs(coef_(j)));
+      beta_ = std::sqrt(after);
       if (j + 1 == n_) {
         beta_ = 0.0;  // the basis spans the whole space: the projection is exact
         break;
       }
       // An invariant subspace: the Krylov relation holds with beta = 0; continue with a fresh
       // direction so the basis can still grow.
-      if (beta_ <= 1e3 * std::numeric_limits<double>::epsilon() * std::max(norm_estimate_, h.norm())) {
+      if (beta_ <= 1e3 * std::numeric_limits<double>::epsilon() * std::max(norm_estimate_, coef_.norm())) {
         beta_ = 0.0;
         V_.col(j + 1) = fresh_vector(j + 1);
       } else {
-        V_.col(j + 1) = w / beta_;
+        V_.col(j + 1) = w_ / beta_;
       }
     }
     basis_size_ = std::min(ncv_, n_);
@@ -232,8 +247,9 @@ class ThickRestart {
   void probe() {
     const Index count = std::min(wanted_, basis_size_);
     resize_basis(std::max(ncv_, count + std::max<Index>(20, count / 2)));
-    const Eigen::MatrixXd Y = V_.leftCols(basis_size_) * S_.leftCols(count);
-    V_.leftCols(count) = Y;
+    rotate_.resize(n_, count);
+    gs_.rotate(V_.data(), n_, basis_size_, S_.data(), S_.rows(), count, rotate_.data(), n_);
+    V_.leftCols(count) = rotate_;
     V_.col(count) = fresh_vector(count);
     H_.setZero();
     H_.diagonal().head(count) = theta_.head(count);
@@ -247,7 +263,7 @@ class ThickRestart {
     // Thick restart: the best `keep` Ritz vectors, then the last Lanczos vector, which is
     // orthogonal to all of them and carries the couplings beta * S(m - 1, i).
     rotate_.resize(n_, keep);
-    rotate_basis(V_.data(), n_, n_, m, S_.data(), S_.rows(), keep, rotate_.data(), n_);
+    gs_.rotate(V_.data(), n_, m, S_.data(), S_.rows(), keep, rotate_.data(), n_);
     const Eigen::VectorXd next = V_.col(m);
     V_.leftCols(keep) = rotate_;
     V_.col(keep) = next;
@@ -267,7 +283,8 @@ class ThickRestart {
     }
     LanczosResult out;
     out.values = sign_ * theta_.head(count);
-    out.vectors = V_.leftCols(m) * S_.leftCols(count);
+    out.vectors.resize(n_, count);
+    gs_.rotate(V_.data(), n_, m, S_.data(), S_.rows(), count, out.vectors.data(), n_);
     out.residuals = residual_.head(count);
     out.n_matvec = n_matvec_;
     out.n_restart = n_restart_;
@@ -290,6 +307,8 @@ class ThickRestart {
   Eigen::VectorXd warm_direction_;    // start vector from a warm block that was not locked
   Eigen::MatrixXd S_;
   Eigen::MatrixXd rotate_;  // restart workspace: the kept Ritz vectors
+  Eigen::VectorXd w_, coef_, h_, h2_;  // Lanczos step workspace
+  BasisProducts gs_;
   Index ncv_ = 0, kept_ = 0, basis_size_ = 0, wanted_ = 0, max_wanted_ = 0;
   Index n_matvec_ = 0, n_restart_ = 0;
   double beta_ = 0.0, norm_estimate_ = 0.0;
@@ -299,7 +318,7 @@ class ThickRestart {
 }  // namespace
 
 LanczosResult lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start,
-                      const LanczosOptions& options, const InterruptPoll& poll) {
+                      const LanczosOptions& options, ThreadTeam& team, const InterruptPoll& poll) {
   const Index n = A.rows();
   if (n < 1) throw std::invalid_argument("the operator is empty");
   if (start.rows() != n || start.cols() < 1)
@@ -309,7 +328,7 @@ LanczosResult lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start,
   if (options.ncv != 0 && (options.ncv <= options.k || options.ncv > n))
     throw std::invalid_argument("ncv must satisfy k < ncv <= n");
   if (!(options.tol > 0.0)) throw std::invalid_argument("tol must be positive");
-  return ThickRestart(A, options, poll).run(start);
+  return ThickRestart(A, options, team, poll).run(start);
 }
 
 }  // namespace kernlearn

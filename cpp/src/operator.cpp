@@ -1,15 +1,26 @@
 #include "kernlearn/operator.hpp"
 
-#include "kernlearn/parallel.hpp"
-
 namespace kernlearn {
+
+namespace {
+// Below this many rows a product is a few microseconds: not worth waking the team.
+constexpr Index kTeamMinRows = 2048;
+
+// fn(first row, row count) over the team's share of [0, n).
+template <class Fn>
+void split_rows(ThreadTeam& team, Index n, Fn&& fn) {
+  if (n < kTeamMinRows || team.size() == 1) return fn(Index{0}, n);
+  team.run([&](int member) {
+    const Index first = n * member / team.size(), last = n * (member + 1) / team.size();
+    fn(first, last - first);
+  });
+}
+}  // namespace
 
 void CsrOperator::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const {
   const Index b = X.cols();
-  // Below ~20k rows a thread start costs more than it saves.
-  const int threads = n_ >= 20000 ? n_threads_ : 1;
-  parallel_for(static_cast<std::size_t>(n_), threads, 4096, [&](std::size_t begin, std::size_t end) {
-    for (auto i = static_cast<Index>(begin); i < static_cast<Index>(end); ++i) {
+  split_rows(team_, n_, [&](Index first, Index rows) {
+    for (Index i = first; i < first + rows; ++i) {
       if (b == 1) {
         double s = 0.0;
         for (Index p = indptr_[i]; p < indptr_[i + 1]; ++p) s += data_[p] * X(indices_[p], 0);
@@ -19,6 +30,12 @@ void CsrOperator::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<E
         for (Index p = indptr_[i]; p < indptr_[i + 1]; ++p) Y.row(i) += data_[p] * X.row(indices_[p]);
       }
     }
+  });
+}
+
+void DenseOperator::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const {
+  split_rows(team_, A_.rows(), [&](Index first, Index rows) {
+    Y.middleRows(first, rows).noalias() = A_.middleRows(first, rows) * X;
   });
 }
 

@@ -41,6 +41,7 @@ def lanczos_csr(
 ) -> dict: ...
 def lanczos_dense(
     A: npt.NDArray[np.float64],
+    n_threads: int,
     v0: npt.NDArray[np.float64],
     k: int,
     largest: bool,
@@ -55,6 +56,7 @@ def lanczos_dense(
 def lanczos_callback(
     n: int,
     matmat: Callable[[npt.NDArray[np.float64]], npt.ArrayLike],
+    n_threads: int,
     v0: npt.NDArray[np.float64],
     k: int,
     largest: bool,

@@ -227,9 +227,11 @@ def _lanczos(operator, n, k, which, threshold, start, tol, maxiter, ncv, max_ran
             n, A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data, n_threads, **args
         )
     elif kind == "dense":
-        out = _core.lanczos_dense(A, **args)
+        out = _core.lanczos_dense(A, n_threads, **args)
     else:
-        out = _core.lanczos_callback(n, lambda X: np.asarray(A.matmat(X), dtype=np.float64), **args)
+        out = _core.lanczos_callback(
+            n, lambda X: np.asarray(A.matmat(X), dtype=np.float64), n_threads, **args
+        )
     info = {
         "method": "lanczos",
         "status": _STATUS[out["status"]],

@@ -13,6 +13,7 @@
 
 #include "kernlearn/operator.hpp"
 #include "kernlearn/parallel.hpp"
+#include "kernlearn/thread_team.hpp"
 #include "kernlearn/types.hpp"
 
 namespace kernlearn {
@@ -44,7 +45,8 @@ struct LanczosResult {
 // start: an n x b block, b >= 1; Lanczos starts from the sum of its columns. A warm start passes
 // the eigenvectors of an earlier, similar problem: their sum has no component along the unwanted
 // eigenvectors of that problem, which is what a single-vector Krylov method can exploit.
+// The basis products run on `team` (share it with the operator's).
 LanczosResult lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start,
-                      const LanczosOptions& options, const InterruptPoll& poll = {});
+                      const LanczosOptions& options, ThreadTeam& team, const InterruptPoll& poll = {});
 
 }  // namespace kernlearn

@@ -4,6 +4,7 @@
 #include <Eigen/Core>
 
 #include "kernlearn/graph.hpp"
+#include "kernlearn/thread_team.hpp"
 #include "kernlearn/types.hpp"
 
 namespace kernlearn {
@@ -16,12 +17,12 @@ class SymmetricOperator {
   virtual void apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const = 0;
 };
 
-// A CSR matrix, multiplied by row blocks on n_threads threads (rows are independent, so the
-// result does not depend on the thread count).
+// A CSR matrix, multiplied by row blocks on a thread team (rows are independent, so the result
+// does not depend on the team's size).
 class CsrOperator final : public SymmetricOperator {
  public:
-  CsrOperator(Index n, const Index* indptr, const Index* indices, const double* data, int n_threads)
-      : n_(n), indptr_(indptr), indices_(indices), data_(data), n_threads_(n_threads) {}
+  CsrOperator(Index n, const Index* indptr, const Index* indices, const double* data, ThreadTeam& team)
+      : n_(n), indptr_(indptr), indices_(indices), data_(data), team_(team) {}
   Index rows() const override { return n_; }
   void apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const override;
 
@@ -30,20 +31,20 @@ class CsrOperator final : public SymmetricOperator {
   const Index* indptr_;
   const Index* indices_;
   const double* data_;
-  int n_threads_;
+  ThreadTeam& team_;
 };
 
-// A dense row-major matrix (numpy's layout), multiplied with Eigen's GEMM.
+// A dense row-major matrix (numpy's layout), multiplied with Eigen's GEMM by row blocks on a
+// thread team.
 class DenseOperator final : public SymmetricOperator {
  public:
-  explicit DenseOperator(const MatrixRef& A) : A_(A) {}
+  DenseOperator(const MatrixRef& A, ThreadTeam& team) : A_(A), team_(team) {}
   Index rows() const override { return A_.rows(); }
-  void apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const override {
-    Y.noalias() = A_ * X;
-  }
+  void apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const override;
 
  private:
   MatrixRef A_;
+  ThreadTeam& team_;
 };
 
 }  // namespace kernlearn
