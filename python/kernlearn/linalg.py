@@ -72,7 +72,7 @@ def eigsh(
     maxiter : int, optional
         Maximum number of matrix-vector products (default 100 n).
     ncv : int, optional
-        Lanczos basis size, ``k < ncv <= n`` (default ``max(2k + 1, k + 20)``).
+        Lanczos basis size, ``k < ncv <= n`` (default ``k + max(20, 0.6 k)``).
     max_rank : int, optional
         Threshold mode: return at most this many eigenpairs (status "max_rank_reached" when more
         lie beyond the threshold).

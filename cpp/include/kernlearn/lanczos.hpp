@@ -24,7 +24,7 @@ struct LanczosOptions {
   bool threshold_mode = false;
   double threshold = 0.0;     // threshold mode: every eigenvalue > threshold (LA) / < (SA)
   Index max_rank = 0;         // threshold mode: at most this many pairs (0 = n)
-  Index ncv = 0;              // basis size, k < ncv <= n (0 = max(2k + 1, k + 20))
+  Index ncv = 0;              // basis size, k < ncv <= n (0 = k + max(20, 0.6 k))
   double tol = 1e-10;         // converged when residual <= tol * |A|_est (largest |Ritz value|)
   Index max_matvec = 0;       // 0 = 100 * n, effectively unlimited
   std::uint64_t seed = 0;     // for the vectors that replace a Krylov basis that became invariant
