@@ -90,3 +90,54 @@ def test_bad_alpha_and_factors(rng):
         ConstraintAccumulator([[0, 1]], 10, "triplet")
     with pytest.raises(TypeError, match="pairs must be integers"):
         ConstraintAccumulator([[0.5, 1]], 10)
+
+
+# -- from_labels -----------------------------------------------------------------------------
+
+import scipy.sparse.csgraph as csgraph  # noqa: E402
+
+from kernlearn.constraints import from_labels  # noqa: E402
+
+
+def must_link_components(pairs, labels, n):
+    keep = labels > 0
+    G = sp.coo_matrix((np.ones(keep.sum()), (pairs[keep, 0], pairs[keep, 1])), shape=(n, n))
+    return csgraph.connected_components(G, directed=False)[0]
+
+
+@pytest.mark.parametrize("ratio", [0.9, 0.7, 0.5])
+def test_from_labels_stops_at_the_component_ratio(ratio):
+    y = np.repeat(np.arange(3), 50)
+    pairs, labels = from_labels(y, component_ratio=ratio, random_state=0)
+    target = int(np.ceil(ratio * y.size))
+    assert must_link_components(pairs, labels, y.size) == target
+    # one pair fewer and the must-link graph had more components: the count is the smallest
+    assert must_link_components(pairs[:-1], labels[:-1], y.size) > target
+    np.testing.assert_array_equal(labels, np.where(y[pairs[:, 0]] == y[pairs[:, 1]], 1, -1))
+    assert np.all(pairs[:, 0] < pairs[:, 1]) and len({tuple(p) for p in pairs.tolist()}) == len(pairs)
+
+
+def test_from_labels_counts_partial_labels_and_determinism():
+    y = np.array([0, 1, -1, 0, 1, -1, 2])
+    pairs, labels = from_labels(y)  # every pair among the 5 labelled points
+    assert len(pairs) == 10 and not np.isin(pairs, [2, 5]).any()
+    a = from_labels(np.repeat([0, 1], 20), n_pairs=30, random_state=3)
+    b = from_labels(np.repeat([0, 1], 20), n_pairs=30, random_state=3)
+    assert len(a[0]) == 30
+    np.testing.assert_array_equal(a[0], b[0])
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        (dict(y=[0, 0, 1], n_pairs=2, component_ratio=0.5), "not both"),
+        (dict(y=[0, 1, 1], n_pairs=4), "exceeds"),
+        (dict(y=[0, 1, 1, 0], component_ratio=0.2), "cannot go below"),
+        (dict(y=[0, 1, 1], component_ratio=1.5), "component_ratio must be in"),
+        (dict(y=[0, -1, -1]), "at least 2 labelled"),
+        (dict(y=[[0, 1]]), "1-D"),
+    ],
+)
+def test_from_labels_bad_input(kwargs, error):
+    with pytest.raises(ValueError, match=error):
+        from_labels(**kwargs)

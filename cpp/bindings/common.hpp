@@ -48,5 +48,6 @@ py::array_t<T> to_numpy(std::vector<T>&& v) {
 void register_graph(py::module_& m);
 void register_eigensolver(py::module_& m);
 void register_constraints(py::module_& m);
+void register_npkl(py::module_& m);
 
 }  // namespace kernlearn::bindings

@@ -6,4 +6,5 @@ PYBIND11_MODULE(_core, m) {
   kernlearn::bindings::register_graph(m);
   kernlearn::bindings::register_eigensolver(m);
   kernlearn::bindings::register_constraints(m);
+  kernlearn::bindings::register_npkl(m);
 }

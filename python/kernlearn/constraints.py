@@ -8,13 +8,112 @@ solver on a CSR pattern computed once, and evaluates ``tr(T_p K)`` for a low-ran
 (the embeddings: ``tr(K T_p) = K_ii + K_jj - 2 K_ij``).
 """
 
+import numbers
+
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import check_random_state
 
 from . import _core
-from ._validation import check_choice, check_square_sparse, resolve_n_threads
+from ._validation import check_choice, check_int, check_square_sparse, resolve_n_threads
 
-__all__ = ["ConstraintAccumulator", "check_pairs"]
+__all__ = ["ConstraintAccumulator", "check_pairs", "from_labels"]
+
+
+def from_labels(y, n_pairs=None, component_ratio=None, random_state=None):
+    """Must-link / cannot-link pairs from class labels, as in the papers' experiments.
+
+    Random unordered pairs of distinct labelled points are drawn without replacement and
+    labelled by the truth (+1 same class, -1 different classes). Their number is either
+    ``n_pairs``, or the number at which the must-link graph (points joined by the drawn
+    must-links) first has at most ``ceil(component_ratio * n)`` connected components
+    (Xing et al. 2003; Hoi et al. 2007; SimpleNPKL uses 0.7). Each constraint is stored once;
+    the solvers read it at (i, j) and (j, i) (see :mod:`kernlearn.npkl`).
+
+    With partially labelled ``y`` (-1 marks an unlabelled point, scikit-learn's semi-supervised
+    convention) and neither count given, every pair among the labelled points is returned.
+
+    Parameters
+    ----------
+    y : array of shape (n,)
+        Integer class labels; -1 = unlabelled.
+    n_pairs : int, optional
+    component_ratio : float in (0, 1], optional
+        Default 0.7 when y is fully labelled and n_pairs is None.
+    random_state : int, RandomState or None
+
+    Returns
+    -------
+    pairs : int64 array of shape (m, 2), i < j
+    pair_labels : int64 array of shape (m,), +1 / -1
+    """
+    y = np.asarray(y)
+    if y.ndim != 1 or y.size < 2:
+        raise ValueError(f"y must be 1-D with at least 2 labels, got shape {y.shape}")
+    if y.dtype.kind not in "biu" and not (y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.round(y))):
+        raise TypeError(f"y must hold integer class labels, got dtype {y.dtype}")
+    y = y.astype(np.int64)
+    if n_pairs is not None and component_ratio is not None:
+        raise ValueError("give n_pairs or component_ratio, not both")
+    labelled = np.flatnonzero(y != -1)
+    if labelled.size < 2:
+        raise ValueError("y must have at least 2 labelled points (-1 marks unlabelled ones)")
+    n = y.size
+    if n_pairs is None and component_ratio is None:
+        if labelled.size < n:  # semi-supervised: every pair among the labelled points
+            i, j = np.triu_indices(labelled.size, k=1)
+            pairs = np.column_stack([labelled[i], labelled[j]])
+            return pairs, np.where(y[pairs[:, 0]] == y[pairs[:, 1]], 1, -1)
+        component_ratio = 0.7
+    rng = check_random_state(random_state)
+    total = labelled.size * (labelled.size - 1) // 2
+    if n_pairs is not None:
+        n_pairs = check_int(n_pairs, "n_pairs", low=1)
+        if n_pairs > total:
+            raise ValueError(f"n_pairs = {n_pairs} exceeds the {total} pairs of labelled points")
+        target = None
+    else:
+        if not isinstance(component_ratio, numbers.Real) or not 0 < component_ratio <= 1:
+            raise ValueError(f"component_ratio must be in (0, 1], got {component_ratio!r}")
+        target = int(np.ceil(component_ratio * n))
+        reachable = n - labelled.size + np.unique(y[labelled]).size
+        if target < reachable:
+            raise ValueError(
+                f"component_ratio = {component_ratio} asks for {target} components, but must-links "
+                f"within classes cannot go below {reachable}"
+            )
+    return _draw_pairs(y, labelled, n_pairs, target, rng)
+
+
+def _draw_pairs(y, labelled, n_pairs, target, rng):
+    """Draw distinct random pairs until n_pairs are drawn or the must-link graph has target
+    components (union-find over the must-links)."""
+    n, count = y.size, labelled.size
+    parent = np.arange(n)
+
+    def root(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    components, seen, pairs = n, set(), []
+    while (n_pairs is None and components > target) or (n_pairs is not None and len(pairs) < n_pairs):
+        a, b = labelled[rng.randint(count)], labelled[rng.randint(count)]
+        if a == b:
+            continue
+        a, b = min(a, b), max(a, b)
+        if (a, b) in seen:
+            continue
+        seen.add((a, b))
+        pairs.append((a, b))
+        if y[a] == y[b]:
+            ra, rb = root(a), root(b)
+            if ra != rb:
+                parent[ra] = rb
+                components -= 1
+    pairs = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    return pairs, np.where(y[pairs[:, 0]] == y[pairs[:, 1]], 1, -1).astype(np.int64)
 
 
 def check_pairs(pairs, n, pair_labels=None):

@@ -3,7 +3,7 @@
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["plot_embedding", "plot_graph"]
+__all__ = ["plot_convergence", "plot_embedding", "plot_graph"]
 
 
 def _pyplot():
@@ -67,6 +67,33 @@ def plot_embedding(embedding, labels=None, *, ax=None, title=None):
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 5))
     ax.scatter(embedding[:, 0], embedding[:, 1], c=labels, s=12, cmap="tab20")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def plot_convergence(history, *, ax=None, title=None):
+    """Dual objective J, primal objective P (left axis) and duality gap P - J (right axis, log
+    scale) per iteration, from an estimator's ``history_``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    plt = _pyplot()
+    for key in ("dual", "primal", "gap"):
+        if key not in history:
+            raise ValueError(f"history needs a {key!r} entry")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4))
+    steps = np.arange(len(history["dual"]))
+    ax.plot(steps, history["dual"], label="dual J")
+    ax.plot(steps, history["primal"], label="primal P")
+    ax.set_xlabel("iteration")
+    gap_ax = ax.twinx()
+    gap_ax.semilogy(steps, np.maximum(np.asarray(history["gap"], dtype=float), 1e-300), color="tab:red", label="gap")
+    gap_ax.set_ylabel("gap P - J")
+    ax.legend(loc="center right")
     if title:
         ax.set_title(title)
     return ax

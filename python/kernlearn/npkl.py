@@ -1,0 +1,294 @@
+"""SimpleNPKL: non-parametric kernel learning from pairwise constraints (Zhuang, Tsang & Hoi,
+JMLR 12, 2011), solved in C++ on the Lanczos core.
+
+The kernel maximises alignment with must-link (+1) / cannot-link (-1) pairs while staying smooth
+on a kNN graph of the data (normalised Laplacian L)::
+
+    min_K  tr(L K) + C * sum over pairs of loss(t_ij K_ij)   s.t.  K psd,  tr K^p <= B
+                                                             (or + (G/p) tr K^p: penalty form)
+
+Convention. The paper's sums over "(i, j) in S u D" run over *ordered* pairs (A must be
+symmetric), so each unordered constraint counts twice: the constraint matrix is the symmetric T
+of eq. (7), the linear-loss matrix is ``A = C T - L``, the saddle-point matrix is
+``A(alpha) = (alpha o T) - L`` with one alpha per constraint (alpha_ij = alpha_ji), and for
+p = 2 the dual is ``J(alpha) = -sqrt(B) |A_+|_F + 2 sum alpha - sum alpha^2 / C`` (squared hinge
+and square loss; hinge: no quadratic term and 0 <= alpha <= C) with gradient
+``2 (1 - t_p K_ij - alpha_p / C)`` per constraint. Counting each constraint once is the same
+model with C / 2.
+
+Algorithm. Linear loss: one eigendecomposition, K in closed form (Proposition 1; Proposition 2
+for the penalty G). Other losses: Algorithm 1, projected gradient ascent on J, every iteration
+in C++: the constraint values are re-accumulated on a CSR pattern fixed once, A's positive part
+comes from thick-restart Lanczos in threshold mode warm-started from the previous eigenvectors,
+tr(T_p K) costs O(m r). The step is 1 / L_t with the local Lipschitz constant
+``L_t = 2 (1/G_t + 1/C)`` (G_t = |A_+|_F / sqrt(B) makes K = A_+ / G_t; each pair moves a
+distinct entry of A, so Lemma 5's factor m is not needed, and Proposition 6's eta is an inverse
+step), and a backtracking test keeps J increasing. The iteration stops when the duality gap
+``P(K_t) - J(alpha_t)``, a certificate since K_t is feasible, is below ``tol`` relative to P.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from . import _core
+from ._validation import check_choice, check_data, check_int, resolve_n_threads
+from .constraints import check_pairs, from_labels
+from .graph import knn_graph, laplacian
+from .linalg import DENSE_FRACTION, DENSE_MAX_N, estimate_count_beyond
+
+__all__ = ["SimpleNPKL"]
+
+LOSSES = ("linear", "squared_hinge", "hinge", "square")
+
+
+class SimpleNPKL(BaseEstimator):
+    """Non-parametric kernel learning from pairwise constraints (transductive).
+
+    Parameters
+    ----------
+    loss : {"linear", "squared_hinge", "hinge", "square"}, default "squared_hinge"
+    p : float >= 1, default 2
+        The capacity regulariser tr K^p. p = 1 is supported with the linear loss only.
+    B : float > 0, optional
+        Trace bound tr K^p <= B (Proposition 1). Default 1 unless G is given.
+    G : float > 0, optional
+        Penalty (G/p) tr K^p instead of the bound (Proposition 2). Give B or G, not both.
+    C : float > 0, default 0.1
+        Loss weight (each constraint counted twice, see the module docstring).
+    n_neighbors : int, default 5
+    graph : {"mutual", "symmetric"}, default "mutual"
+        kNN graph: an edge when both (mutual: the paper's "among each other's k nearest
+        neighbours") or either point is among the other's neighbours.
+    rank : "auto" or int
+        "auto": every positive eigenpair of A (exact). An int r: the r largest only, the
+        paper's practice; tr K^2 <= B is not a linear constraint, so Proposition 4 does not
+        bound the rank and r is an approximation.
+    eigen_solver : {"auto", "lanczos", "dense"}
+        "auto": dense LAPACK-class solver for n <= %(DENSE_MAX_N)d or when the estimated
+        positive rank exceeds %(DENSE_FRACTION)g n (kernel polynomial estimate), else Lanczos.
+    max_iter : int, default 200
+    tol : float, default 1e-4
+        Relative duality gap at which the saddle-point iteration stops.
+    step : "auto" or float
+        "auto": 1 / local Lipschitz constant with backtracking; a float: a fixed step.
+    active_constraints : int, optional
+        Section 5.3: fit once, pick this many points with the smallest normalised margin
+        ``|sum_j T_ij K_ij| / l_i``, and refit on every constraint touching them.
+    random_state : int, RandomState or None
+        Start vector of the eigensolver and, with ``y``, the drawn pairs.
+    n_jobs : int, optional
+    verbose : int, default 0
+    callback : callable, optional
+        Called after each iteration with a dict (iteration, dual, primal, gap, matvecs, rank);
+        returning True stops the fit.
+
+    Attributes
+    ----------
+    eigenvalues_, eigenvectors_ : the kernel is ``V diag(lam) V'`` (never stored dense)
+    embedding_ : ``V sqrt(lam)``, n x rank
+    dual_coef_ : alpha, one per pair
+    pairs_, pair_labels_ : the constraints used
+    n_iter_, converged_ : iterations and whether the gap met tol
+    history_ : dict of arrays per iteration: dual, primal, gap, step, matvecs, rank
+    eigen_solver_ : the solver used
+    """
+
+    def __init__(
+        self,
+        loss="squared_hinge",
+        *,
+        p=2.0,
+        B=None,
+        G=None,
+        C=0.1,
+        n_neighbors=5,
+        graph="mutual",
+        rank="auto",
+        eigen_solver="auto",
+        max_iter=200,
+        tol=1e-4,
+        step="auto",
+        active_constraints=None,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+        callback=None,
+    ):
+        self.loss = loss
+        self.p = p
+        self.B = B
+        self.G = G
+        self.C = C
+        self.n_neighbors = n_neighbors
+        self.graph = graph
+        self.rank = rank
+        self.eigen_solver = eigen_solver
+        self.max_iter = max_iter
+        self.tol = tol
+        self.step = step
+        self.active_constraints = active_constraints
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.callback = callback
+
+    def fit(self, X, y=None, *, pairs=None, pair_labels=None):
+        """Learn the kernel of the points X from ``pairs`` + ``pair_labels`` (+1 must-link,
+        -1 cannot-link), or from labels ``y`` (-1 = unlabelled) through
+        :func:`kernlearn.constraints.from_labels`."""
+        X = check_data(X, "X", min_samples=2)
+        n = X.shape[0]
+        self._check_params(n)
+        rng = check_random_state(self.random_state)
+        if pairs is None:
+            if y is None:
+                raise ValueError("fit needs pairs (with pair_labels) or labels y")
+            pairs, pair_labels = from_labels(y, random_state=rng)
+        elif y is not None:
+            raise ValueError("give either y or pairs, not both")
+        if pair_labels is None:
+            raise ValueError("pair_labels is required with pairs (+1 must-link, -1 cannot-link)")
+        pairs, labels = check_pairs(pairs, n, pair_labels)
+        if np.all(labels > 0):
+            warnings.warn(
+                "only must-link pairs: nothing pushes classes apart, so the learned kernel tends to "
+                "merge clusters; add cannot-link pairs",
+                UserWarning,
+                stacklevel=2,
+            )
+        L = laplacian(knn_graph(X, self.n_neighbors, mode=self.graph, n_jobs=self.n_jobs), "normalized")
+        seed = int(rng.randint(np.iinfo(np.int32).max))
+        out = self._solve(L, pairs, labels, seed)
+        if self.active_constraints is not None:
+            keep = self._active_pairs(pairs, labels, out)
+            pairs, labels = pairs[keep], labels[keep]
+            out = self._solve(L, pairs, labels, seed)
+        self._store(out, pairs, labels)
+        if not self.converged_:
+            warnings.warn(
+                f"SimpleNPKL stopped after {self.n_iter_} iterations with relative duality gap "
+                f"{self.history_['gap'][-1] / max(abs(self.history_['primal'][-1]), 1e-300):.2e} > tol = {self.tol}",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def kernel(self, dense=False):
+        """The learned kernel: the factor ``embedding_`` (K = F F'), or the n x n matrix."""
+        check_is_fitted(self, "eigenvectors_")
+        if dense:
+            return (self.eigenvectors_ * self.eigenvalues_) @ self.eigenvectors_.T
+        return self.embedding_
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _check_params(self, n):
+        check_choice(self.loss, "loss", LOSSES)
+        check_choice(self.graph, "graph", ("mutual", "symmetric"))
+        check_choice(self.eigen_solver, "eigen_solver", ("auto", "lanczos", "dense"))
+        _positive(self.p, "p", low=1.0)
+        _positive(self.C, "C")
+        if self.B is not None and self.G is not None:
+            raise ValueError("give the trace bound B or the penalty G, not both")
+        if self.B is not None:
+            _positive(self.B, "B")
+        if self.G is not None:
+            _positive(self.G, "G")
+            if self.p == 1:
+                raise ValueError("p = 1 needs the trace bound B (with the penalty G, K is 0 or unbounded)")
+        if self.p == 1 and self.loss != "linear":
+            raise ValueError("p = 1 is supported with loss='linear' only (the dual is not differentiable)")
+        check_int(self.n_neighbors, "n_neighbors", low=1, high=n)
+        if not (isinstance(self.rank, str) and self.rank == "auto"):
+            check_int(self.rank, "rank", low=1, high=n)
+        check_int(self.max_iter, "max_iter", low=0)
+        _positive(self.tol, "tol")
+        if not (isinstance(self.step, str) and self.step == "auto"):
+            _positive(self.step, "step")
+        if self.active_constraints is not None:
+            check_int(self.active_constraints, "active_constraints", low=1, high=n + 1)
+        if self.callback is not None and not callable(self.callback):
+            raise TypeError("callback must be callable")
+
+    def _choose_solver(self, L, pairs, labels, rank):
+        if self.eigen_solver != "auto":
+            return self.eigen_solver
+        n = L.shape[0]
+        if n <= DENSE_MAX_N:
+            return "dense"
+        if rank > 0:
+            return "lanczos"
+        # The rank of A_+ at the first iterate (alpha = C): estimated, then compared with the
+        # crossover measured for Lanczos against dense (kernlearn.linalg).
+        T = sp.coo_matrix((np.r_[labels, labels] * self.C, (np.r_[pairs[:, 0], pairs[:, 1]], np.r_[pairs[:, 1], pairs[:, 0]])), shape=(n, n))
+        estimate = estimate_count_beyond((T - L).tocsr(), 0.0, random_state=0)
+        return "dense" if estimate > DENSE_FRACTION * n else "lanczos"
+
+    def _solve(self, L, pairs, labels, seed):
+        rank = 0 if isinstance(self.rank, str) else int(self.rank)
+        solver = self._choose_solver(L, pairs, labels, rank)
+        self.eigen_solver_ = solver
+        callback = self._monitor()
+        return _core.simple_npkl(
+            L.shape[0], L.indptr.astype(np.int64), L.indices.astype(np.int64), L.data,
+            pairs, labels, self.loss, float(self.p), self.G is not None,
+            float(1.0 if self.B is None else self.B), float(self.G or 1.0), float(self.C), rank,
+            solver == "dense", int(self.max_iter), float(self.tol),
+            0.0 if isinstance(self.step, str) else float(self.step), 1e-10, True, seed,
+            resolve_n_threads(self.n_jobs), callback,
+        )
+
+    def _monitor(self):
+        if not self.verbose and self.callback is None:
+            return None
+
+        def monitor(info):
+            if self.verbose:
+                print(f"[SimpleNPKL] iter {info['iteration']:4d}  J {info['dual']:.6e}  "
+                      f"P {info['primal']:.6e}  gap {info['gap']:.2e}  rank {info['rank']}  "
+                      f"matvecs {info['matvecs']}", flush=True)
+            return bool(self.callback(info)) if self.callback is not None else False
+
+        return monitor
+
+    def _active_pairs(self, pairs, labels, out):
+        """Section 5.3: the constraints of the points with the smallest |margin| / l_i."""
+        V, lam = out["eigenvectors"], out["eigenvalues"]
+        Kij = np.einsum("pr,pr,r->p", V[pairs[:, 0]], V[pairs[:, 1]], lam)
+        n = V.shape[0]
+        ends = np.r_[pairs[:, 0], pairs[:, 1]]
+        margin = np.bincount(ends, np.r_[labels * Kij, labels * Kij], minlength=n)
+        count = np.bincount(ends, minlength=n)
+        touched = np.flatnonzero(count > 0)
+        score = np.abs(margin[touched]) / count[touched]
+        chosen = touched[np.argsort(score, kind="stable")[: self.active_constraints]]
+        mask = np.zeros(n, dtype=bool)
+        mask[chosen] = True
+        return mask[pairs[:, 0]] | mask[pairs[:, 1]]
+
+    def _store(self, out, pairs, labels):
+        self.eigenvalues_ = np.asarray(out["eigenvalues"])
+        self.eigenvectors_ = np.asarray(out["eigenvectors"])
+        self.embedding_ = self.eigenvectors_ * np.sqrt(self.eigenvalues_)
+        self.dual_coef_ = np.asarray(out["alpha"])
+        self.pairs_, self.pair_labels_ = pairs, labels.astype(np.int64)
+        self.n_iter_ = int(out["n_iter"])
+        self.converged_ = bool(out["converged"])
+        self.history_ = {key: np.asarray(out[key]) for key in ("dual", "primal", "gap", "step", "matvecs", "rank")}
+
+
+def _positive(value, name, low=None):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    if not np.isfinite(value) or (value < low if low is not None else value <= 0):
+        raise ValueError(f"{name} must be {'>= ' + str(low) if low is not None else '> 0'}, got {value!r}")
+
+
+SimpleNPKL.__doc__ = SimpleNPKL.__doc__ % {"DENSE_MAX_N": DENSE_MAX_N, "DENSE_FRACTION": DENSE_FRACTION}

@@ -1,0 +1,248 @@
+"""SimpleNPKL against cvxpy (Clarabel) on small problems, and its optimality certificates."""
+
+import cvxpy as cp
+import numpy as np
+import pytest
+import scipy.linalg
+from sklearn.exceptions import ConvergenceWarning
+
+from kernlearn.constraints import from_labels
+from kernlearn.graph import knn_graph, laplacian
+from kernlearn.npkl import SimpleNPKL
+
+
+def problem(n=30, seed=0, graph="mutual", n_pairs=25):
+    """Points in three blobs, pairs from their labels, and the Laplacian SimpleNPKL builds."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(3), n // 3 + 1)[:n]
+    X = rng.standard_normal((n, 2)) + 3.0 * np.c_[np.cos(2 * y), np.sin(2 * y)]
+    pairs, labels = from_labels(y, n_pairs=n_pairs, random_state=seed)
+    L = laplacian(knn_graph(X, 3, mode=graph), "normalized").toarray()
+    return X, y, pairs, labels, L
+
+
+def entries(K, pairs):
+    return K[pairs[:, 0], pairs[:, 1]]
+
+
+def cvxpy_optimum(L, pairs, labels, loss, C, B=1.0, p=2.0):
+    """The primal (each constraint counted twice) solved as an SDP by Clarabel."""
+    n = L.shape[0]
+    K = cp.Variable((n, n), PSD=True)
+    tk = cp.multiply(labels, K[pairs[:, 0], pairs[:, 1]])
+    fit = cp.trace(L @ K)
+    if loss == "linear":
+        fit = fit - 2 * C * cp.sum(tk)
+    elif loss == "squared_hinge":
+        fit = fit + C * cp.sum_squares(cp.pos(1 - tk))
+    elif loss == "square":
+        fit = fit + C * cp.sum_squares(1 - tk)
+    else:
+        fit = fit + 2 * C * cp.sum(cp.pos(1 - tk))
+    bound = cp.trace(K) <= B if p == 1 else cp.norm(K, "fro") <= np.sqrt(B)
+    value = cp.Problem(cp.Minimize(fit), [bound]).solve(solver=cp.CLARABEL, tol_gap_rel=1e-10, tol_gap_abs=1e-10, tol_feas=1e-10)
+    return value
+
+
+def primal(model, L, pairs, labels, loss, C):
+    K = model.kernel(dense=True)
+    tk = labels * entries(K, pairs)
+    value = np.trace(L @ K)
+    if loss == "linear":
+        return value - 2 * C * tk.sum()
+    if loss == "squared_hinge":
+        return value + C * np.sum(np.maximum(0, 1 - tk) ** 2)
+    if loss == "square":
+        return value + C * np.sum((1 - tk) ** 2)
+    return value + 2 * C * np.sum(np.maximum(0, 1 - tk))
+
+
+@pytest.mark.parametrize("graph", ["mutual", "symmetric"])
+@pytest.mark.parametrize("p", [1.0, 2.0])
+def test_linear_loss_closed_form_matches_the_sdp(graph, p):
+    X, y, pairs, labels, L = problem(graph=graph)
+    model = SimpleNPKL("linear", C=0.5, B=2.0, p=p, n_neighbors=3, graph=graph).fit(X, pairs=pairs, pair_labels=labels)
+    ours = primal(model, L, pairs, labels, "linear", 0.5)
+    reference = cvxpy_optimum(L, pairs, labels, "linear", 0.5, B=2.0, p=p)
+    assert abs(ours - reference) <= 1e-6 * abs(reference)
+    # the bound is active and the reported history agrees with the dense recomputation
+    K = model.kernel(dense=True)
+    assert np.isclose(np.trace(K) if p == 1 else np.sum(K * K), 2.0, rtol=1e-8)
+    assert np.isclose(model.history_["primal"][-1], ours, rtol=1e-8)
+
+
+def test_mutual_graph_has_isolated_points_here():
+    *_, L = problem(graph="mutual")
+    assert np.any(np.diag(L) == 0)  # the mutual-graph case the Laplacian convention is about
+
+
+def test_p3_closed_form_is_hoelder_optimal():
+    X, y, pairs, labels, L = problem()
+    model = SimpleNPKL("linear", C=0.5, B=1.5, p=3.0, n_neighbors=3).fit(X, pairs=pairs, pair_labels=labels)
+    n = L.shape[0]
+    T = np.zeros((n, n))
+    T[pairs[:, 0], pairs[:, 1]] = T[pairs[:, 1], pairs[:, 0]] = labels
+    A = 0.5 * T - L
+    sigma = scipy.linalg.eigvalsh(A)
+    best = 1.5 ** (1 / 3) * np.sum(np.clip(sigma, 0, None) ** 1.5) ** (1 / 1.5)
+    K = model.kernel(dense=True)
+    assert np.isclose(np.sum(K * A), best, rtol=1e-8)
+    assert np.isclose(np.sum(scipy.linalg.eigvalsh(K) ** 3), 1.5, rtol=1e-8)
+    rng = np.random.default_rng(1)
+    for _ in range(20):  # no random feasible kernel does better
+        F = rng.standard_normal((n, 4))
+        R = F @ F.T
+        R *= (1.5 / np.sum(scipy.linalg.eigvalsh(R) ** 3)) ** (1 / 3)
+        assert np.sum(R * A) <= best + 1e-12
+
+
+def test_bound_and_penalty_forms_agree():
+    X, y, pairs, labels, L = problem()
+    bound = SimpleNPKL("linear", C=0.5, B=2.0, n_neighbors=3).fit(X, pairs=pairs, pair_labels=labels)
+    # Proposition 2 with G = (tr A_+^q / B)^((p - 1) / p), p = q = 2: G = |A_+|_F / sqrt(B)
+    n = L.shape[0]
+    T = np.zeros((n, n))
+    T[pairs[:, 0], pairs[:, 1]] = T[pairs[:, 1], pairs[:, 0]] = labels
+    sigma = scipy.linalg.eigvalsh(0.5 * T - L)
+    G = np.sqrt(np.sum(np.clip(sigma, 0, None) ** 2) / 2.0)
+    penalty = SimpleNPKL("linear", C=0.5, G=G, n_neighbors=3).fit(X, pairs=pairs, pair_labels=labels)
+    np.testing.assert_allclose(penalty.kernel(dense=True), bound.kernel(dense=True), atol=1e-10)
+
+
+@pytest.mark.parametrize("loss", ["squared_hinge", "hinge", "square"])
+def test_saddle_point_matches_the_sdp_and_certifies_its_gap(loss):
+    X, y, pairs, labels, L = problem()
+    model = SimpleNPKL(loss, C=0.3, B=1.0, n_neighbors=3, tol=1e-7, max_iter=5000).fit(X, pairs=pairs, pair_labels=labels)
+    assert model.converged_
+    h = model.history_
+    assert h["gap"][-1] <= 1e-7 * h["primal"][-1]
+    ours = primal(model, L, pairs, labels, loss, 0.3)
+    reference = cvxpy_optimum(L, pairs, labels, loss, 0.3)
+    assert abs(ours - reference) <= 1e-4 * abs(reference)
+    assert ours >= reference - 1e-6 * abs(reference)  # K is feasible: never below the optimum
+    assert np.all(np.diff(h["dual"]) >= -1e-10 * np.abs(h["dual"][:-1]))  # J never decreases
+    if loss == "hinge":
+        assert np.all((model.dual_coef_ >= 0) & (model.dual_coef_ <= 0.3))
+    elif loss == "squared_hinge":
+        assert np.all(model.dual_coef_ >= 0)
+
+
+def test_lanczos_equals_dense():
+    X, y, pairs, labels, L = problem(n=60, n_pairs=60)
+    kw = dict(C=0.3, B=6.0, n_neighbors=3, tol=1e-9, max_iter=5000)
+    dense = SimpleNPKL(eigen_solver="dense", **kw).fit(X, pairs=pairs, pair_labels=labels)
+    lanczos = SimpleNPKL(eigen_solver="lanczos", random_state=0, **kw).fit(X, pairs=pairs, pair_labels=labels)
+    assert dense.n_iter_ > 5  # a real saddle-point run, not the first iterate
+    np.testing.assert_allclose(lanczos.kernel(dense=True), dense.kernel(dense=True), atol=1e-6)
+    np.testing.assert_allclose(lanczos.dual_coef_, dense.dual_coef_, atol=1e-5)
+
+
+def test_warm_start_saves_matvecs():
+    X, y, pairs, labels, L = problem(n=600, n_pairs=400)
+    model = SimpleNPKL(C=0.1, B=60.0, n_neighbors=5, eigen_solver="lanczos", random_state=0, tol=1e-6).fit(
+        X, pairs=pairs, pair_labels=labels
+    )
+    matvecs = model.history_["matvecs"]
+    assert model.n_iter_ >= 5
+    assert matvecs[1:].mean() < 0.8 * matvecs[0]
+
+
+def test_truncated_rank_is_the_top_r():
+    X, y, pairs, labels, L = problem(n=60, n_pairs=60)
+    full = SimpleNPKL("linear", C=0.3, n_neighbors=3).fit(X, pairs=pairs, pair_labels=labels)
+    top = SimpleNPKL("linear", C=0.3, n_neighbors=3, rank=2).fit(X, pairs=pairs, pair_labels=labels)
+    assert top.eigenvalues_.size == 2 < full.eigenvalues_.size
+    ratio = top.eigenvalues_ / full.eigenvalues_[:2]
+    np.testing.assert_allclose(ratio, ratio[0], rtol=1e-8)  # same directions, rescaled to the bound
+    np.testing.assert_allclose(np.abs(top.eigenvectors_.T @ full.eigenvectors_[:, :2]), np.eye(2), atol=1e-6)
+
+
+def test_active_constraints_keep_exactly_the_selected_points_pairs():
+    X, y, pairs, labels, L = problem(n=60, n_pairs=60)
+    model = SimpleNPKL("linear", C=0.3, n_neighbors=3, active_constraints=5).fit(X, pairs=pairs, pair_labels=labels)
+    kept = {tuple(p) for p in model.pairs_.tolist()}
+    ends = np.unique(model.pairs_)
+    counts = {i: sum(i in p for p in kept) for i in ends}
+    all_pairs = {tuple(p) for p in pairs.tolist()}
+    assert kept <= all_pairs
+    # every kept pair touches a selected point, and every pair of a selected point is kept
+    selected = {i for i in ends if counts[i] == sum(i in p for p in all_pairs)}
+    assert all(a in selected or b in selected for a, b in kept)
+    assert len(selected) >= 5
+
+
+def test_kernel_outputs_and_determinism():
+    X, y, pairs, labels, L = problem()
+    a = SimpleNPKL(C=0.3, n_neighbors=3, random_state=0, eigen_solver="lanczos").fit(X, pairs=pairs, pair_labels=labels)
+    b = SimpleNPKL(C=0.3, n_neighbors=3, random_state=0, eigen_solver="lanczos").fit(X, pairs=pairs, pair_labels=labels)
+    np.testing.assert_array_equal(a.eigenvectors_, b.eigenvectors_)
+    F = a.kernel()
+    np.testing.assert_allclose(F @ F.T, a.kernel(dense=True), atol=1e-12)
+    assert a.embedding_.shape == (30, a.eigenvalues_.size)
+
+
+def test_fit_from_labels_and_callback_stop():
+    X, y, *_ = problem()
+    seen = []
+    model = SimpleNPKL(C=0.3, B=6.0, tol=1e-10, n_neighbors=3, random_state=0, callback=lambda info: seen.append(info) or len(seen) == 3)
+    with pytest.warns(ConvergenceWarning):
+        model.fit(X, y)
+    assert len(seen) == 3 and model.n_iter_ == 2
+    assert set(seen[0]) == {"iteration", "dual", "primal", "gap", "matvecs", "rank"}
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        (dict(B=0.0), "B must be > 0"),
+        (dict(G=-1.0), "G must be > 0"),
+        (dict(B=1.0, G=1.0), "not both"),
+        (dict(p=0.5), "p must be >= 1"),
+        (dict(p=1.0), "p = 1 is supported with loss='linear'"),
+        (dict(C=0.0), "C must be > 0"),
+        (dict(n_neighbors=30), "n_neighbors must be < 30"),
+        (dict(loss="log"), "loss must be one of"),
+        (dict(rank=0), "rank must be >= 1"),
+        (dict(eigen_solver="arpack"), "eigen_solver must be one of"),
+    ],
+)
+def test_bad_parameters(params, message):
+    X, y, pairs, labels, L = problem()
+    with pytest.raises(ValueError, match=message):
+        SimpleNPKL(**params).fit(X, pairs=pairs, pair_labels=labels)
+
+
+def test_bad_data_and_pairs():
+    X, y, pairs, labels, L = problem()
+    model = SimpleNPKL(n_neighbors=3)
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="X contains NaN"):
+        model.fit(bad, pairs=pairs, pair_labels=labels)
+    with pytest.raises(ValueError, match="out of range"):
+        model.fit(X, pairs=np.r_[pairs, [[0, 30]]], pair_labels=np.r_[labels, 1])
+    with pytest.raises(ValueError, match="with itself"):
+        model.fit(X, pairs=np.r_[pairs, [[4, 4]]], pair_labels=np.r_[labels, 1])
+    dup = np.r_[pairs, pairs[:1, ::-1]]
+    with pytest.raises(ValueError, match="duplicated"):
+        model.fit(X, pairs=dup, pair_labels=np.r_[labels, labels[:1]])
+    with pytest.raises(ValueError, match="contradictory"):
+        model.fit(X, pairs=dup, pair_labels=np.r_[labels, -labels[:1]])
+    with pytest.raises(ValueError, match="pairs is empty"):
+        model.fit(X, pairs=np.zeros((0, 2), int), pair_labels=np.zeros(0))
+    with pytest.raises(ValueError, match="pair_labels is required"):
+        model.fit(X, pairs=pairs)
+    with pytest.raises(ValueError, match="or labels y"):
+        model.fit(X)
+    with pytest.warns(UserWarning, match="only must-link"):
+        keep = labels > 0
+        SimpleNPKL("linear", n_neighbors=3).fit(X, pairs=pairs[keep], pair_labels=labels[keep])
+
+
+def test_inputs_are_not_modified():
+    X, y, pairs, labels, L = problem()
+    copies = [a.copy() for a in (X, pairs, labels)]
+    with pytest.warns(ConvergenceWarning):
+        SimpleNPKL(n_neighbors=3, max_iter=5, tol=1e-14).fit(X, pairs=pairs, pair_labels=labels)
+    for a, b in zip((X, pairs, labels), copies):
+        np.testing.assert_array_equal(a, b)
