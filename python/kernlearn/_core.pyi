@@ -87,3 +87,28 @@ class ConstraintAccumulator:
     def inner(
         self, V: npt.NDArray[np.float64], lam: npt.NDArray[np.float64], n_threads: int
     ) -> npt.NDArray[np.float64]: ...
+
+def simple_npkl(
+    n: int,
+    indptr: npt.NDArray[np.int64],
+    indices: npt.NDArray[np.int64],
+    data: npt.NDArray[np.float64],
+    pairs: npt.NDArray[np.int64],
+    labels: npt.NDArray[np.float64],
+    loss: str,
+    p: float,
+    penalty: bool,
+    B: float,
+    G: float,
+    C: float,
+    rank: int,
+    dense: bool,
+    max_iter: int,
+    tol: float,
+    step: float,
+    eig_tol: float,
+    warm_start: bool,
+    seed: int,
+    n_threads: int,
+    callback: Callable[[dict], bool] | None,
+) -> dict: ...

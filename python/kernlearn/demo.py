@@ -210,6 +210,7 @@ def npkl_plot(out_dir, fitted):
 
 def run_demo(out_dir=".", n_neighbors=10, n_jobs=None, plot=True, stream=print):
     """Run every demo section, printing as it goes."""
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
     no_matplotlib = '(matplotlib not installed: pip install "kernlearn[plot]" for the plots)'
     stream(f"kNN graphs (k = {n_neighbors}) of the bundled data sets, standardized features")
     stream(format_table(knn_graph_section(n_neighbors, n_jobs)))
