@@ -13,7 +13,6 @@ max_i |A v_i - lambda_i v_i| / |A|_2-estimate.
 import argparse
 import datetime
 import platform
-import statistics
 import time
 from pathlib import Path
 
@@ -27,6 +26,8 @@ from threadpoolctl import threadpool_limits
 import kernlearn
 from kernlearn.graph import knn_graph, laplacian
 from kernlearn.linalg import eigsh
+
+from tables import row, run_sections, timed  # bench/tables.py
 
 TOL = 1e-10
 
@@ -51,13 +52,6 @@ def residual(A, values, vectors):
     return float(np.max(np.linalg.norm(A @ vectors - vectors * values, axis=0)) / norm)
 
 
-def timed(fn, repeats):
-    times, out = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), out
 
 
 def counting(A):
@@ -81,9 +75,6 @@ def lobpcg(A, op, k, seed=0):
     return spla.lobpcg(op, X, largest=True, tol=TOL * spla.norm(A, 1), maxiter=2000)
 
 
-def row(table, **cells):
-    table.append(cells)
-    print(" | ".join(f"{k}={v}" for k, v in cells.items()), flush=True)
 
 
 def section_top(args, table):
@@ -177,13 +168,6 @@ def section_threshold(args, table):
             row(table, **cells)
 
 
-def to_markdown(table):
-    if not table:
-        return ""
-    keys = list(dict.fromkeys(k for r in table for k in r))
-    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
-    lines += ["| " + " | ".join(str(r.get(k, "")) for k in keys) + " |" for r in table]
-    return "\n".join(lines)
 
 
 def main():
@@ -200,15 +184,9 @@ def main():
     args = parser.parse_args()
     header = (f"# eigensolver benchmark, {datetime.date.today()}, {platform.processor() or platform.machine()}, "
               f"kernlearn {kernlearn.__version__}, numpy {np.__version__}, scipy {scipy.__version__}, tol {TOL}")
-    print(header)
-    report = [header]
-    for name in args.sections:
-        table = []
-        print(f"\n## {name}")
-        globals()[f"section_{name}"](args, table)
-        report += [f"\n## {name}\n", to_markdown(table)]
-    if args.out:
-        args.out.write_text("\n".join(report) + "\n")
+    sections = {"top": section_top, "sequence": section_sequence, "crossover": section_crossover,
+                "threshold": section_threshold}
+    run_sections(args, header, sections)
 
 
 if __name__ == "__main__":
