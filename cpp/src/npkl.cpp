@@ -1,6 +1,5 @@
 #include "kernlearn/npkl.hpp"
 
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -9,6 +8,7 @@
 #include <string>
 
 #include "kernlearn/constraints.hpp"
+#include "kernlearn/dense_eigen.hpp"
 #include "kernlearn/lanczos.hpp"
 #include "kernlearn/operator.hpp"
 
@@ -186,10 +186,8 @@ class SimpleNpkl {
       const auto& indices = acc_.indices();
       for (Index i = 0; i < n_; ++i)
         for (Index q = indptr[i]; q < indptr[i + 1]; ++q) D(i, indices[q]) = data_[q];
-      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(D);
-      if (eig.info() != Eigen::Success) throw std::runtime_error("dense eigensolver failed");
-      values = eig.eigenvalues().reverse();
-      vectors = eig.eigenvectors().rowwise().reverse();
+      // p = 1 needs the top eigenvalue and its copies: all pairs above the level, then trimmed.
+      dense_eigenpairs_above(D, zero, opt_.p == 1.0 ? 0 : opt_.rank, opt_.syevr, values, vectors);
     } else {
       LanczosOptions lo;
       lo.tol = opt_.eig_tol;
