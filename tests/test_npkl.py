@@ -204,6 +204,7 @@ def test_fit_from_labels_and_callback_stop():
         (dict(loss="log"), "loss must be one of"),
         (dict(rank=0), "rank must be >= 1"),
         (dict(eigen_solver="arpack"), "eigen_solver must be one of"),
+        (dict(basis=30), "basis must be < 30"),
     ],
 )
 def test_bad_parameters(params, message):
@@ -246,3 +247,40 @@ def test_inputs_are_not_modified():
         SimpleNPKL(n_neighbors=3, max_iter=5, tol=1e-14).fit(X, pairs=pairs, pair_labels=labels)
     for a, b in zip((X, pairs, labels), copies):
         np.testing.assert_array_equal(a, b)
+
+
+def checked_basis(model, L, r):
+    """The model's U: orthonormal, spanning eigenvectors of L's r smallest eigenvalues."""
+    U = model.basis_
+    np.testing.assert_allclose(U.T @ U, np.eye(r), atol=1e-10)
+    smallest = scipy.linalg.eigvalsh(L)[:r]
+    np.testing.assert_allclose(np.sort(np.linalg.eigvalsh(U.T @ L @ U)), smallest, atol=1e-8)
+    return U
+
+
+def test_fixed_basis_linear_loss_is_the_projected_closed_form():
+    X, y, pairs, labels, L = problem(n=60, n_pairs=60)
+    model = SimpleNPKL("linear", C=0.3, B=2.0, n_neighbors=3, basis=8).fit(X, pairs=pairs, pair_labels=labels)
+    assert model.eigen_solver_ == "basis"
+    U = checked_basis(model, L, 8)
+    n = L.shape[0]
+    T = np.zeros((n, n))
+    T[pairs[:, 0], pairs[:, 1]] = T[pairs[:, 1], pairs[:, 0]] = labels
+    w, S = scipy.linalg.eigh(U.T @ (0.3 * T - L) @ U)
+    w = np.clip(w, 0, None)
+    E = (S * (np.sqrt(2.0) * w / np.linalg.norm(w))) @ S.T
+    np.testing.assert_allclose(model.kernel(dense=True), U @ E @ U.T, atol=1e-8)
+
+
+def test_fixed_basis_saddle_point_matches_the_restricted_sdp():
+    X, y, pairs, labels, L = problem(n=60, n_pairs=60)
+    model = SimpleNPKL(C=0.3, B=4.0, n_neighbors=3, basis=10, tol=1e-8, max_iter=5000).fit(X, pairs=pairs, pair_labels=labels)
+    assert model.converged_
+    U = checked_basis(model, L, 10)
+    E = cp.Variable((10, 10), PSD=True)
+    K = U @ E @ U.T
+    tk = cp.multiply(labels, cp.hstack([K[i, j] for i, j in pairs]))
+    objective = cp.trace(U.T @ L @ U @ E) + 0.3 * cp.sum_squares(cp.pos(1 - tk))
+    reference = cp.Problem(cp.Minimize(objective), [cp.norm(E, "fro") <= 2.0]).solve(solver=cp.CLARABEL)
+    ours = primal(model, L, pairs, labels, "squared_hinge", 0.3)
+    assert abs(ours - reference) <= 1e-4 * abs(reference)

@@ -41,7 +41,7 @@ void register_npkl(py::module_& m) {
          const Eigen::VectorXd& labels, const std::string& loss, double p, bool penalty, double B,
          double G, double C, Index rank, bool dense, Index max_iter, double tol, double step,
          double eig_tol, bool warm_start, std::uint64_t seed, int n_threads,
-         const std::optional<py::function>& callback) {
+         const std::optional<py::function>& callback, const Eigen::MatrixXd& basis) {
         if (indptr.size() != n + 1 || indices.size() != data.size())
           throw std::invalid_argument("inconsistent CSR arrays for the Laplacian");
         Csr L;
@@ -82,7 +82,7 @@ void register_npkl(py::module_& m) {
         };
         ThreadTeam team(n_threads);
         NpklResult r = run_interruptible(
-            [&] { return simple_npkl(L, pairs, labels, opt, team, monitor, python_interrupt_poll()); });
+            [&] { return simple_npkl(L, pairs, labels, opt, team, monitor, python_interrupt_poll(), basis); });
         std::vector<double> dual, primal, gap, steps;
         std::vector<Index> matvecs, ranks;
         for (const auto& h : r.history) {
@@ -111,7 +111,7 @@ void register_npkl(py::module_& m) {
       py::arg("data").noconvert(), py::arg("pairs"), py::arg("labels"), py::arg("loss"), py::arg("p"),
       py::arg("penalty"), py::arg("B"), py::arg("G"), py::arg("C"), py::arg("rank"), py::arg("dense"),
       py::arg("max_iter"), py::arg("tol"), py::arg("step"), py::arg("eig_tol"), py::arg("warm_start"),
-      py::arg("seed"), py::arg("n_threads"), py::arg("callback"),
+      py::arg("seed"), py::arg("n_threads"), py::arg("callback"), py::arg("basis"),
       "SimpleNPKL (linear loss in closed form; the other losses by Algorithm 1's saddle-point iteration).");
 }
 

@@ -1,5 +1,6 @@
 #include "kernlearn/npkl.hpp"
 
+#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -30,10 +31,18 @@ struct Kernel {
 class SimpleNpkl {
  public:
   SimpleNpkl(const Csr& L, const RowMatrixXi& pairs, const Eigen::VectorXd& labels, const NpklOptions& opt,
-             ThreadTeam& team, const InterruptPoll& poll)
-      : opt_(opt), team_(team), poll_(poll), n_(L.n), t_(labels),
+             ThreadTeam& team, const InterruptPoll& poll, const Eigen::MatrixXd& basis)
+      : opt_(opt), team_(team), poll_(poll), n_(L.n), t_(labels), pairs_(pairs),
         acc_(pairs, PairPattern::entry, negated(L)), data_(static_cast<std::size_t>(acc_.nnz())),
-        op_(n_, acc_.indptr().data(), acc_.indices().data(), data_.data(), team), rng_(opt.seed) {}
+        op_(n_, acc_.indptr().data(), acc_.indices().data(), data_.data(), team), rng_(opt.seed),
+        basis_(basis) {
+    if (basis_.cols() > 0) {  // U' L U, once
+      Eigen::MatrixXd LU(n_, basis_.cols());
+      CsrOperator(n_, L.indptr.data(), L.indices.data(), L.data.data(), team).apply(basis_, LU);
+      projected_laplacian_ = basis_.transpose() * LU;
+      basis_rows_ = basis_;
+    }
+  }
 
   NpklResult run(const NpklMonitor& monitor) {
     const Index m = t_.size();
@@ -151,8 +160,8 @@ class SimpleNpkl {
 
   // A(alpha) = sum_p alpha_p t_p T_p - L, its positive spectrum, and K from it.
   Kernel kernel_at(const Eigen::VectorXd& alpha, const Kernel* previous) {
-    const Eigen::VectorXd a = alpha.cwiseProduct(t_);
-    acc_.assemble(a.data(), data_.data());
+    current_a_ = alpha.cwiseProduct(t_);
+    acc_.assemble(current_a_.data(), data_.data());
     Kernel K;
     positive_spectrum(previous, K);
     closed_form(K);
@@ -180,7 +189,9 @@ class SimpleNpkl {
     const double zero = zero_level();
     Eigen::VectorXd values;
     Eigen::MatrixXd vectors;
-    if (opt_.eigen_solver == NpklEigenSolver::dense) {
+    if (basis_.cols() > 0) {
+      projected_spectrum(values, vectors);
+    } else if (opt_.eigen_solver == NpklEigenSolver::dense) {
       Eigen::MatrixXd D = Eigen::MatrixXd::Zero(n_, n_);
       const auto& indptr = acc_.indptr();
       const auto& indices = acc_.indices();
@@ -225,6 +236,22 @@ class SimpleNpkl {
     K.V = vectors.leftCols(count);
   }
 
+  // Section 5.4: the eigenpairs of U' A U (r x r), lifted back by U. Each pair adds
+  // a_p (u_i u_j' + u_j u_i') to -U' L U, u_i the i-th row of U.
+  void projected_spectrum(Eigen::VectorXd& values, Eigen::MatrixXd& vectors) const {
+    Eigen::MatrixXd M = -projected_laplacian_;
+    for (Index p = 0; p < pairs_.rows(); ++p) {
+      const double a = current_a_(p);
+      if (a == 0.0) continue;
+      const auto ui = basis_rows_.row(pairs_(p, 0)), uj = basis_rows_.row(pairs_(p, 1));
+      M.noalias() += a * (ui.transpose() * uj + uj.transpose() * ui);
+    }
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(M);
+    if (eig.info() != Eigen::Success) throw std::runtime_error("eigensolver of U' A U failed");
+    values = eig.eigenvalues().reverse();
+    vectors = basis_ * eig.eigenvectors().rowwise().reverse();
+  }
+
   void closed_form(Kernel& K) const {
     const Eigen::ArrayXd s = K.sigma.array();
     const double p = opt_.p;
@@ -264,18 +291,23 @@ class SimpleNpkl {
   const InterruptPoll& poll_;
   Index n_;
   Eigen::VectorXd t_;
+  RowMatrixXi pairs_;
   ConstraintAccumulator acc_;
   std::vector<double> data_;
   CsrOperator op_;
   std::mt19937_64 rng_;
   double last_step_ = 0.0;
+  Eigen::MatrixXd basis_;           // Section 5.4's U (empty: the exact problem)
+  Eigen::VectorXd current_a_;       // alpha o t of the matrix assembled last
+  RowMatrixXd basis_rows_;          // U row-major, for the pairs' rows
+  Eigen::MatrixXd projected_laplacian_;  // U' L U
 };
 
 }  // namespace
 
 NpklResult simple_npkl(const Csr& L, const RowMatrixXi& pairs, const Eigen::VectorXd& labels,
                        const NpklOptions& options, ThreadTeam& team, const NpklMonitor& monitor,
-                       const InterruptPoll& poll) {
+                       const InterruptPoll& poll, const Eigen::MatrixXd& basis) {
   if (pairs.rows() != labels.size()) throw std::invalid_argument("pair_labels must have one value per pair");
   if (pairs.rows() == 0) throw std::invalid_argument("pairs must not be empty");
   if (L.n < 2) throw std::invalid_argument("need at least 2 points");
@@ -287,7 +319,8 @@ NpklResult simple_npkl(const Csr& L, const RowMatrixXi& pairs, const Eigen::Vect
     throw std::invalid_argument("p = 1 needs the trace bound B: with the penalty G the problem is unbounded or K = 0");
   if (options.p == 1.0 && options.loss != NpklLoss::linear)
     throw std::invalid_argument("p = 1 is only supported with loss='linear' (J is not differentiable)");
-  return SimpleNpkl(L, pairs, labels, options, team, poll).run(monitor);
+  if (basis.cols() > 0 && basis.rows() != L.n) throw std::invalid_argument("basis must have n rows");
+  return SimpleNpkl(L, pairs, labels, options, team, poll, basis).run(monitor);
 }
 
 }  // namespace kernlearn

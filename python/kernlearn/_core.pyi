@@ -111,4 +111,5 @@ def simple_npkl(
     seed: int,
     n_threads: int,
     callback: Callable[[dict], bool] | None,
+    basis: npt.NDArray[np.float64],
 ) -> dict: ...

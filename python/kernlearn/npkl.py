@@ -41,7 +41,7 @@ from . import _core
 from ._validation import check_choice, check_data, check_int, resolve_n_threads
 from .constraints import check_pairs, from_labels
 from .graph import knn_graph, laplacian
-from .linalg import DENSE_FRACTION, DENSE_MAX_N, estimate_count_beyond
+from .linalg import DENSE_FRACTION, DENSE_MAX_N, eigsh, estimate_count_beyond
 
 __all__ = ["SimpleNPKL"]
 
@@ -81,6 +81,10 @@ class SimpleNPKL(BaseEstimator):
     active_constraints : int, optional
         Section 5.3: fit once, pick this many points with the smallest normalised margin
         ``|sum_j T_ij K_ij| / l_i``, and refit on every constraint touching them.
+    basis : int, optional
+        Section 5.4: restrict K to ``U E U'`` with U the ``basis`` smoothest eigenvectors of L
+        (its smallest eigenpairs, by Lanczos once); every iteration then solves an r x r
+        eigenproblem instead of an n x n one. The duality gap is that of the restricted problem.
     random_state : int, RandomState or None
         Start vector of the eigensolver and, with ``y``, the drawn pairs.
     n_jobs : int, optional
@@ -97,7 +101,8 @@ class SimpleNPKL(BaseEstimator):
     pairs_, pair_labels_ : the constraints used
     n_iter_, converged_ : iterations and whether the gap met tol
     history_ : dict of arrays per iteration: dual, primal, gap, step, matvecs, rank
-    eigen_solver_ : the solver used
+    eigen_solver_ : the solver used ("lanczos", "dense" or "basis")
+    basis_ : Section 5.4's U (n x basis), or None
     """
 
     def __init__(
@@ -116,6 +121,7 @@ class SimpleNPKL(BaseEstimator):
         tol=1e-4,
         step="auto",
         active_constraints=None,
+        basis=None,
         random_state=None,
         n_jobs=None,
         verbose=0,
@@ -134,6 +140,7 @@ class SimpleNPKL(BaseEstimator):
         self.tol = tol
         self.step = step
         self.active_constraints = active_constraints
+        self.basis = basis
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -165,12 +172,14 @@ class SimpleNPKL(BaseEstimator):
             )
         L = laplacian(knn_graph(X, self.n_neighbors, mode=self.graph, n_jobs=self.n_jobs), "normalized")
         seed = int(rng.randint(np.iinfo(np.int32).max))
-        out = self._solve(L, pairs, labels, seed)
+        basis = self._basis(L, seed)
+        out = self._solve(L, pairs, labels, seed, basis)
         if self.active_constraints is not None:
             keep = self._active_pairs(pairs, labels, out)
             pairs, labels = pairs[keep], labels[keep]
-            out = self._solve(L, pairs, labels, seed)
+            out = self._solve(L, pairs, labels, seed, basis)
         self._store(out, pairs, labels)
+        self.basis_ = basis if basis.shape[1] else None
         if not self.converged_:
             warnings.warn(
                 f"SimpleNPKL stopped after {self.n_iter_} iterations with relative duality gap "
@@ -214,6 +223,8 @@ class SimpleNPKL(BaseEstimator):
             _positive(self.step, "step")
         if self.active_constraints is not None:
             check_int(self.active_constraints, "active_constraints", low=1, high=n + 1)
+        if self.basis is not None:
+            check_int(self.basis, "basis", low=1, high=n)
         if self.callback is not None and not callable(self.callback):
             raise TypeError("callback must be callable")
 
@@ -231,9 +242,17 @@ class SimpleNPKL(BaseEstimator):
         estimate = estimate_count_beyond((T - L).tocsr(), 0.0, random_state=0)
         return "dense" if estimate > DENSE_FRACTION * n else "lanczos"
 
-    def _solve(self, L, pairs, labels, seed):
+    def _basis(self, L, seed):
+        """Section 5.4's U: the smallest eigenvectors of L, as the largest of 2I - L."""
+        if self.basis is None:
+            return np.zeros((L.shape[0], 0))
+        shifted = (2.0 * sp.identity(L.shape[0], format="csr") - L).tocsr()
+        _, U, _ = eigsh(shifted, int(self.basis), random_state=seed, n_jobs=self.n_jobs)
+        return U
+
+    def _solve(self, L, pairs, labels, seed, basis):
         rank = 0 if isinstance(self.rank, str) else int(self.rank)
-        solver = self._choose_solver(L, pairs, labels, rank)
+        solver = "basis" if basis.shape[1] else self._choose_solver(L, pairs, labels, rank)
         self.eigen_solver_ = solver
         callback = self._monitor()
         return _core.simple_npkl(
@@ -242,7 +261,7 @@ class SimpleNPKL(BaseEstimator):
             float(1.0 if self.B is None else self.B), float(self.G or 1.0), float(self.C), rank,
             solver == "dense", int(self.max_iter), float(self.tol),
             0.0 if isinstance(self.step, str) else float(self.step), 1e-10, True, seed,
-            resolve_n_threads(self.n_jobs), callback,
+            resolve_n_threads(self.n_jobs), callback, basis,
         )
 
     def _monitor(self):

@@ -68,9 +68,12 @@ struct NpklResult {
 using NpklMonitor = std::function<bool(Index iteration, const NpklIteration&)>;
 
 // L: the graph Laplacian (CSR, sorted indices, symmetric); pairs: m x 2 distinct unordered pairs
-// with i != j; labels: m values in {+1, -1}.
+// with i != j; labels: m values in {+1, -1}. basis: empty, or n x r with orthonormal columns U
+// for the fixed-basis approximation of Section 5.4, K = U E U' with E psd: then each iteration
+// solves the r x r problem U' A U = U' (sum_p a_p T_p) U - U' L U, the last term computed once,
+// the first in O(m r^2), and no n x n eigenproblem is solved at all.
 NpklResult simple_npkl(const Csr& L, const RowMatrixXi& pairs, const Eigen::VectorXd& labels,
                        const NpklOptions& options, ThreadTeam& team, const NpklMonitor& monitor = {},
-                       const InterruptPoll& poll = {});
+                       const InterruptPoll& poll = {}, const Eigen::MatrixXd& basis = {});
 
 }  // namespace kernlearn
