@@ -41,3 +41,9 @@ def test_kernel_kmeans_factor_and_matrix_agree():
     assert pairwise_cluster_accuracy(by_factor, np.repeat([0, 1], 20)) == 1.0
     with pytest.raises(ValueError, match="square"):
         KernelKMeans(2, kernel="precomputed").fit(F)
+
+
+def test_kernel_kmeans_on_a_zero_kernel_is_one_cluster():
+    with pytest.warns(UserWarning, match="kernel is zero"):
+        labels = KernelKMeans(3).fit(np.zeros((5, 0))).labels_
+    np.testing.assert_array_equal(labels, 0)

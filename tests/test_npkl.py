@@ -11,7 +11,7 @@ from kernlearn.graph import knn_graph, laplacian
 from kernlearn.npkl import SimpleNPKL
 
 
-def problem(n=30, seed=0, graph="mutual", n_pairs=25):
+def problem(n=30, seed=0, graph="symmetric", n_pairs=25):
     """Points in three blobs, pairs from their labels, and the Laplacian SimpleNPKL builds."""
     rng = np.random.default_rng(seed)
     y = np.repeat(np.arange(3), n // 3 + 1)[:n]
@@ -138,8 +138,8 @@ def test_lanczos_equals_dense():
 
 
 def test_warm_start_saves_matvecs():
-    X, y, pairs, labels, L = problem(n=600, n_pairs=400)
-    model = SimpleNPKL(C=0.1, B=60.0, n_neighbors=5, eigen_solver="lanczos", random_state=0, tol=1e-6).fit(
+    X, y, pairs, labels, L = problem(n=600, n_pairs=400, graph="mutual")
+    model = SimpleNPKL(C=0.3, B=60.0, n_neighbors=5, graph="mutual", eigen_solver="lanczos", random_state=0, tol=1e-6).fit(
         X, pairs=pairs, pair_labels=labels
     )
     matvecs = model.history_["matvecs"]

@@ -224,7 +224,7 @@ def run_demo(out_dir=".", n_neighbors=10, n_jobs=None, plot=True, stream=print):
         path = embedding_plot(out_dir, shown)
         stream(f"plot saved to {path}" if path else no_matplotlib)
     stream("\nSimpleNPKL: pairwise cluster accuracy of k-means vs kernel k-means on the learned kernel")
-    stream("(raw features, mutual 5-NN graph, B = 1, pairs until 0.7 n must-link components)")
+    stream("(raw features, symmetric 5-NN graph, C = 0.3, B = 1, pairs until 0.7 n must-link components)")
     rows, fitted = npkl_section(n_jobs)
     stream(format_table(rows))
     if plot:
