@@ -2,7 +2,7 @@
 Lanczos) against ARPACK (scipy.sparse.linalg.eigsh), LOBPCG and dense LAPACK.
 
     python bench/bench_eigsh.py [--n 10000 100000] [--k 20 50] [--C 0.1 1] [--repeats 3]
-                                [--sections top sequence crossover threshold] [--out FILE]
+                                [--sections top spectra sequence crossover threshold] [--out FILE]
 
 The matrix is A = C*T - L, L the normalised Laplacian of the mutual 10-NN graph of Gaussian
 points in 10 dimensions, T a symmetric +-1 matrix of n/2 random pairs (SimpleNPKL's A). All
@@ -13,6 +13,7 @@ max_i |A v_i - lambda_i v_i| / |A|_2-estimate.
 import argparse
 import datetime
 import platform
+import subprocess
 import time
 from pathlib import Path
 
@@ -107,6 +108,43 @@ def section_top(args, table):
                     row(table, **base, solver="dense-eigh", time_s=f"{t_d:.3f}", matvecs=0, residual=f"{residual(A, w, V):.1e}", ratio=f"{t_d / t_ours:.2f}")
 
 
+def spectra_binary():
+    """Build bench/spectra_eigsh.cpp against Debian's libspectra-dev (once, into /tmp)."""
+    binary = Path("/tmp/kernlearn_spectra_eigsh")
+    source = Path(__file__).with_name("spectra_eigsh.cpp")
+    if not binary.exists() or binary.stat().st_mtime < source.stat().st_mtime:
+        subprocess.run(["g++", "-O3", "-march=native", "-std=c++17", "-I/usr/include/eigen3", str(source), "-o", str(binary)],
+                       check=True)
+    return binary
+
+
+def section_spectra(args, table):
+    """Spectra (C++, one thread: Eigen's sparse product is serial) against kernlearn on one and
+    two threads; the same matrices and tolerance as the top section."""
+    binary = spectra_binary()
+    for n in args.n:
+        L, i, j, t = make_problem(n)
+        for C in args.C:
+            A = assemble(L, i, j, C * t)
+            path = Path(f"/tmp/kernlearn_bench_matrix_{n}.bin")
+            with path.open("wb") as f:
+                np.array([n, A.nnz], dtype=np.int64).tofile(f)
+                A.indptr.astype(np.int64).tofile(f)
+                A.indices.astype(np.int64).tofile(f)
+                A.data.astype(np.float64).tofile(f)
+            for k in args.k:
+                out = subprocess.run([str(binary), str(path), str(k), str(TOL), str(args.repeats)], check=True,
+                                     capture_output=True, text=True).stdout.split()
+                t_sp, mv_sp, res_sp = float(out[0]), int(out[1]), out[2]
+                base = dict(n=n, C=C, k=k)
+                for jobs, name in ((-1, "kernlearn"), (1, "kernlearn-j1")):
+                    t_o, (w, V, info) = timed(lambda: eigsh(A, k, tol=TOL, method="lanczos", n_jobs=jobs, random_state=0), args.repeats)
+                    row(table, **base, solver=name, time_s=f"{t_o:.3f}", matvecs=info["n_matvec"], residual=f"{residual(A, w, V):.1e}",
+                        spectra_over_this=f"{t_sp / t_o:.2f}")
+                row(table, **base, solver="spectra", time_s=f"{t_sp:.3f}", matvecs=mv_sp, residual=res_sp, spectra_over_this="1.00")
+            path.unlink()
+
+
 def section_sequence(args, table, steps=20, k=50):
     """A solver's inner loop: 20 matrices (alpha_t o T) - L, alpha_t jittered 1-5% per step."""
     for n in args.sequence_n:
@@ -179,13 +217,13 @@ def main():
     parser.add_argument("--dense-max-n", type=int, default=5000, help="largest n given to dense LAPACK")
     parser.add_argument("--sequence-n", type=int, nargs="+", default=[10000])
     parser.add_argument("--lobpcg-max-k", type=int, default=20)
-    parser.add_argument("--sections", nargs="+", default=["top", "sequence", "crossover", "threshold"])
+    parser.add_argument("--sections", nargs="+", default=["top", "spectra", "sequence", "crossover", "threshold"])
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     header = (f"# eigensolver benchmark, {datetime.date.today()}, {platform.processor() or platform.machine()}, "
               f"kernlearn {kernlearn.__version__}, numpy {np.__version__}, scipy {scipy.__version__}, tol {TOL}")
-    sections = {"top": section_top, "sequence": section_sequence, "crossover": section_crossover,
-                "threshold": section_threshold}
+    sections = {"top": section_top, "spectra": section_spectra, "sequence": section_sequence,
+                "crossover": section_crossover, "threshold": section_threshold}
     run_sections(args, header, sections)
 
 

@@ -183,8 +183,9 @@ class ThickRestart {
 
   // Warm start from a block (the eigenvectors of an earlier, similar matrix): one Rayleigh-Ritz
   // step on its span (one block product). If the wanted Ritz pairs already meet tol, they are
-  // locked and only a probe (below) confirms them: a fraction of a cold solve. Otherwise Lanczos
-  // starts from the sum of the wanted Ritz vectors. Returns true when the pairs were locked.
+  // locked and only a probe (below) confirms them: a fraction of a cold solve. Otherwise those
+  // that meet tol are locked and Lanczos starts from the sum of the others. Returns true when
+  // the basis was seeded here.
   bool warm_start(const Eigen::MatrixXd& block) {
     Eigen::HouseholderQR<Eigen::MatrixXd> qr(block);
     const Index b = std::min(block.cols(), n_);
@@ -216,10 +217,8 @@ class ThickRestart {
     }
     const bool certified = !opt_.threshold_mode || theta(count - 1) <= sign_ * opt_.threshold;
     const bool all_converged = (res.head(count).array() <= opt_.tol * norm_estimate_).all();
-    if (!(certified && all_converged && count >= std::min(wanted_, rank) && count < n_)) {
-      warm_direction_ = Y.leftCols(count).rowwise().sum();
-      return false;
-    }
+    if (!(certified && all_converged && count >= std::min(wanted_, rank) && count < n_))
+      return lock_converged(Y.leftCols(count), theta.head(count), res.head(count));
     wanted_ = std::max(wanted_, count);
     resize_basis(std::max(ncv_, count + std::max<Index>(20, count / 2)));
     V_.leftCols(count) = Y.leftCols(count);
@@ -228,6 +227,33 @@ class ThickRestart {
     H_.diagonal().head(count) = theta.head(count);
     confirmed_values_ = theta.head(count);
     kept_ = count;
+    return true;
+  }
+
+  // Part of a warm block met tol: those Ritz pairs are locked as kept vectors (no coupling, like
+  // converged Ritz vectors after a thick restart) and Lanczos starts from the sum of the others,
+  // so it spends its steps on the pairs that moved. Returns false when none converged: Lanczos
+  // then starts from the sum of them all.
+  bool lock_converged(const Eigen::Ref<const Eigen::MatrixXd>& Y, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                      const Eigen::Ref<const Eigen::VectorXd>& res) {
+    warm_direction_.setZero(n_);
+    H_.setZero();
+    Index locked = 0;
+    for (Index c = 0; c < Y.cols(); ++c) {
+      if (res(c) <= opt_.tol * norm_estimate_) {
+        V_.col(locked) = Y.col(c);
+        H_(locked, locked) = theta(c);
+        ++locked;
+      } else {
+        warm_direction_ += Y.col(c);
+      }
+    }
+    if (locked == 0) return false;
+    // Orthogonal to the locked ones (Ritz vectors are orthonormal); fresh if every pair converged
+    // but the answer is not certified yet (threshold mode, or fewer pairs than wanted).
+    const double norm = warm_direction_.norm();
+    V_.col(locked) = norm > 0.0 ? Eigen::VectorXd(warm_direction_ / norm) : fresh_vector(locked);
+    kept_ = locked;
     return true;
   }
 
