@@ -19,13 +19,13 @@ NpklLoss loss_named(const std::string& name) {
   throw std::invalid_argument("unknown loss '" + name + "'");
 }
 
-// scipy's LAPACK dsyevr, from the function table scipy.linalg.cython_lapack exports for exactly
+// scipy's LAPACK dsyevd, from the function table scipy.linalg.cython_lapack exports for exactly
 // this use: the dense path gets LAPACK without the wheel shipping one.
-SyevrFn scipy_dsyevr() {
-  static const SyevrFn fn = [] {
+SyevdFn scipy_dsyevd() {
+  static const SyevdFn fn = [] {
     py::dict table = py::module_::import("scipy.linalg.cython_lapack").attr("__pyx_capi__");
-    auto capsule = table["dsyevr"].cast<py::capsule>();
-    return reinterpret_cast<SyevrFn>(capsule.get_pointer());
+    auto capsule = table["dsyevd"].cast<py::capsule>();
+    return reinterpret_cast<SyevdFn>(capsule.get_pointer());
   }();
   return fn;
 }
@@ -58,7 +58,7 @@ void register_npkl(py::module_& m) {
         opt.C = C;
         opt.rank = rank;
         opt.eigen_solver = dense ? NpklEigenSolver::dense : NpklEigenSolver::lanczos;
-        if (dense) opt.syevr = scipy_dsyevr();
+        if (dense) opt.syevd = scipy_dsyevd();
         opt.max_iter = max_iter;
         opt.tol = tol;
         opt.step = step;

@@ -198,7 +198,7 @@ class SimpleNpkl {
       for (Index i = 0; i < n_; ++i)
         for (Index q = indptr[i]; q < indptr[i + 1]; ++q) D(i, indices[q]) = data_[q];
       // p = 1 needs the top eigenvalue and its copies: all pairs above the level, then trimmed.
-      dense_eigenpairs_above(D, zero, opt_.p == 1.0 ? 0 : opt_.rank, opt_.syevr, values, vectors);
+      dense_eigenpairs_above(D, zero, opt_.p == 1.0 ? 0 : opt_.rank, opt_.syevd, values, vectors);
     } else {
       LanczosOptions lo;
       lo.tol = opt_.eig_tol;

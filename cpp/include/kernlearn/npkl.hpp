@@ -41,7 +41,7 @@ struct NpklOptions {
   double C = 0.1;
   Index rank = 0;          // 0: every positive eigenpair of A; r > 0: the r largest only
   NpklEigenSolver eigen_solver = NpklEigenSolver::lanczos;
-  SyevrFn syevr = nullptr; // the dense solver's LAPACK (none: Eigen's solver)
+  SyevdFn syevd = nullptr;  // the dense solver's LAPACK (none: Eigen's solver)
   Index max_iter = 200;
   double tol = 1e-4;       // on the relative duality gap (P - J) / P
   double step = 0.0;       // 0: 1 / (local Lipschitz constant) with backtracking; else fixed
