@@ -257,7 +257,9 @@ def _dense(operator, n, k, which, threshold, max_rank):
         values, vectors = scipy.linalg.eigh(M, subset_by_index=subset)
         status = "converged"
     else:
-        values, vectors = scipy.linalg.eigh(M)
+        # Every pair, then the wanted ones: divide and conquer (evd) takes 19 s at n = 6414 on
+        # two cores where evr's subset path (subset_by_value) takes 46 s.
+        values, vectors = scipy.linalg.eigh(M, driver="evd")
         keep = values > threshold if which == "LA" else values < threshold
         values, vectors = values[keep], vectors[:, keep]
         status = "converged"
