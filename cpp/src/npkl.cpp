@@ -81,10 +81,12 @@ class SimpleNpkl {
       // ascent guarantee of Proposition 6 where G_t is only an estimate.
       double step = opt_.step > 0 ? opt_.step : default_step(K);
       Kernel next;
+      Index spent = 0;  // mat-vecs of this iteration, rejected trials included
       for (int tries = 0;; ++tries) {
         trial = alpha + step * grad;
         project(trial);
         next = kernel_at(trial, &K);
+        spent += next.matvecs;
         if (opt_.step > 0) break;
         const Eigen::VectorXd move = trial - alpha;
         const double bound = dual + grad.dot(move) - move.squaredNorm() / (2.0 * step);
@@ -95,6 +97,7 @@ class SimpleNpkl {
       last_step_ = step;
       alpha = trial;
       K = std::move(next);
+      K.matvecs = spent;
     }
     return finish(std::move(out), alpha, K);
   }

@@ -50,6 +50,9 @@ struct NpklOptions {
   std::uint64_t seed = 0;
 };
 
+// One row of the history: J(alpha_t), P(K_t), their gap, the step that led to alpha_t, the
+// Lanczos mat-vecs spent on reaching it (rejected backtracking trials included; 0 for the dense
+// solver) and the rank of K_t.
 struct NpklIteration {
   double dual, primal, gap, step;
   Index matvecs, rank;
