@@ -43,7 +43,6 @@ def test_kernel_kmeans_factor_and_matrix_agree():
         KernelKMeans(2, kernel="precomputed").fit(F)
 
 
-def test_kernel_kmeans_on_a_zero_kernel_is_one_cluster():
-    with pytest.warns(UserWarning, match="kernel is zero"):
-        labels = KernelKMeans(3).fit(np.zeros((5, 0))).labels_
-    np.testing.assert_array_equal(labels, 0)
+def test_kernel_kmeans_on_a_zero_kernel_says_so():
+    with pytest.raises(ValueError, match="kernel is zero"):
+        KernelKMeans(3).fit(np.zeros((5, 0)))

@@ -9,13 +9,17 @@ from joblib import effective_n_jobs
 
 __all__ = ["check_data", "check_int", "resolve_n_threads", "check_square_sparse", "check_choice"]
 
+# scikit-learn's estimator checks match error texts: complex input is a ValueError saying
+# "Complex data not supported", a too-small array says "<n> sample(s) ... minimum of <m>".
+
 
 def check_data(X, name="X", *, min_samples=1):
     """Return X as a finite float64 C-contiguous 2-D array.
 
-    Integer, boolean and float32 input is converted to float64 (a copy); a float64 C-contiguous
-    array is passed through without copying, read-only arrays included, since the core never
-    writes to its input. Every error names the argument.
+    Integer, boolean, float32 and numeric object arrays are converted to float64 (a copy); a
+    float64 C-contiguous array is passed through without copying, read-only arrays included,
+    since the core never writes to its input. Every error names the argument; the messages
+    follow scikit-learn's wording, so its estimator checks recognise them.
     """
     if sp.issparse(X):
         raise TypeError(f"{name} must be a dense array, got a sparse {type(X).__name__}")
@@ -23,10 +27,17 @@ def check_data(X, name="X", *, min_samples=1):
         arr = np.asarray(X)
     except ValueError as exc:  # ragged nested sequences
         raise ValueError(f"{name} is not a rectangular array: {exc}") from None
+    if arr.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported: {name} must hold real numbers, got dtype {arr.dtype}")
+    if arr.dtype.kind == "O":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError) as exc:  # e.g. "float() argument must be a string or a real number"
+            raise TypeError(f"{name} must hold real numbers: {exc}") from None
     if arr.dtype.kind not in "biuf":
         raise TypeError(
             f"{name} must hold real numbers; got dtype {arr.dtype} "
-            "(complex, object, string and datetime arrays are not accepted)"
+            "(complex, string and datetime arrays are not accepted)"
         )
     if arr.ndim != 2:
         raise ValueError(
@@ -34,9 +45,12 @@ def check_data(X, name="X", *, min_samples=1):
             f"{arr.shape} (use X.reshape(-1, 1) for a single feature)"
         )
     if arr.shape[0] < min_samples:
-        raise ValueError(f"{name} needs at least {min_samples} samples; got shape {arr.shape}")
+        raise ValueError(
+            f"{name} has {arr.shape[0]} sample(s) (shape={arr.shape}) while a minimum of "
+            f"{min_samples} is required."
+        )
     if arr.shape[1] == 0:
-        raise ValueError(f"{name} has 0 features; got shape {arr.shape}")
+        raise ValueError(f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinity")
@@ -77,6 +91,8 @@ def check_square_sparse(S, name="S"):
 
     The result is always a new object, so callers may canonicalise without touching the input.
     """
+    if np.iscomplexobj(S):
+        raise ValueError(f"Complex data not supported: {name} must hold real numbers, got dtype {S.dtype}")
     if not sp.issparse(S):
         arr = np.asarray(S)
         if arr.dtype.kind not in "biuf":

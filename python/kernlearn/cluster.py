@@ -1,7 +1,5 @@
 """Clustering on learned kernels."""
 
-import warnings
-
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClusterMixin
@@ -40,13 +38,14 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         check_choice(self.kernel, "kernel", ("factor", "precomputed"))
-        if self.kernel == "factor" and np.ndim(X) == 2 and np.shape(X)[1] == 0 and np.shape(X)[0] > 0:
-            # K = 0 (a learner found no positive part): every point is the same point.
-            warnings.warn("the kernel is zero: all points form one cluster", UserWarning, stacklevel=2)
-            n = np.shape(X)[0]
-            self.labels_, self.inertia_, self.n_iter_ = np.zeros(n, dtype=np.int32), 0.0, 0
-            return self
+        if self.kernel == "factor" and np.ndim(X) == 2 and np.shape(X)[1] == 0:
+            # scikit-learn's convention for empty features; say what it means for a kernel factor.
+            raise ValueError(
+                f"X has 0 feature(s) (shape={np.shape(X)}) while a minimum of 1 is required: the "
+                "kernel is zero (e.g. SimpleNPKL found no positive part), so every point is the same point"
+            )
         F = check_data(X, "X")
+        self.n_features_in_ = F.shape[1]
         n_clusters = check_int(self.n_clusters, "n_clusters", low=1, high=F.shape[0] + 1)
         if self.kernel == "precomputed":
             if F.shape[0] != F.shape[1]:

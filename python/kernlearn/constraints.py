@@ -51,7 +51,7 @@ def from_labels(y, n_pairs=None, component_ratio=None, random_state=None):
     if y.ndim != 1 or y.size < 2:
         raise ValueError(f"y must be 1-D with at least 2 labels, got shape {y.shape}")
     if y.dtype.kind not in "biu" and not (y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.round(y))):
-        raise TypeError(f"y must hold integer class labels, got dtype {y.dtype}")
+        raise TypeError(f"Unknown label type: y must hold integer class labels, got dtype {y.dtype}")
     y = y.astype(np.int64)
     if n_pairs is not None and component_ratio is not None:
         raise ValueError("give n_pairs or component_ratio, not both")

@@ -104,6 +104,7 @@ class SimpleNPKL(BaseEstimator):
     embedding_ : ``V sqrt(lam)``, n x rank
     dual_coef_ : alpha, one per pair
     pairs_, pair_labels_ : the constraints used
+    n_features_in_ : number of features of X
     n_iter_, converged_ : iterations and whether the gap met tol
     history_ : dict of arrays per iteration: dual, primal, gap, step, matvecs, rank
     eigen_solver_ : the solver used ("lanczos", "dense" or "basis")
@@ -156,7 +157,7 @@ class SimpleNPKL(BaseEstimator):
         -1 cannot-link), or from labels ``y`` (-1 = unlabelled) through
         :func:`kernlearn.constraints.from_labels`."""
         X = check_data(X, "X", min_samples=2)
-        n = X.shape[0]
+        n, self.n_features_in_ = X.shape
         self._check_params(n)
         rng = check_random_state(self.random_state)
         if pairs is None:
