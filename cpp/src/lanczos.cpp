@@ -226,7 +226,7 @@ class ThickRestart {
     H_.setZero();
     H_.diagonal().head(count) = theta.head(count);
     confirmed_values_ = theta.head(count);
-    kept_ = count;
+    kept_ = n_locked_ = count;
     return true;
   }
 
@@ -253,7 +253,7 @@ class ThickRestart {
     // but the answer is not certified yet (threshold mode, or fewer pairs than wanted).
     const double norm = warm_direction_.norm();
     V_.col(locked) = norm > 0.0 ? Eigen::VectorXd(warm_direction_ / norm) : fresh_vector(locked);
-    kept_ = locked;
+    kept_ = n_locked_ = locked;
     return true;
   }
 
@@ -318,6 +318,7 @@ class ThickRestart {
     out.residuals = residual_.head(count);
     out.n_matvec = n_matvec_;
     out.n_restart = n_restart_;
+    out.n_locked = n_locked_;
     out.norm_estimate = norm_estimate_;
     out.status = status;
     return out;
@@ -340,7 +341,7 @@ class ThickRestart {
   Eigen::VectorXd w_, coef_, h_, h2_;  // Lanczos step workspace
   BasisProducts gs_;
   Index ncv_ = 0, kept_ = 0, basis_size_ = 0, wanted_ = 0, max_wanted_ = 0;
-  Index n_matvec_ = 0, n_restart_ = 0;
+  Index n_matvec_ = 0, n_restart_ = 0, n_locked_ = 0;
   double beta_ = 0.0, norm_estimate_ = 0.0;
   bool hit_rank_cap_ = false;
 };

@@ -216,13 +216,19 @@ class SimpleNpkl {
       }
       Eigen::MatrixXd start;
       if (opt_.warm_start && previous && previous->V.cols() > 0) {
-        start = previous->V;
+        // The block's Rayleigh-Ritz step costs one mat-vec per column and pays only when it
+        // locks pairs (late iterations, small steps). After a block that locked nothing, the
+        // next solve starts from the vectors' sum alone (free), and every third tries the block.
+        const bool try_block = block_pays_ || ++solves_since_block_ >= 3;
+        start = try_block ? previous->V : Eigen::MatrixXd(previous->V.rowwise().sum());
+        if (try_block) solves_since_block_ = 0;
       } else {
         std::normal_distribution<double> normal;
         start.resize(n_, 1);
         for (Index i = 0; i < n_; ++i) start(i, 0) = normal(rng_);
       }
       LanczosResult r = lanczos(op_, start, lo, team_, poll_);
+      if (start.cols() > 1) block_pays_ = r.n_locked > 0;
       K.matvecs = r.n_matvec;
       values = std::move(r.values);
       vectors = std::move(r.vectors);
@@ -300,6 +306,8 @@ class SimpleNpkl {
   CsrOperator op_;
   std::mt19937_64 rng_;
   double last_step_ = 0.0;
+  bool block_pays_ = true;       // the last warm block locked pairs
+  int solves_since_block_ = 0;
   Eigen::MatrixXd basis_;           // Section 5.4's U (empty: the exact problem)
   Eigen::VectorXd current_a_;       // alpha o t of the matrix assembled last
   RowMatrixXd basis_rows_;          // U row-major, for the pairs' rows

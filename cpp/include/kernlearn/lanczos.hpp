@@ -38,6 +38,7 @@ struct LanczosResult {
   Eigen::VectorXd residuals;  // |A v - lambda v| estimates, one per pair
   Index n_matvec = 0;
   Index n_restart = 0;
+  Index n_locked = 0;         // pairs of a warm block locked without Lanczos steps
   double norm_estimate = 0.0;
   LanczosStatus status = LanczosStatus::not_converged;
 };
