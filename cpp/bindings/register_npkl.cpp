@@ -19,6 +19,13 @@ NpklLoss loss_named(const std::string& name) {
   throw std::invalid_argument("unknown loss '" + name + "'");
 }
 
+NpklEigenSolver solver_named(const std::string& name) {
+  if (name == "lanczos") return NpklEigenSolver::lanczos;
+  if (name == "dense") return NpklEigenSolver::dense;
+  if (name == "auto") return NpklEigenSolver::automatic;
+  throw std::invalid_argument("unknown eigen_solver '" + name + "'");
+}
+
 // scipy's LAPACK dsyevd, from the function table scipy.linalg.cython_lapack exports for exactly
 // this use: the dense path gets LAPACK without the wheel shipping one.
 SyevdFn scipy_dsyevd() {
@@ -39,7 +46,8 @@ void register_npkl(py::module_& m) {
          const py::array_t<Index, py::array::c_style>& indices,
          const py::array_t<double, py::array::c_style>& data, const RowMatrixXi& pairs,
          const Eigen::VectorXd& labels, const std::string& loss, double p, bool penalty, double B,
-         double G, double C, Index rank, bool dense, Index max_iter, double tol, double step,
+         double G, double C, Index rank, const std::string& eigen_solver, double dense_fraction,
+         Index max_iter, double tol, double step,
          double eig_tol, bool warm_start, std::uint64_t seed, int n_threads,
          const std::optional<py::function>& callback, const Eigen::MatrixXd& basis) {
         if (indptr.size() != n + 1 || indices.size() != data.size())
@@ -57,8 +65,9 @@ void register_npkl(py::module_& m) {
         opt.G = G;
         opt.C = C;
         opt.rank = rank;
-        opt.eigen_solver = dense ? NpklEigenSolver::dense : NpklEigenSolver::lanczos;
-        if (dense) opt.syevd = scipy_dsyevd();
+        opt.eigen_solver = solver_named(eigen_solver);
+        opt.dense_fraction = dense_fraction;
+        opt.syevd = scipy_dsyevd();
         opt.max_iter = max_iter;
         opt.tol = tol;
         opt.step = step;
@@ -105,11 +114,13 @@ void register_npkl(py::module_& m) {
         out["rank"] = to_numpy(std::move(ranks));
         out["n_iter"] = r.n_iter;
         out["converged"] = r.converged;
+        out["used_dense"] = r.used_dense;
         return out;
       },
       py::arg("n"), py::arg("indptr").noconvert(), py::arg("indices").noconvert(),
       py::arg("data").noconvert(), py::arg("pairs"), py::arg("labels"), py::arg("loss"), py::arg("p"),
-      py::arg("penalty"), py::arg("B"), py::arg("G"), py::arg("C"), py::arg("rank"), py::arg("dense"),
+      py::arg("penalty"), py::arg("B"), py::arg("G"), py::arg("C"), py::arg("rank"), py::arg("eigen_solver"),
+      py::arg("dense_fraction"),
       py::arg("max_iter"), py::arg("tol"), py::arg("step"), py::arg("eig_tol"), py::arg("warm_start"),
       py::arg("seed"), py::arg("n_threads"), py::arg("callback"), py::arg("basis"),
       "SimpleNPKL (linear loss in closed form; the other losses by Algorithm 1's saddle-point iteration).");

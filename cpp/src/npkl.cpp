@@ -36,6 +36,7 @@ class SimpleNpkl {
         acc_(pairs, PairPattern::entry, negated(L)), data_(static_cast<std::size_t>(acc_.nnz())),
         op_(n_, acc_.indptr().data(), acc_.indices().data(), data_.data(), team), rng_(opt.seed),
         basis_(basis) {
+    use_dense_ = opt.eigen_solver == NpklEigenSolver::dense;
     if (basis_.cols() > 0) {  // U' L U, once
       Eigen::MatrixXd LU(n_, basis_.cols());
       CsrOperator(n_, L.indptr.data(), L.indices.data(), L.data.data(), team).apply(basis_, LU);
@@ -194,44 +195,20 @@ class SimpleNpkl {
     Eigen::MatrixXd vectors;
     if (basis_.cols() > 0) {
       projected_spectrum(values, vectors);
-    } else if (opt_.eigen_solver == NpklEigenSolver::dense) {
-      Eigen::MatrixXd D = Eigen::MatrixXd::Zero(n_, n_);
-      const auto& indptr = acc_.indptr();
-      const auto& indices = acc_.indices();
-      for (Index i = 0; i < n_; ++i)
-        for (Index q = indptr[i]; q < indptr[i + 1]; ++q) D(i, indices[q]) = data_[q];
-      // p = 1 needs the top eigenvalue and its copies: all pairs above the level, then trimmed.
-      dense_eigenpairs_above(D, zero, opt_.p == 1.0 ? 0 : opt_.rank, opt_.syevd, values, vectors);
+    } else if (use_dense_) {
+      dense_spectrum(zero, values, vectors);
     } else {
-      LanczosOptions lo;
-      lo.tol = opt_.eig_tol;
-      lo.seed = opt_.seed;
-      const Index wanted = wanted_count();
-      if (wanted > 0) {
-        lo.k = wanted;
-      } else {
-        lo.threshold_mode = true;
-        lo.threshold = zero;
-        lo.k = std::min<Index>(n_ - 1, std::max<Index>(10, previous ? previous->sigma.size() + 5 : 10));
+      // Automatic choice: Lanczos while the positive rank stays below dense_fraction n (where
+      // it is faster, measured), LAPACK from the first solve that finds more, for good.
+      const bool automatic = opt_.eigen_solver == NpklEigenSolver::automatic;
+      const Index cap = std::max<Index>(1, static_cast<Index>(opt_.dense_fraction * static_cast<double>(n_)));
+      if (automatic && wanted_count() > cap) {
+        use_dense_ = true;
+        dense_spectrum(zero, values, vectors);
+      } else if (!lanczos_spectrum(previous, zero, automatic ? cap : 0, K, values, vectors)) {
+        use_dense_ = true;
+        dense_spectrum(zero, values, vectors);
       }
-      Eigen::MatrixXd start;
-      if (opt_.warm_start && previous && previous->V.cols() > 0) {
-        // The block's Rayleigh-Ritz step costs one mat-vec per column and pays only when it
-        // locks pairs (late iterations, small steps). After a block that locked nothing, the
-        // next solve starts from the vectors' sum alone (free), and every third tries the block.
-        const bool try_block = block_pays_ || ++solves_since_block_ >= 3;
-        start = try_block ? previous->V : Eigen::MatrixXd(previous->V.rowwise().sum());
-        if (try_block) solves_since_block_ = 0;
-      } else {
-        std::normal_distribution<double> normal;
-        start.resize(n_, 1);
-        for (Index i = 0; i < n_; ++i) start(i, 0) = normal(rng_);
-      }
-      LanczosResult r = lanczos(op_, start, lo, team_, poll_);
-      if (start.cols() > 1) block_pays_ = r.n_locked > 0;
-      K.matvecs = r.n_matvec;
-      values = std::move(r.values);
-      vectors = std::move(r.vectors);
     }
     Index count = 0;
     const Index cap = opt_.p == 1.0 ? values.size() : (opt_.rank > 0 ? opt_.rank : values.size());
@@ -243,6 +220,55 @@ class SimpleNpkl {
     }
     K.sigma = values.head(count);
     K.V = vectors.leftCols(count);
+  }
+
+  void dense_spectrum(double zero, Eigen::VectorXd& values, Eigen::MatrixXd& vectors) const {
+    Eigen::MatrixXd D = Eigen::MatrixXd::Zero(n_, n_);
+    const auto& indptr = acc_.indptr();
+    const auto& indices = acc_.indices();
+    for (Index i = 0; i < n_; ++i)
+      for (Index q = indptr[i]; q < indptr[i + 1]; ++q) D(i, indices[q]) = data_[q];
+    // p = 1 needs the top eigenvalue and its copies: all pairs above the level, then trimmed.
+    dense_eigenpairs_above(D, zero, opt_.p == 1.0 ? 0 : opt_.rank, opt_.syevd, values, vectors);
+  }
+
+  // Lanczos in threshold mode (every pair above `zero`) or for the wanted top pairs; with
+  // max_rank > 0, gives up (returns false) once more than max_rank pairs lie above `zero`.
+  bool lanczos_spectrum(const Kernel* previous, double zero, Index max_rank, Kernel& K, Eigen::VectorXd& values,
+                        Eigen::MatrixXd& vectors) {
+    LanczosOptions lo;
+    lo.tol = opt_.eig_tol;
+    lo.seed = opt_.seed;
+    const Index wanted = wanted_count();
+    if (wanted > 0) {
+      lo.k = wanted;
+    } else {
+      lo.threshold_mode = true;
+      lo.threshold = zero;
+      lo.max_rank = max_rank;
+      lo.k = std::min<Index>(n_ - 1, std::max<Index>(10, previous ? previous->sigma.size() + 5 : 10));
+      if (max_rank > 0) lo.k = std::min(lo.k, max_rank);
+    }
+    Eigen::MatrixXd start;
+    if (opt_.warm_start && previous && previous->V.cols() > 0) {
+      // The block's Rayleigh-Ritz step costs one mat-vec per column and pays only when it
+      // locks pairs (late iterations, small steps). After a block that locked nothing, the
+      // next solve starts from the vectors' sum alone (free), and every third tries the block.
+      const bool try_block = block_pays_ || ++solves_since_block_ >= 3;
+      start = try_block ? previous->V : Eigen::MatrixXd(previous->V.rowwise().sum());
+      if (try_block) solves_since_block_ = 0;
+    } else {
+      std::normal_distribution<double> normal;
+      start.resize(n_, 1);
+      for (Index i = 0; i < n_; ++i) start(i, 0) = normal(rng_);
+    }
+    LanczosResult r = lanczos(op_, start, lo, team_, poll_);
+    if (start.cols() > 1) block_pays_ = r.n_locked > 0;
+    K.matvecs = r.n_matvec;
+    if (r.status == LanczosStatus::max_rank_reached) return false;
+    values = std::move(r.values);
+    vectors = std::move(r.vectors);
+    return true;
   }
 
   // Section 5.4: the eigenpairs of U' A U (r x r), lifted back by U. Each pair adds
@@ -292,6 +318,7 @@ class SimpleNpkl {
     out.alpha = alpha;
     out.eigenvalues = K.lambda;
     out.eigenvectors = K.V;  // lambda is increasing in sigma, so already in decreasing order
+    out.used_dense = use_dense_;
     return out;
   }
 
@@ -307,6 +334,7 @@ class SimpleNpkl {
   std::mt19937_64 rng_;
   double last_step_ = 0.0;
   bool block_pays_ = true;       // the last warm block locked pairs
+  bool use_dense_ = false;       // LAPACK for every solve from now on
   int solves_since_block_ = 0;
   Eigen::MatrixXd basis_;           // Section 5.4's U (empty: the exact problem)
   Eigen::VectorXd current_a_;       // alpha o t of the matrix assembled last

@@ -31,7 +31,8 @@
 namespace kernlearn {
 
 enum class NpklLoss { linear, squared_hinge, hinge, square };
-enum class NpklEigenSolver { lanczos, dense };
+// automatic: Lanczos while the positive rank stays below dense_fraction n, then LAPACK.
+enum class NpklEigenSolver { lanczos, dense, automatic };
 
 struct NpklOptions {
   NpklLoss loss = NpklLoss::squared_hinge;
@@ -41,6 +42,7 @@ struct NpklOptions {
   double C = 0.1;
   Index rank = 0;          // 0: every positive eigenpair of A; r > 0: the r largest only
   NpklEigenSolver eigen_solver = NpklEigenSolver::lanczos;
+  double dense_fraction = 0.05;  // automatic: the rank fraction from which LAPACK is used
   SyevdFn syevd = nullptr;  // the dense solver's LAPACK (none: Eigen's solver)
   Index max_iter = 200;
   double tol = 1e-4;       // on the relative duality gap (P - J) / P
@@ -65,6 +67,7 @@ struct NpklResult {
   std::vector<NpklIteration> history;
   Index n_iter = 0;
   bool converged = false;
+  bool used_dense = false;       // the last solve was LAPACK's
 };
 
 // Called after every iteration; returning true stops the solver (Ctrl-C, a user's callback).
