@@ -19,7 +19,7 @@ model with C / 2.
 Algorithm. Linear loss: one eigendecomposition, K in closed form (Proposition 1; Proposition 2
 for the penalty G). Other losses: Algorithm 1, projected gradient ascent on J, every iteration
 in C++: the constraint values are re-accumulated on a CSR pattern fixed once, A's positive part
-comes from thick-restart Lanczos in threshold mode warm-started from the previous eigenvectors,
+comes from thick-restart Lanczos in threshold mode sized by the previous rank,
 tr(T_p K) costs O(m r). The step is 1 / L_t with the local Lipschitz constant
 ``L_t = 2 (1/G_t + 1/C)`` (G_t = |A_+|_F / sqrt(B) makes K = A_+ / G_t; each pair moves a
 distinct entry of A, so Lemma 5's factor m is not needed, and Proposition 6's eta is an inverse
@@ -95,6 +95,13 @@ class SimpleNPKL(BaseEstimator):
     active_constraints : int, optional
         Section 5.3: fit once, pick this many points with the smallest normalised margin
         ``|sum_j T_ij K_ij| / l_i``, and refit on every constraint touching them.
+    warm_start : bool, default False
+        Start each Lanczos solve from the previous iteration's eigenvectors (a block Rayleigh-Ritz
+        step locks the pairs that still meet tol) instead of a random vector. Every solve after
+        the first is sized by the previous rank either way, and that is what saves mat-vecs:
+        measured on six problems (n = 600, both graphs, C = 0.1-1), the eigenvector start cost
+        1-14 %% more mat-vecs in total than a random one, and on the Adult-like benchmark with
+        rank = 200 it never locked a pair.
     basis : int, optional
         Section 5.4: restrict K to ``U E U'`` with U the ``basis`` smoothest eigenvectors of L
         (its smallest eigenpairs, by Lanczos once); every iteration then solves an r x r
@@ -136,6 +143,7 @@ class SimpleNPKL(BaseEstimator):
         tol=1e-4,
         step="auto",
         active_constraints=None,
+        warm_start=False,
         basis=None,
         random_state=None,
         n_jobs=None,
@@ -155,6 +163,7 @@ class SimpleNPKL(BaseEstimator):
         self.tol = tol
         self.step = step
         self.active_constraints = active_constraints
+        self.warm_start = warm_start
         self.basis = basis
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -274,7 +283,7 @@ class SimpleNPKL(BaseEstimator):
             float(1.0 if self.B is None else self.B), float(self.G or 1.0), float(self.C), rank,
             {"basis": "lanczos", "auto-small": "auto"}.get(solver, solver),
             SMALL_N_DENSE_FRACTION if solver == "auto-small" else DENSE_FRACTION, int(self.max_iter), float(self.tol),
-            0.0 if isinstance(self.step, str) else float(self.step), 1e-10, True, seed,
+            0.0 if isinstance(self.step, str) else float(self.step), 1e-10, bool(self.warm_start), seed,
             resolve_n_threads(self.n_jobs), self._monitor(), basis,
         )
         self.eigen_solver_ = solver if solver in ("basis", "lanczos", "dense") else (  # "auto": what ran

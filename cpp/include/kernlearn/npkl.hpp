@@ -48,7 +48,7 @@ struct NpklOptions {
   double tol = 1e-4;       // on the relative duality gap (P - J) / P
   double step = 0.0;       // 0: 1 / (local Lipschitz constant) with backtracking; else fixed
   double eig_tol = 1e-10;  // Lanczos residual tolerance, relative to |A|
-  bool warm_start = true;  // start each Lanczos solve from the previous eigenvectors
+  bool warm_start = false;  // start each Lanczos solve from the previous eigenvectors (measured: rarely pays)
   std::uint64_t seed = 0;
 };
 
