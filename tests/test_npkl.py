@@ -286,3 +286,12 @@ def test_fixed_basis_saddle_point_matches_the_restricted_sdp():
     reference = cp.Problem(cp.Minimize(objective), [cp.norm(E, "fro") <= 2.0]).solve(solver=cp.CLARABEL)
     ours = primal(model, L, pairs, labels, "squared_hinge", 0.3)
     assert abs(ours - reference) <= 1e-4 * abs(reference)
+
+
+def test_auto_rank_refuses_an_impossible_exact_solve(monkeypatch):
+    import kernlearn.npkl as npkl
+
+    monkeypatch.setattr(npkl, "DENSE_LIMIT_N", 500)  # pretend 600 points are too many for LAPACK
+    X, y, pairs, labels, L = problem(n=600, n_pairs=400)
+    with pytest.raises(ValueError, match="rank=<int>"):
+        SimpleNPKL("linear", C=1.0).fit(X, pairs=pairs, pair_labels=labels)

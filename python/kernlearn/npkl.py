@@ -53,6 +53,9 @@ LOSSES = ("linear", "squared_hinge", "hinge", "square")
 # Larger n use DENSE_FRACTION: Lanczos's cost grows as n k^2 and loses earlier.
 SMALL_N_DENSE_FRACTION = 0.12
 
+# Largest n for which "auto" forms the dense n x n matrix (1.9 GiB; LAPACK takes minutes there).
+DENSE_LIMIT_N = 16_000
+
 
 class SimpleNPKL(BaseEstimator):
     """Non-parametric kernel learning from pairwise constraints (transductive).
@@ -80,7 +83,10 @@ class SimpleNPKL(BaseEstimator):
     rank : "auto" or int
         "auto": every positive eigenpair of A (exact). An int r: the r largest only, the
         paper's practice; tr K^2 <= B is not a linear constraint, so Proposition 4 does not
-        bound the rank and r is an approximation.
+        bound the rank and r is an approximation. With ``eigen_solver="auto"``, "auto" raises a
+        ValueError when the estimated positive rank is over 5 %% of n and n is too large for a
+        dense solve (mutual kNN graphs at n = 10^5 have thousands of positive eigenvalues):
+        use an int, or ``basis``.
     eigen_solver : {"auto", "lanczos", "dense"}
         "auto": Lanczos while the positive rank (or ``rank``) stays below a fraction of n,
         LAPACK's dense solver from the first solve that finds more. The fraction is measured:
@@ -264,7 +270,16 @@ class SimpleNPKL(BaseEstimator):
             return "auto-small"
         T = sp.coo_matrix((np.r_[labels, labels] * self.C, (np.r_[pairs[:, 0], pairs[:, 1]], np.r_[pairs[:, 1], pairs[:, 0]])), shape=(n, n))
         estimate = estimate_count_beyond((T - L).tocsr(), 0.0, random_state=0)
-        return "dense" if estimate > DENSE_FRACTION * n else "auto"
+        if estimate <= DENSE_FRACTION * n:
+            return "auto"
+        if n > DENSE_LIMIT_N:
+            raise ValueError(
+                f"rank='auto' needs every positive eigenpair of A, about {estimate:.0f} of n = {n} "
+                f"(kernel polynomial estimate): too many for Lanczos, and a dense solve needs "
+                f"{8 * n * n / 2**30:.0f} GiB. Pass rank=<int> (the paper's truncation to the top pairs) "
+                "or basis=<int> (Section 5.4), or force eigen_solver='lanczos'."
+            )
+        return "dense"
 
     def _basis(self, L, seed):
         """Section 5.4's U: the smallest eigenvectors of L, as the largest of 2I - L."""
