@@ -2,9 +2,10 @@
 // reorthogonalisation, for a few extreme eigenpairs of a symmetric operator.
 //
 // Each cycle extends the basis to ncv vectors by Lanczos steps, each made orthogonal to the whole
-// basis by classical Gram-Schmidt applied twice (which also yields the projected matrix H column
-// by column), solves the small eigenproblem of H, and restarts from the best Ritz vectors plus the
-// last Lanczos vector. That restart keeps the Krylov relation A V = V H + beta v e', so the
+// basis: the three-term part first, then classical Gram-Schmidt against every vector, repeated
+// only when it cancelled much (DGKS). The coefficients give the projected matrix H column by
+// column. It then solves the small eigenproblem of H and restarts from the best Ritz vectors plus
+// the last Lanczos vector. That restart keeps the Krylov relation A V = V H + beta v e', so the
 // residual of a Ritz pair (theta, s) is beta |s_last| without touching A.
 #pragma once
 
