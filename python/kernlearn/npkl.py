@@ -106,7 +106,7 @@ class SimpleNPKL(BaseEstimator):
         step locks the pairs that still meet tol) instead of a random vector. Every solve after
         the first is sized by the previous rank either way, and that is what saves mat-vecs:
         measured on six problems (n = 600, both graphs, C = 0.1-1), the eigenvector start cost
-        1-14 %% more mat-vecs in total than a random one, and on the Adult-like benchmark with
+        0-32 %% more mat-vecs in total than a random one, and on the Adult-like benchmark with
         rank = 200 it never locked a pair.
     basis : int, optional
         Section 5.4: restrict K to ``U E U'`` with U the ``basis`` smoothest eigenvectors of L
