@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernlearn/graph.hpp"
 #include "kernlearn/parallel.hpp"
 
 namespace kernlearn::bindings {
@@ -43,6 +44,28 @@ py::array_t<T> to_numpy(std::vector<T>&& v) {
   py::capsule free_when_done(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
   return py::array_t<T>({static_cast<py::ssize_t>(owned->size())}, {sizeof(T)}, owned->data(),
                         free_when_done);
+}
+
+// A CSR matrix copied from numpy arrays, checked for consistent shapes and in-range indices.
+inline Csr csr_from_python(Index n, const py::array_t<double, py::array::c_style>& data,
+                           const py::array_t<Index, py::array::c_style>& indices,
+                           const py::array_t<Index, py::array::c_style>& indptr) {
+  if (indptr.ndim() != 1 || indptr.shape(0) != n + 1)
+    throw std::invalid_argument("indptr must have n + 1 entries");
+  if (indices.ndim() != 1 || data.ndim() != 1 || indices.shape(0) != data.shape(0))
+    throw std::invalid_argument("indices and data must be 1-D of equal length");
+  Csr S;
+  S.n = n;
+  S.indptr.assign(indptr.data(), indptr.data() + indptr.shape(0));
+  S.indices.assign(indices.data(), indices.data() + indices.shape(0));
+  S.data.assign(data.data(), data.data() + data.shape(0));
+  if (S.indptr.front() != 0 || S.indptr.back() != static_cast<Index>(S.indices.size()))
+    throw std::invalid_argument("indptr is inconsistent with indices");
+  for (Index i = 0; i < n; ++i)
+    if (S.indptr[i] > S.indptr[i + 1]) throw std::invalid_argument("indptr must be non-decreasing");
+  for (Index c : S.indices)
+    if (c < 0 || c >= n) throw std::invalid_argument("indices out of range");
+  return S;
 }
 
 void register_graph(py::module_& m);

@@ -15,13 +15,7 @@ void register_constraints(py::module_& m) {
                        const py::array_t<Index, py::array::c_style>& indptr) {
              if (pattern != "entry" && pattern != "distance")
                throw std::invalid_argument("pattern must be 'entry' or 'distance', got '" + pattern + "'");
-             if (indptr.size() != n + 1 || indices.size() != data.size())
-               throw std::invalid_argument("inconsistent CSR arrays for base");
-             Csr base;
-             base.n = n;
-             base.indptr.assign(indptr.data(), indptr.data() + indptr.size());
-             base.indices.assign(indices.data(), indices.data() + indices.size());
-             base.data.assign(data.data(), data.data() + data.size());
+             const Csr base = csr_from_python(n, data, indices, indptr);
              const PairPattern kind = pattern == "entry" ? PairPattern::entry : PairPattern::distance;
              return ConstraintAccumulator(pairs, kind, base);
            }),

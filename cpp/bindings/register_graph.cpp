@@ -15,27 +15,6 @@ py::tuple csr_to_python(Csr&& g) {
                         to_numpy(std::move(g.indptr)));
 }
 
-Csr csr_from_python(Index n, const py::array_t<double, py::array::c_style>& data,
-                    const py::array_t<Index, py::array::c_style>& indices,
-                    const py::array_t<Index, py::array::c_style>& indptr) {
-  if (indptr.ndim() != 1 || indptr.shape(0) != n + 1)
-    throw std::invalid_argument("indptr must have n + 1 entries");
-  if (indices.ndim() != 1 || data.ndim() != 1 || indices.shape(0) != data.shape(0))
-    throw std::invalid_argument("indices and data must be 1-D of equal length");
-  Csr S;
-  S.n = n;
-  S.indptr.assign(indptr.data(), indptr.data() + indptr.shape(0));
-  S.indices.assign(indices.data(), indices.data() + indices.shape(0));
-  S.data.assign(data.data(), data.data() + data.shape(0));
-  if (S.indptr.front() != 0 || S.indptr.back() != static_cast<Index>(S.indices.size()))
-    throw std::invalid_argument("indptr is inconsistent with indices");
-  for (Index i = 0; i < n; ++i)
-    if (S.indptr[i] > S.indptr[i + 1]) throw std::invalid_argument("indptr must be non-decreasing");
-  for (Index c : S.indices)
-    if (c < 0 || c >= n) throw std::invalid_argument("indices out of range");
-  return S;
-}
-
 }  // namespace
 
 void register_graph(py::module_& m) {

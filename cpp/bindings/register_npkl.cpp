@@ -50,13 +50,7 @@ void register_npkl(py::module_& m) {
          Index max_iter, double tol, double step,
          double eig_tol, bool warm_start, std::uint64_t seed, int n_threads,
          const std::optional<py::function>& callback, const Eigen::MatrixXd& basis) {
-        if (indptr.size() != n + 1 || indices.size() != data.size())
-          throw std::invalid_argument("inconsistent CSR arrays for the Laplacian");
-        Csr L;
-        L.n = n;
-        L.indptr.assign(indptr.data(), indptr.data() + indptr.size());
-        L.indices.assign(indices.data(), indices.data() + indices.size());
-        L.data.assign(data.data(), data.data() + data.size());
+        const Csr L = csr_from_python(n, data, indices, indptr);
         NpklOptions opt;
         opt.loss = loss_named(loss);
         opt.p = p;
