@@ -39,7 +39,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._validation import check_choice, check_data, check_int, resolve_n_threads
-from .constraints import check_pairs, from_labels
+from .constraints import ConstraintAccumulator, check_pairs, from_labels
 from .graph import knn_graph, laplacian
 from .linalg import DENSE_FRACTION, DENSE_MAX_N, eigsh, estimate_count_beyond
 
@@ -259,19 +259,20 @@ class SimpleNPKL(BaseEstimator):
             raise TypeError("callback must be callable")
 
     def _choose_solver(self, L, pairs, labels, rank):
-        """"lanczos", "dense", or "auto": the C++ solver starts with Lanczos and switches to LAPACK
-        for good once the positive rank exceeds DENSE_FRACTION n (small n, where trying is cheap).
-        For larger n the rank at the first iterate (alpha = C) is estimated first (kernel
-        polynomial method), so no Lanczos run is wasted on a rank that is a large fraction of n."""
+        """(eigen solver for the core, rank fraction at which its "auto" switches to LAPACK).
+
+        "auto" tries Lanczos and switches for good once the positive rank exceeds the fraction.
+        Above DENSE_MAX_N points the rank at the first iterate (alpha = C) is estimated first
+        (kernel polynomial method), so no Lanczos run is wasted on a large rank."""
         if self.eigen_solver != "auto" or rank > 0:
-            return self.eigen_solver
+            return self.eigen_solver, DENSE_FRACTION
         n = L.shape[0]
         if n <= DENSE_MAX_N:
-            return "auto-small"
-        T = sp.coo_matrix((np.r_[labels, labels] * self.C, (np.r_[pairs[:, 0], pairs[:, 1]], np.r_[pairs[:, 1], pairs[:, 0]])), shape=(n, n))
-        estimate = estimate_count_beyond((T - L).tocsr(), 0.0, random_state=0)
+            return "auto", SMALL_N_DENSE_FRACTION
+        A = ConstraintAccumulator(pairs, n, base=-L, pair_labels=labels).assemble(np.full(len(pairs), self.C))
+        estimate = estimate_count_beyond(A, 0.0, random_state=0)
         if estimate <= DENSE_FRACTION * n:
-            return "auto"
+            return "auto", DENSE_FRACTION
         if n > DENSE_LIMIT_N:
             raise ValueError(
                 f"rank='auto' needs every positive eigenpair of A, about {estimate:.0f} of n = {n} "
@@ -279,7 +280,7 @@ class SimpleNPKL(BaseEstimator):
                 f"{8 * n * n / 2**30:.0f} GiB. Pass rank=<int> (the paper's truncation to the top pairs) "
                 "or basis=<int> (Section 5.4), or force eigen_solver='lanczos'."
             )
-        return "dense"
+        return "dense", DENSE_FRACTION
 
     def _basis(self, L, seed):
         """Section 5.4's U: the smallest eigenvectors of L, as the largest of 2I - L."""
@@ -291,19 +292,24 @@ class SimpleNPKL(BaseEstimator):
 
     def _solve(self, L, pairs, labels, seed, basis):
         rank = 0 if isinstance(self.rank, str) else int(self.rank)
-        solver = "basis" if basis.shape[1] else self._choose_solver(L, pairs, labels, rank)
+        if basis.shape[1]:
+            solver, fraction = "lanczos", DENSE_FRACTION  # unused: every solve is r x r
+        else:
+            solver, fraction = self._choose_solver(L, pairs, labels, rank)
         out = _core.simple_npkl(
-            L.shape[0], L.indptr.astype(np.int64), L.indices.astype(np.int64), L.data,
+            L.shape[0], np.asarray(L.indptr, dtype=np.int64), np.asarray(L.indices, dtype=np.int64), L.data,
             pairs, labels, self.loss, float(self.p), self.G is not None,
             float(1.0 if self.B is None else self.B), float(self.G or 1.0), float(self.C), rank,
-            {"basis": "lanczos", "auto-small": "auto"}.get(solver, solver),
-            SMALL_N_DENSE_FRACTION if solver == "auto-small" else DENSE_FRACTION, int(self.max_iter), float(self.tol),
+            solver, fraction, int(self.max_iter), float(self.tol),
             0.0 if isinstance(self.step, str) else float(self.step), 1e-10, bool(self.warm_start), seed,
             resolve_n_threads(self.n_jobs), self._monitor(), basis,
         )
-        self.eigen_solver_ = solver if solver in ("basis", "lanczos", "dense") else (  # "auto": what ran
-            "dense" if out["used_dense"] else "lanczos"
-        )
+        if basis.shape[1]:
+            self.eigen_solver_ = "basis"
+        elif solver == "auto":  # what ran last
+            self.eigen_solver_ = "dense" if out["used_dense"] else "lanczos"
+        else:
+            self.eigen_solver_ = solver
         return out
 
     def _monitor(self):
@@ -322,8 +328,8 @@ class SimpleNPKL(BaseEstimator):
     def _active_pairs(self, pairs, labels, out):
         """Section 5.3: the constraints of the points with the smallest |margin| / l_i."""
         V, lam = out["eigenvectors"], out["eigenvalues"]
-        Kij = np.einsum("pr,pr,r->p", V[pairs[:, 0]], V[pairs[:, 1]], lam)
         n = V.shape[0]
+        Kij = ConstraintAccumulator(pairs, n, n_jobs=self.n_jobs).inner(V, lam) / 2  # tr(T_p K) = 2 K_ij
         ends = np.r_[pairs[:, 0], pairs[:, 1]]
         margin = np.bincount(ends, np.r_[labels * Kij, labels * Kij], minlength=n)
         count = np.bincount(ends, minlength=n)
