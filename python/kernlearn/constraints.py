@@ -12,6 +12,7 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 from sklearn.utils import check_random_state
 
 from . import _core
@@ -86,34 +87,40 @@ def from_labels(y, n_pairs=None, component_ratio=None, random_state=None):
 
 
 def _draw_pairs(y, labelled, n_pairs, target, rng):
-    """Draw distinct random pairs until n_pairs are drawn or the must-link graph has target
-    components (union-find over the must-links)."""
+    """Distinct random pairs of labelled points in draw order: the first n_pairs, or the shortest
+    prefix whose must-link graph has at most target components. Pairs are drawn in growing
+    batches; the prefix is found by bisection (the component count never grows with it)."""
     n, count = y.size, labelled.size
-    parent = np.arange(n)
-
-    def root(a):
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    components, seen, pairs = n, set(), []
-    while (n_pairs is None and components > target) or (n_pairs is not None and len(pairs) < n_pairs):
-        a, b = labelled[rng.randint(count)], labelled[rng.randint(count)]
-        if a == b:
-            continue
-        a, b = min(a, b), max(a, b)
-        if (a, b) in seen:
-            continue
-        seen.add((a, b))
-        pairs.append((a, b))
-        if y[a] == y[b]:
-            ra, rb = root(a), root(b)
-            if ra != rb:
-                parent[ra] = rb
-                components -= 1
-    pairs = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    total = count * (count - 1) // 2
+    pairs, batch = np.empty((0, 2), dtype=np.int64), n_pairs or count
+    while True:
+        drawn = np.sort(labelled[rng.randint(count, size=(2 * batch, 2))], axis=1)
+        pairs = np.vstack([pairs, drawn[drawn[:, 0] != drawn[:, 1]]])
+        first = np.unique(pairs[:, 0] * n + pairs[:, 1], return_index=True)[1]
+        pairs = pairs[np.sort(first)]  # each pair once, in the order it was first drawn
+        if n_pairs is not None:
+            if len(pairs) >= n_pairs:
+                pairs = pairs[:n_pairs]
+                break
+        elif len(pairs) == total or _must_link_components(y, pairs) <= target:
+            low, high = 1, len(pairs)
+            while low < high:
+                middle = (low + high) // 2
+                if _must_link_components(y, pairs[:middle]) <= target:
+                    high = middle
+                else:
+                    low = middle + 1
+            pairs = pairs[:low]
+            break
+        batch *= 2
     return pairs, np.where(y[pairs[:, 0]] == y[pairs[:, 1]], 1, -1).astype(np.int64)
+
+
+def _must_link_components(y, pairs):
+    """Connected components of the graph on all points joined by the same-class pairs."""
+    same = pairs[y[pairs[:, 0]] == y[pairs[:, 1]]]
+    graph = sp.coo_matrix((np.ones(len(same)), (same[:, 0], same[:, 1])), shape=(y.size, y.size))
+    return connected_components(graph, directed=False)[0]
 
 
 def check_pairs(pairs, n, pair_labels=None):

@@ -16,6 +16,8 @@ from .graph import knn, knn_graph
 
 __all__ = ["run_demo"]
 
+NO_MATPLOTLIB = '(matplotlib not installed: pip install "kernlearn[plot]" for the plots)'
+
 DATASETS = {
     "iris": datasets.load_iris,
     "wine": datasets.load_wine,
@@ -211,22 +213,22 @@ def npkl_plot(out_dir, fitted):
 def run_demo(out_dir=".", n_neighbors=10, n_jobs=None, plot=True, stream=print):
     """Run every demo section, printing as it goes."""
     Path(out_dir).mkdir(parents=True, exist_ok=True)
-    no_matplotlib = '(matplotlib not installed: pip install "kernlearn[plot]" for the plots)'
+
+    def save_plot(make):
+        """Run a plot function (it returns None without matplotlib) and say where it went."""
+        if plot:
+            path = make()
+            stream(f"plot saved to {path}" if path else NO_MATPLOTLIB)
+
     stream(f"kNN graphs (k = {n_neighbors}) of the bundled data sets, standardized features")
     stream(format_table(knn_graph_section(n_neighbors, n_jobs)))
-    if plot:
-        path = plot_section(out_dir, n_neighbors)
-        stream(f"plot saved to {path}" if path else no_matplotlib)
+    save_plot(lambda: plot_section(out_dir, n_neighbors))
     stream("\nSpectral embedding: 3 smallest eigenpairs of the normalised Laplacian by Lanczos on 2I - L")
     rows, shown = spectral_embedding_section(n_neighbors)
     stream(format_table(rows))
-    if plot:
-        path = embedding_plot(out_dir, shown)
-        stream(f"plot saved to {path}" if path else no_matplotlib)
+    save_plot(lambda: embedding_plot(out_dir, shown))
     stream("\nSimpleNPKL: pairwise cluster accuracy of k-means vs kernel k-means on the learned kernel")
     stream("(raw features, symmetric 5-NN graph, C = 0.3, B = 1, pairs until 0.7 n must-link components)")
     rows, fitted = npkl_section(n_jobs)
     stream(format_table(rows))
-    if plot:
-        path = npkl_plot(out_dir, fitted)
-        stream(f"plot saved to {path}" if path else no_matplotlib)
+    save_plot(lambda: npkl_plot(out_dir, fitted))

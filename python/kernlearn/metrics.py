@@ -21,13 +21,13 @@ def pairwise_cluster_accuracy(y_true, y_pred):
     n = y_true.size
     if n < 2:
         raise ValueError("need at least 2 points to form a pair")
-    table = contingency_matrix(y_true, y_pred, sparse=True).data.astype(np.float64)
-    rows = np.bincount(np.unique(y_true, return_inverse=True)[1]).astype(np.float64)
-    cols = np.bincount(np.unique(y_pred, return_inverse=True)[1]).astype(np.float64)
+    table = contingency_matrix(y_true, y_pred, sparse=True).astype(np.float64)
+    rows = np.asarray(table.sum(axis=1)).ravel()  # cluster sizes of each partition
+    cols = np.asarray(table.sum(axis=0)).ravel()
 
     def together(counts):
         return float((counts * (counts - 1)).sum() / 2)
 
     total = n * (n - 1) / 2
-    disagree = together(rows) + together(cols) - 2 * together(table)
+    disagree = together(rows) + together(cols) - 2 * together(table.data)
     return (total - disagree) / total
