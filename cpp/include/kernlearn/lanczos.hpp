@@ -44,9 +44,9 @@ struct LanczosResult {
   LanczosStatus status = LanczosStatus::not_converged;
 };
 
-// start: an n x b block, b >= 1; Lanczos starts from the sum of its columns. A warm start passes
-// the eigenvectors of an earlier, similar problem: their sum has no component along the unwanted
-// eigenvectors of that problem, which is what a single-vector Krylov method can exploit.
+// start: one vector, or a block (b > 1: the eigenvectors of an earlier, similar problem). A block
+// gets one Rayleigh-Ritz step; the Ritz pairs that already meet tol are locked, and Lanczos
+// starts from the sum of the others (no component along the earlier unwanted eigenvectors).
 // The basis products run on `team` (share it with the operator's).
 LanczosResult lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start,
                       const LanczosOptions& options, ThreadTeam& team, const InterruptPoll& poll = {});
