@@ -19,10 +19,10 @@ NpklLoss loss_named(const std::string& name) {
   throw std::invalid_argument("unknown loss '" + name + "'");
 }
 
-NpklEigenSolver solver_named(const std::string& name) {
-  if (name == "lanczos") return NpklEigenSolver::lanczos;
-  if (name == "dense") return NpklEigenSolver::dense;
-  if (name == "auto") return NpklEigenSolver::automatic;
+SpectralSolver solver_named(const std::string& name) {
+  if (name == "lanczos") return SpectralSolver::lanczos;
+  if (name == "dense") return SpectralSolver::dense;
+  if (name == "auto") return SpectralSolver::automatic;
   throw std::invalid_argument("unknown eigen_solver '" + name + "'");
 }
 
@@ -70,7 +70,7 @@ void register_npkl(py::module_& m) {
         opt.seed = seed;
         // Between iterations: Ctrl-C, then the user's callback (with the GIL; it may stop the fit
         // by returning True).
-        NpklMonitor monitor = [&](Index it, const NpklIteration& rec) {
+        SaddleMonitor monitor = [&](Index it, const SaddleIteration& rec) {
           py::gil_scoped_acquire gil;
           if (PyErr_CheckSignals() != 0) throw Interrupted();
           if (!callback) return false;
@@ -84,7 +84,7 @@ void register_npkl(py::module_& m) {
           return py::bool_((*callback)(info)).cast<bool>();
         };
         ThreadTeam team(n_threads);
-        NpklResult r = run_interruptible(
+        SaddleResult r = run_interruptible(
             [&] { return simple_npkl(L, pairs, labels, opt, team, monitor, python_interrupt_poll(), basis); });
         std::vector<double> dual, primal, gap, steps;
         std::vector<Index> matvecs, ranks;

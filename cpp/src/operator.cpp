@@ -39,4 +39,18 @@ void DenseOperator::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref
   });
 }
 
+void StructuredOperator::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const {
+  Eigen::MatrixXd centred;
+  const Eigen::MatrixXd* in = nullptr;
+  if (center_) {
+    centred = X.rowwise() - X.colwise().mean();
+    in = &centred;
+  }
+  const Eigen::Ref<const Eigen::MatrixXd> Z = in ? Eigen::Ref<const Eigen::MatrixXd>(*in) : X;
+  sparse_.apply(Z, Y);
+  if (U_.cols() > 0) Y.noalias() += U_ * (c_.asDiagonal() * (U_.transpose() * Z));
+  if (shift_ != 0.0) Y += shift_ * Z;
+  if (center_) Y.rowwise() -= Y.colwise().mean();
+}
+
 }  // namespace kernlearn

@@ -47,4 +47,22 @@ class DenseOperator final : public SymmetricOperator {
   ThreadTeam& team_;
 };
 
+// (S + U diag(c) U' + shift I), optionally centred as H (.) H with H = I - 11'/n: the saddle-point
+// matrices of the embeddings (colored MVU's HYH, MVE's 2 V V' - I) without an n x n array.
+class StructuredOperator final : public SymmetricOperator {
+ public:
+  StructuredOperator(const CsrOperator& sparse, const Eigen::MatrixXd& U, const Eigen::VectorXd& c,
+                     double shift, bool center)
+      : sparse_(sparse), U_(U), c_(c), shift_(shift), center_(center) {}
+  Index rows() const override { return sparse_.rows(); }
+  void apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const override;
+
+ private:
+  const CsrOperator& sparse_;
+  const Eigen::MatrixXd& U_;
+  const Eigen::VectorXd& c_;
+  double shift_;
+  bool center_;
+};
+
 }  // namespace kernlearn

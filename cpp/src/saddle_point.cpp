@@ -1,0 +1,448 @@
+#include "kernlearn/saddle_point.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "kernlearn/lanczos.hpp"
+#include "kernlearn/operator.hpp"
+
+namespace kernlearn {
+
+namespace {
+
+// The positive part of A's spectrum that K is built from, and what K is.
+struct Kernel {
+  Eigen::VectorXd sigma;   // positive eigenvalues of A used, decreasing
+  Eigen::MatrixXd V;       // their eigenvectors
+  Eigen::VectorXd lambda;  // eigenvalues of K
+  double phi = 0.0;        // max_K tr(A K) (B form) or max_K tr(A K) - (G/p) tr K^p (G form)
+  double trace_AK = 0.0;
+  double trace_Kp = 0.0;
+  Index matvecs = 0;
+};
+
+// Euclidean projection onto {x >= 0, sum x <= u}: the clipped point if it fits, else the
+// projection onto the face sum x = u (sort and find the threshold, Held et al. 1974).
+void project_capped_simplex(Eigen::VectorXd& x, double u) {
+  const Eigen::VectorXd clipped = x.cwiseMax(0.0);
+  if (clipped.sum() <= u) {
+    x = clipped;
+    return;
+  }
+  std::vector<double> v(x.data(), x.data() + x.size());
+  std::sort(v.begin(), v.end(), std::greater<>());
+  double cumulative = 0.0, theta = 0.0;
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    cumulative += v[k];
+    const double candidate = (cumulative - u) / static_cast<double>(k + 1);
+    if (k + 1 == v.size() || v[k + 1] <= candidate) {
+      theta = candidate;
+      break;
+    }
+  }
+  x = (x.array() - theta).cwiseMax(0.0).matrix();
+}
+
+class SaddlePointSolver {
+ public:
+  SaddlePointSolver(const SaddleProblem& pb, const SpectralOptions& opt, ThreadTeam& team, const InterruptPoll& poll,
+                    const Eigen::MatrixXd& basis)
+      : pb_(pb), opt_(opt), team_(team), poll_(poll), n_(pb.sparse.n),
+        acc_(pb.pairs, pb.pattern, pb.sparse), data_(static_cast<std::size_t>(acc_.nnz())),
+        sparse_op_(n_, acc_.indptr().data(), acc_.indices().data(), data_.data(), team),
+        structured_op_(sparse_op_, pb.lowrank, pb.lowrank_coef, pb.shift, pb.center),
+        structured_(pb.lowrank.cols() > 0 || pb.shift != 0.0 || pb.center), rng_(opt.seed), basis_(basis) {
+    use_dense_ = opt.eigen_solver == SpectralSolver::dense;
+    gram_bound_ = constraint_gram_bound();
+    if (basis_.cols() > 0) {  // U_b' S U_b, once
+      Eigen::MatrixXd SU(n_, basis_.cols());
+      const Csr& S = pb.sparse;
+      CsrOperator(n_, S.indptr.data(), S.indices.data(), S.data.data(), team).apply(basis_, SU);
+      projected_base_ = basis_.transpose() * SU;
+      basis_rows_ = basis_;
+    }
+  }
+
+  SaddleResult run(const SaddleMonitor& monitor) {
+    const Index m = pb_.rows.rows();
+    Eigen::VectorXd alpha = pb_.alpha0;
+    if (pb_.set != DualSet::fixed) project(alpha);
+    Kernel K = kernel_at(alpha, nullptr);
+    SaddleResult out;
+    Eigen::VectorXd g(m), grad(m), trial(m);
+    if (pb_.set == DualSet::fixed) {
+      // Closed form (Proposition 1 / 2): the optimum is -phi, which P(K) must equal.
+      constraint_values(K, g);
+      const double primal = primal_value(alpha, K, g);
+      out.history.push_back({-K.phi, primal, primal + K.phi, 0.0, K.matvecs, K.sigma.size()});
+      out.converged = true;
+      return finish(std::move(out), alpha, K, g);
+    }
+
+    for (Index it = 0;; ++it) {
+      constraint_values(K, g);
+      const double dual = dual_value(alpha, K);
+      const double primal = primal_value(alpha, K, g);
+      const double gap = primal - dual;
+      grad = pb_.target - g - pb_.rho * alpha;
+      const SaddleIteration record{dual, primal, gap, last_step_, K.matvecs, K.sigma.size()};
+      out.history.push_back(record);
+      if (gap <= opt_.tol * std::max(std::abs(primal), std::numeric_limits<double>::min())) {
+        out.converged = true;
+        break;
+      }
+      if (it >= opt_.max_iter) break;
+      if (monitor && monitor(it, record)) break;
+      out.n_iter = it + 1;
+
+      // Projected gradient ascent on J with step 1 / L_t (default_step); backtracking keeps the
+      // ascent guarantee of Proposition 6 where the local constant is only an estimate.
+      double step = opt_.step > 0 ? opt_.step : default_step(K);
+      Kernel next;
+      Index spent = 0;  // mat-vecs of this iteration, rejected trials included
+      for (int tries = 0;; ++tries) {
+        trial = alpha + step * grad;
+        project(trial);
+        next = kernel_at(trial, &K);
+        spent += next.matvecs;
+        if (opt_.step > 0) break;
+        const Eigen::VectorXd move = trial - alpha;
+        const double bound = dual + grad.dot(move) - move.squaredNorm() / (2.0 * step);
+        const double next_dual = dual_value(trial, next);
+        if (next_dual >= bound - 1e-12 * std::max(1.0, std::abs(dual)) || tries == 40) break;
+        step *= 0.5;
+      }
+      last_step_ = step;
+      alpha = trial;
+      K = std::move(next);
+      K.matvecs = spent;
+    }
+    constraint_values(K, g);
+    return finish(std::move(out), alpha, K, g);
+  }
+
+ private:
+  // A Gershgorin bound on the Gram matrix <C_c, C_c'> of the constraint matrices, which scales
+  // the gradient's Lipschitz constant. Pair Gram: <T_q, T_q> = 2 (entry) or 4 (distance); two
+  // distance pairs sharing one point have <T_q, T_q'> = 1; entry pairs are orthogonal.
+  double constraint_gram_bound() const {
+    const ConstraintRows& R = pb_.rows;
+    const Index m_pairs = pb_.pairs.rows();
+    Eigen::VectorXd column(m_pairs);  // sum_c |R_cq|
+    column.setZero();
+    for (std::size_t e = 0; e < R.indices.size(); ++e) column(R.indices[e]) += std::abs(R.data[e]);
+    Eigen::VectorXd pair_row(m_pairs);  // sum_q' |<T_q, T_q'>| column(q')
+    if (pb_.pattern == PairPattern::entry) {
+      pair_row = 2.0 * column;
+    } else {
+      Eigen::VectorXd at_point = Eigen::VectorXd::Zero(n_);
+      for (Index q = 0; q < m_pairs; ++q) {
+        at_point(pb_.pairs(q, 0)) += column(q);
+        at_point(pb_.pairs(q, 1)) += column(q);
+      }
+      for (Index q = 0; q < m_pairs; ++q)
+        pair_row(q) = 2.0 * column(q) + at_point(pb_.pairs(q, 0)) + at_point(pb_.pairs(q, 1));
+    }
+    double bound = 0.0;
+    for (Index c = 0; c < R.rows(); ++c) {
+      double s = 0.0;
+      for (Index e = R.indptr[c]; e < R.indptr[c + 1]; ++e) s += std::abs(R.data[e]) * pair_row(R.indices[e]);
+      bound = std::max(bound, s);
+    }
+    return bound;
+  }
+
+  // 1 / L_t with L_t = gram / G_t + rho: K = A_+ / G_t locally (G_t the local scale of K), so the
+  // map alpha -> g(K(alpha)) is Lipschitz with |R T|^2 / G_t. (SimpleNPKL: 2 / G_t + 2 / C; each
+  // pair moves one entry of A, so Lemma 5's factor m does not apply.)
+  double default_step(const Kernel& K) const {
+    if (K.lambda.size() == 0)  // K = 0: J is locally the quadratic part
+      return pb_.rho > 0 ? 1.0 / pb_.rho : pb_.upper / std::max(1.0, pb_.target.cwiseAbs().maxCoeff());
+    const double G = (opt_.p - 1.0) * K.sigma.norm() / K.lambda.norm();
+    return 1.0 / (gram_bound_ / G + pb_.rho);
+  }
+
+  void project(Eigen::VectorXd& alpha) const {
+    switch (pb_.set) {
+      case DualSet::nonnegative: alpha = alpha.cwiseMax(0.0); break;
+      case DualSet::box: alpha = alpha.cwiseMax(0.0).cwiseMin(pb_.upper); break;
+      case DualSet::capped_simplex: project_capped_simplex(alpha, pb_.upper); break;
+      case DualSet::free:
+      case DualSet::fixed: break;
+    }
+  }
+
+  // g[c] = tr(C_c K) = sum_q R_cq tr(T_q K).
+  void constraint_values(const Kernel& K, Eigen::VectorXd& g) const {
+    g.setZero();
+    if (K.lambda.size() == 0) return;
+    Eigen::VectorXd d(pb_.pairs.rows());
+    acc_.inner(K.V, K.lambda, d.data(), team_.size());
+    const ConstraintRows& R = pb_.rows;
+    for (Index c = 0; c < R.rows(); ++c)
+      for (Index e = R.indptr[c]; e < R.indptr[c + 1]; ++e) g(c) += R.data[e] * d(R.indices[e]);
+  }
+
+  double dual_value(const Eigen::VectorXd& alpha, const Kernel& K) const {
+    return -K.phi + pb_.target.dot(alpha) - 0.5 * pb_.rho * alpha.squaredNorm();
+  }
+
+  // P(K) at the K of alpha. tr(M K) = tr(A K) - sum_c alpha_c g_c needs no mat-vec.
+  double primal_value(const Eigen::VectorXd& alpha, const Kernel& K, const Eigen::VectorXd& g) const {
+    const double trace_MK = K.trace_AK - alpha.dot(g);
+    const Eigen::ArrayXd slack = (pb_.target - g).array();
+    double loss = 0.0;
+    switch (pb_.set) {
+      case DualSet::free: loss = slack.square().sum() / (2.0 * pb_.rho); break;
+      case DualSet::nonnegative: loss = slack.cwiseMax(0.0).square().sum() / (2.0 * pb_.rho); break;
+      case DualSet::box: loss = pb_.upper * slack.cwiseMax(0.0).sum(); break;
+      case DualSet::capped_simplex:
+        loss = pb_.upper * std::max(0.0, slack.size() ? slack.maxCoeff() : 0.0);
+        break;
+      case DualSet::fixed: loss = -alpha.dot(g); break;  // P = -tr(A K)
+    }
+    return -trace_MK + loss + (opt_.penalty ? opt_.G / opt_.p * K.trace_Kp : 0.0);
+  }
+
+  // A(alpha) = M + sum_q (R' alpha)_q T_q, its positive spectrum, and K from it.
+  Kernel kernel_at(const Eigen::VectorXd& alpha, const Kernel* previous) {
+    const ConstraintRows& R = pb_.rows;
+    pair_coef_.setZero(pb_.pairs.rows());
+    for (Index c = 0; c < R.rows(); ++c)
+      for (Index e = R.indptr[c]; e < R.indptr[c + 1]; ++e) pair_coef_(R.indices[e]) += R.data[e] * alpha(c);
+    acc_.assemble(pair_coef_.data(), data_.data());
+    Kernel K;
+    positive_spectrum(previous, K);
+    closed_form(K);
+    return K;
+  }
+
+  const SymmetricOperator& op() const {
+    if (structured_) return structured_op_;
+    return sparse_op_;
+  }
+
+  // Eigenvalues below this count as zero: rounding, and the exact zeros of untouched components.
+  double zero_level() const {
+    double norm = 0.0;  // Gershgorin bound on |A|
+    const auto& indptr = acc_.indptr();
+    for (Index i = 0; i < n_; ++i) {
+      double row = 0.0;
+      for (Index q = indptr[i]; q < indptr[i + 1]; ++q) row += std::abs(data_[q]);
+      norm = std::max(norm, row);
+    }
+    for (Index c = 0; c < pb_.lowrank.cols(); ++c) norm += std::abs(pb_.lowrank_coef(c)) * pb_.lowrank.col(c).squaredNorm();
+    norm += std::abs(pb_.shift);
+    return std::max(opt_.eig_tol, 1e-12) * 10.0 * norm;
+  }
+
+  Index wanted_count() const {
+    if (opt_.p == 1.0) return std::min<Index>(8, n_ - 1);  // the top eigenvalue and its copies
+    return opt_.rank > 0 ? std::min(opt_.rank, n_ - 1) : 0;
+  }
+
+  void positive_spectrum(const Kernel* previous, Kernel& K) {
+    const double zero = zero_level();
+    Eigen::VectorXd values;
+    Eigen::MatrixXd vectors;
+    if (basis_.cols() > 0) {
+      projected_spectrum(values, vectors);
+    } else if (use_dense_) {
+      dense_spectrum(zero, values, vectors);
+    } else {
+      // Automatic choice: Lanczos while the positive rank stays below dense_fraction n (where
+      // it is faster, measured), LAPACK from the first solve that finds more, for good.
+      const bool automatic = opt_.eigen_solver == SpectralSolver::automatic;
+      const Index cap = std::max<Index>(1, static_cast<Index>(opt_.dense_fraction * static_cast<double>(n_)));
+      if (automatic && wanted_count() > cap) {
+        use_dense_ = true;
+        dense_spectrum(zero, values, vectors);
+      } else if (!lanczos_spectrum(previous, zero, automatic ? cap : 0, K, values, vectors)) {
+        use_dense_ = true;
+        dense_spectrum(zero, values, vectors);
+      }
+    }
+    Index count = 0;
+    const Index cap = opt_.p == 1.0 ? values.size() : (opt_.rank > 0 ? opt_.rank : values.size());
+    while (count < std::min(cap, values.size()) && values(count) > zero) ++count;
+    if (opt_.p == 1.0 && count > 0) {  // the eigenspace of the largest eigenvalue
+      Index top = 1;
+      while (top < count && values(0) - values(top) <= zero) ++top;
+      count = top;
+    }
+    K.sigma = values.head(count);
+    K.V = vectors.leftCols(count);
+  }
+
+  void dense_spectrum(double zero, Eigen::VectorXd& values, Eigen::MatrixXd& vectors) const {
+    Eigen::MatrixXd D = Eigen::MatrixXd::Zero(n_, n_);
+    const auto& indptr = acc_.indptr();
+    const auto& indices = acc_.indices();
+    for (Index i = 0; i < n_; ++i)
+      for (Index q = indptr[i]; q < indptr[i + 1]; ++q) D(i, indices[q]) = data_[q];
+    if (pb_.lowrank.cols() > 0) D.noalias() += pb_.lowrank * pb_.lowrank_coef.asDiagonal() * pb_.lowrank.transpose();
+    D.diagonal().array() += pb_.shift;
+    if (pb_.center) {
+      D.rowwise() -= D.colwise().mean();
+      D.colwise() -= D.rowwise().mean();
+    }
+    // p = 1 needs the top eigenvalue and its copies: all pairs above the level, then trimmed.
+    dense_eigenpairs_above(D, zero, opt_.p == 1.0 ? 0 : opt_.rank, opt_.syevd, values, vectors);
+  }
+
+  // Lanczos in threshold mode (every pair above `zero`) or for the wanted top pairs; with
+  // max_rank > 0, gives up (returns false) once more than max_rank pairs lie above `zero`.
+  bool lanczos_spectrum(const Kernel* previous, double zero, Index max_rank, Kernel& K, Eigen::VectorXd& values,
+                        Eigen::MatrixXd& vectors) {
+    LanczosOptions lo;
+    lo.tol = opt_.eig_tol;
+    lo.seed = opt_.seed;
+    const Index wanted = wanted_count();
+    if (wanted > 0) {
+      lo.k = wanted;
+    } else {
+      lo.threshold_mode = true;
+      lo.threshold = zero;
+      lo.max_rank = max_rank;
+      lo.k = std::min<Index>(n_ - 1, std::max<Index>(10, previous ? previous->sigma.size() + 5 : 10));
+      if (max_rank > 0) lo.k = std::min(lo.k, max_rank);
+    }
+    Eigen::MatrixXd start;
+    if (opt_.warm_start && previous && previous->V.cols() > 0) {
+      // The block's Rayleigh-Ritz step costs one mat-vec per column and pays only when it
+      // locks pairs (late iterations, small steps). After a block that locked nothing, the
+      // next solve starts from the vectors' sum alone (free), and every third tries the block.
+      const bool try_block = block_pays_ || ++solves_since_block_ >= 3;
+      start = try_block ? previous->V : Eigen::MatrixXd(previous->V.rowwise().sum());
+      if (try_block) solves_since_block_ = 0;
+    } else {
+      std::normal_distribution<double> normal;
+      start.resize(n_, 1);
+      for (Index i = 0; i < n_; ++i) start(i, 0) = normal(rng_);
+    }
+    LanczosResult r = lanczos(op(), start, lo, team_, poll_);
+    if (start.cols() > 1) block_pays_ = r.n_locked > 0;
+    K.matvecs = r.n_matvec;
+    if (r.status == LanczosStatus::max_rank_reached) return false;
+    values = std::move(r.values);
+    vectors = std::move(r.vectors);
+    return true;
+  }
+
+  // Section 5.4: the eigenpairs of U_b' A U_b (r x r), lifted back by U_b. Each pair adds
+  // beta_q U_b' T_q U_b to U_b' S U_b; with u_i the i-th row of U_b, that is
+  // beta (u_i u_j' + u_j u_i') for entry pairs and beta (u_i - u_j)(u_i - u_j)' for distance pairs.
+  void projected_spectrum(Eigen::VectorXd& values, Eigen::MatrixXd& vectors) const {
+    Eigen::MatrixXd M = projected_base_;
+    for (Index q = 0; q < pb_.pairs.rows(); ++q) {
+      const double b = pair_coef_(q);
+      if (b == 0.0) continue;
+      const auto ui = basis_rows_.row(pb_.pairs(q, 0)), uj = basis_rows_.row(pb_.pairs(q, 1));
+      if (pb_.pattern == PairPattern::entry) {
+        M.noalias() += b * (ui.transpose() * uj + uj.transpose() * ui);
+      } else {
+        const Eigen::RowVectorXd diff = ui - uj;
+        M.noalias() += b * (diff.transpose() * diff);
+      }
+    }
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(M);
+    if (eig.info() != Eigen::Success) throw std::runtime_error("eigensolver of U' A U failed");
+    values = eig.eigenvalues().reverse();
+    vectors = basis_ * eig.eigenvectors().rowwise().reverse();
+  }
+
+  void closed_form(Kernel& K) const {
+    const Eigen::ArrayXd s = K.sigma.array();
+    const double p = opt_.p;
+    if (s.size() == 0) {  // A has no positive part: K = 0 is optimal (phi = 0)
+      K.lambda.resize(0);
+      return;
+    }
+    Eigen::ArrayXd lam;
+    if (p == 1.0) {  // K = B times the average projector onto the top eigenspace
+      lam = Eigen::ArrayXd::Constant(s.size(), opt_.B / static_cast<double>(s.size()));
+      K.phi = opt_.B * s(0);
+    } else {
+      const double q = p / (p - 1.0);
+      const double sum_q = s.pow(q).sum();
+      if (opt_.penalty) {  // Proposition 2, eq. (20)
+        lam = (s / opt_.G).pow(1.0 / (p - 1.0));
+        K.phi = sum_q / (q * std::pow(opt_.G, q - 1.0));
+      } else {  // Proposition 1, eq. (14)
+        lam = std::pow(opt_.B / sum_q, 1.0 / p) * s.pow(1.0 / (p - 1.0));
+        K.phi = std::pow(opt_.B, 1.0 / p) * std::pow(sum_q, 1.0 / q);
+      }
+    }
+    K.lambda = lam.matrix();
+    K.trace_AK = (s * lam).sum();
+    K.trace_Kp = lam.pow(p).sum();
+  }
+
+  SaddleResult finish(SaddleResult out, const Eigen::VectorXd& alpha, const Kernel& K, const Eigen::VectorXd& g) const {
+    out.alpha = alpha;
+    out.constraint_values = g;
+    out.eigenvalues = K.lambda;
+    out.eigenvectors = K.V;  // lambda is increasing in sigma, so already in decreasing order
+    out.used_dense = use_dense_;
+    return out;
+  }
+
+  const SaddleProblem& pb_;
+  const SpectralOptions& opt_;
+  ThreadTeam& team_;
+  const InterruptPoll& poll_;
+  Index n_;
+  ConstraintAccumulator acc_;
+  std::vector<double> data_;
+  CsrOperator sparse_op_;
+  StructuredOperator structured_op_;
+  bool structured_;
+  std::mt19937_64 rng_;
+  double gram_bound_ = 0.0;
+  double last_step_ = 0.0;
+  bool block_pays_ = true;       // the last warm block locked pairs
+  bool use_dense_ = false;       // LAPACK for every solve from now on
+  int solves_since_block_ = 0;
+  Eigen::MatrixXd basis_;           // Section 5.4's U_b (empty: the exact problem)
+  Eigen::VectorXd pair_coef_;       // R' alpha of the matrix assembled last
+  RowMatrixXd basis_rows_;          // U_b row-major, for the pairs' rows
+  Eigen::MatrixXd projected_base_;  // U_b' S U_b
+};
+}  // namespace
+
+SaddleResult solve_saddle_point(const SaddleProblem& pb, const SpectralOptions& options, ThreadTeam& team,
+                                const SaddleMonitor& monitor, const InterruptPoll& poll, const Eigen::MatrixXd& basis) {
+  const Index n = pb.sparse.n, m = pb.rows.rows();
+  if (n < 2) throw std::invalid_argument("need at least 2 points");
+  if (m < 1) throw std::invalid_argument("need at least one constraint");
+  if (pb.target.size() != m || pb.alpha0.size() != m)
+    throw std::invalid_argument("target and alpha0 need one value per constraint");
+  if (pb.rows.indptr.front() != 0 || pb.rows.indptr.back() != static_cast<Index>(pb.rows.indices.size()) ||
+      pb.rows.data.size() != pb.rows.indices.size())
+    throw std::invalid_argument("constraint rows are inconsistent");
+  for (Index q : pb.rows.indices)
+    if (q < 0 || q >= pb.pairs.rows()) throw std::invalid_argument("constraint rows name a pair out of range");
+  if (pb.lowrank.cols() > 0 && (pb.lowrank.rows() != n || pb.lowrank_coef.size() != pb.lowrank.cols()))
+    throw std::invalid_argument("the low-rank part must be n x r with r coefficients");
+  if (!(options.p >= 1.0)) throw std::invalid_argument("p must be >= 1");
+  if (options.penalty ? !(options.G > 0.0) : !(options.B > 0.0))
+    throw std::invalid_argument(options.penalty ? "G must be positive" : "B must be positive");
+  if (options.penalty && options.p == 1.0)
+    throw std::invalid_argument("p = 1 needs the trace bound B: with the penalty G the problem is unbounded or K = 0");
+  if (options.p == 1.0 && pb.set != DualSet::fixed)
+    throw std::invalid_argument("p = 1 is only supported with a fixed alpha (J is not differentiable)");
+  if ((pb.set == DualSet::free || pb.set == DualSet::nonnegative) && !(pb.rho > 0.0))
+    throw std::invalid_argument("a free or nonnegative alpha needs rho > 0");
+  if ((pb.set == DualSet::box || pb.set == DualSet::capped_simplex) && !(pb.upper > 0.0))
+    throw std::invalid_argument("a box or capped simplex needs upper > 0");
+  if (basis.cols() > 0 && (basis.rows() != n || pb.lowrank.cols() > 0 || pb.shift != 0.0 || pb.center))
+    throw std::invalid_argument("basis must have n rows and needs a purely sparse M");
+  return SaddlePointSolver(pb, options, team, poll, basis).run(monitor);
+}
+
+}  // namespace kernlearn
