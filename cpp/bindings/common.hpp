@@ -72,5 +72,6 @@ void register_graph(py::module_& m);
 void register_eigensolver(py::module_& m);
 void register_constraints(py::module_& m);
 void register_npkl(py::module_& m);
+void register_embedding(py::module_& m);
 
 }  // namespace kernlearn::bindings

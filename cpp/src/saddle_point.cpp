@@ -84,46 +84,83 @@ class SaddlePointSolver {
       return finish(std::move(out), alpha, K, g);
     }
 
+    // Projected gradient ascent on J, accelerated (Nesterov / FISTA with the function restart of
+    // O'Donoghue & Candes 2015) unless opt.accelerate is off: the gradient is taken at y, the
+    // extrapolation of the last two iterates. Every evaluated point gives a lower bound J and a
+    // feasible K with an upper bound P, so the certificate is the best of each.
+    Eigen::VectorXd y = alpha, best_alpha = alpha, best_g(m), g_trial(m);
+    Kernel Ky = K, best_K;
+    double best_dual = -std::numeric_limits<double>::infinity();
+    double best_primal = std::numeric_limits<double>::infinity();
+    double dual_alpha = -std::numeric_limits<double>::infinity(), momentum = 1.0;
+    auto consider = [&](const Eigen::VectorXd& point, const Kernel& at, Eigen::VectorXd& values) {
+      constraint_values(at, values);
+      const double dual = dual_value(point, at), primal = primal_value(point, at, values);
+      if (dual > best_dual) best_dual = dual, best_alpha = point;
+      if (primal < best_primal) best_primal = primal, best_K = at, best_g = values;
+      return dual;
+    };
     for (Index it = 0;; ++it) {
-      constraint_values(K, g);
-      const double dual = dual_value(alpha, K);
-      const double primal = primal_value(alpha, K, g);
-      const double gap = primal - dual;
-      grad = pb_.target - g - pb_.rho * alpha;
-      const SaddleIteration record{dual, primal, gap, last_step_, K.matvecs, K.sigma.size()};
+      const double dual = consider(y, Ky, g);
+      if (it == 0) dual_alpha = dual;
+      const double gap = best_primal - best_dual;
+      const SaddleIteration record{best_dual, best_primal, gap, last_step_, Ky.matvecs, Ky.sigma.size()};
       out.history.push_back(record);
-      if (gap <= opt_.tol * std::max(std::abs(primal), std::numeric_limits<double>::min())) {
+      if (gap <= opt_.tol * std::max(std::abs(best_primal), std::numeric_limits<double>::min())) {
         out.converged = true;
         break;
       }
       if (it >= opt_.max_iter) break;
       if (monitor && monitor(it, record)) break;
       out.n_iter = it + 1;
+      grad = pb_.target - g - pb_.rho * y;
 
-      // Projected gradient ascent on J with step 1 / L_t (default_step); backtracking keeps the
-      // ascent guarantee of Proposition 6 where the local constant is only an estimate.
-      double step = opt_.step > 0 ? opt_.step : default_step(K);
+      // Step 1 / L_t (default_step); backtracking keeps the ascent guarantee of Proposition 6
+      // where the local constant is only an estimate.
+      double step = opt_.step > 0 ? opt_.step : default_step(Ky);
+      // The Lipschitz estimate bounds the curvature and is often far above it: an adaptive step
+      // tries twice the last accepted step when that was accepted at once.
+      if (opt_.adaptive_step && opt_.step <= 0 && accepted_at_once_) step = std::max(step, 2.0 * last_step_);
       Kernel next;
       Index spent = 0;  // mat-vecs of this iteration, rejected trials included
+      double next_dual = 0.0;
       for (int tries = 0;; ++tries) {
-        trial = alpha + step * grad;
+        trial = y + step * grad;
         project(trial);
-        next = kernel_at(trial, &K);
+        next = kernel_at(trial, &Ky);
         spent += next.matvecs;
+        next_dual = dual_value(trial, next);
         if (opt_.step > 0) break;
-        const Eigen::VectorXd move = trial - alpha;
+        const Eigen::VectorXd move = trial - y;
         const double bound = dual + grad.dot(move) - move.squaredNorm() / (2.0 * step);
-        const double next_dual = dual_value(trial, next);
+        accepted_at_once_ = tries == 0;
         if (next_dual >= bound - 1e-12 * std::max(1.0, std::abs(dual)) || tries == 40) break;
         step *= 0.5;
       }
       last_step_ = step;
+      double beta = 0.0;
+      if (opt_.accelerate && next_dual >= dual_alpha) {
+        const double following = 0.5 * (1.0 + std::sqrt(1.0 + 4.0 * momentum * momentum));
+        beta = (momentum - 1.0) / following;
+        momentum = following;
+      } else {
+        momentum = 1.0;  // restart: the momentum made J fall
+      }
+      if (beta > 0.0) {
+        consider(trial, next, g_trial);
+        y = trial + beta * (trial - alpha);
+        project(y);
+        Ky = kernel_at(y, &next);
+        spent += Ky.matvecs;
+      } else {
+        y = trial;
+        Ky = std::move(next);
+      }
+      Ky.matvecs = spent;
       alpha = trial;
-      K = std::move(next);
-      K.matvecs = spent;
+      dual_alpha = next_dual;
     }
-    constraint_values(K, g);
-    return finish(std::move(out), alpha, K, g);
+    return finish(std::move(out), best_alpha, best_K, best_g);
   }
 
  private:
@@ -405,6 +442,7 @@ class SaddlePointSolver {
   std::mt19937_64 rng_;
   double gram_bound_ = 0.0;
   double last_step_ = 0.0;
+  bool accepted_at_once_ = false;  // the last step passed the backtracking test on its first trial
   bool block_pays_ = true;       // the last warm block locked pairs
   bool use_dense_ = false;       // LAPACK for every solve from now on
   int solves_since_block_ = 0;
@@ -419,10 +457,10 @@ SaddleResult solve_saddle_point(const SaddleProblem& pb, const SpectralOptions& 
                                 const SaddleMonitor& monitor, const InterruptPoll& poll, const Eigen::MatrixXd& basis) {
   const Index n = pb.sparse.n, m = pb.rows.rows();
   if (n < 2) throw std::invalid_argument("need at least 2 points");
-  if (m < 1) throw std::invalid_argument("need at least one constraint");
+  if (m < 1 && pb.set != DualSet::fixed) throw std::invalid_argument("need at least one constraint");
   if (pb.target.size() != m || pb.alpha0.size() != m)
     throw std::invalid_argument("target and alpha0 need one value per constraint");
-  if (pb.rows.indptr.front() != 0 || pb.rows.indptr.back() != static_cast<Index>(pb.rows.indices.size()) ||
+  if (pb.rows.indptr.empty() || pb.rows.indptr.front() != 0 || pb.rows.indptr.back() != static_cast<Index>(pb.rows.indices.size()) ||
       pb.rows.data.size() != pb.rows.indices.size())
     throw std::invalid_argument("constraint rows are inconsistent");
   for (Index q : pb.rows.indices)

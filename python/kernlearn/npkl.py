@@ -20,11 +20,14 @@ Algorithm. Linear loss: one eigendecomposition, K in closed form (Proposition 1;
 for the penalty G). Other losses: Algorithm 1, projected gradient ascent on J, every iteration
 in C++: the constraint values are re-accumulated on a CSR pattern fixed once, A's positive part
 comes from thick-restart Lanczos in threshold mode sized by the previous rank,
-tr(T_p K) costs O(m r). The step is 1 / L_t with the local Lipschitz constant
+tr(T_p K) costs O(m r). The base step is 1 / L_t with the local Lipschitz constant
 ``L_t = 2 (1/G_t + 1/C)`` (G_t = |A_+|_F / sqrt(B) makes K = A_+ / G_t; each pair moves a
 distinct entry of A, so Lemma 5's factor m is not needed, and Proposition 6's eta is an inverse
-step), and a backtracking test keeps J increasing. The iteration stops when the duality gap
-``P(K_t) - J(alpha_t)``, a certificate since K_t is feasible, is below ``tol`` relative to P.
+step), and a backtracking test keeps J from falling below its quadratic model. By default the
+ascent is accelerated (Nesterov momentum, restarted whenever J falls) and the step grows while
+backtracking accepts it at once; ``step="lipschitz"`` is the plain Algorithm 1. Every iterate
+gives a lower bound J(alpha) and a feasible K with an upper bound P(K), so the iteration stops
+when the best P minus the best J, a certificate, is below ``tol`` relative to P.
 """
 
 import numbers
@@ -96,8 +99,10 @@ class SimpleNPKL(BaseEstimator):
     max_iter : int, default 200
     tol : float, default 1e-4
         Relative duality gap at which the saddle-point iteration stops.
-    step : "auto" or float
-        "auto": 1 / local Lipschitz constant with backtracking; a float: a fixed step.
+    step : "auto", "lipschitz" or float
+        "auto": accelerated ascent (Nesterov momentum with restart) from the step 1 / L_t, grown
+        while backtracking accepts it; "lipschitz": Algorithm 1 as such, step 1 / L_t with
+        backtracking (J increases at every iterate); a float: a fixed step, no acceleration.
     active_constraints : int, optional
         Section 5.3: fit once, pick this many points with the smallest normalised margin
         ``|sum_j T_ij K_ij| / l_i``, and refit on every constraint touching them.
@@ -249,7 +254,9 @@ class SimpleNPKL(BaseEstimator):
             check_int(self.rank, "rank", low=1, high=n)
         check_int(self.max_iter, "max_iter", low=0)
         _positive(self.tol, "tol")
-        if not (isinstance(self.step, str) and self.step == "auto"):
+        if isinstance(self.step, str):
+            check_choice(self.step, "step", ("auto", "lipschitz"))
+        else:
             _positive(self.step, "step")
         if self.active_constraints is not None:
             check_int(self.active_constraints, "active_constraints", low=1, high=n + 1)
@@ -301,7 +308,7 @@ class SimpleNPKL(BaseEstimator):
             pairs, labels, self.loss, float(self.p), self.G is not None,
             float(1.0 if self.B is None else self.B), float(self.G or 1.0), float(self.C), rank,
             solver, fraction, int(self.max_iter), float(self.tol),
-            0.0 if isinstance(self.step, str) else float(self.step), 1e-10, bool(self.warm_start), seed,
+            0.0 if isinstance(self.step, str) else float(self.step), self.step == "auto", 1e-10, bool(self.warm_start), seed,
             resolve_n_threads(self.n_jobs), self._monitor(), basis,
         )
         if basis.shape[1]:

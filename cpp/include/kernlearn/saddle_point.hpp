@@ -75,6 +75,8 @@ struct SpectralOptions {
   Index max_iter = 200;
   double tol = 1e-4;       // on the relative duality gap (P - J) / |P|
   double step = 0.0;       // 0: 1 / (local Lipschitz constant) with backtracking; else fixed
+  bool accelerate = true;     // Nesterov momentum with function restart
+  bool adaptive_step = true;  // with step = 0: grow the step while backtracking accepts it at once
   double eig_tol = 1e-10;  // Lanczos residual tolerance, relative to |A|
   bool warm_start = false;  // start each Lanczos solve from the previous eigenvectors (measured: rarely pays)
   std::uint64_t seed = 0;

@@ -1,0 +1,103 @@
+// What the SimpleNPKL and embedding bindings share: the per-iteration monitor (Ctrl-C, then the
+// user's callback) and the conversion of a SaddleResult to a dict.
+#pragma once
+
+#include <pybind11/eigen.h>
+#include <pybind11/functional.h>
+
+#include <optional>
+#include <string>
+
+#include "common.hpp"
+#include "kernlearn/saddle_point.hpp"
+
+namespace kernlearn::bindings {
+
+inline SpectralSolver spectral_solver_named(const std::string& name) {
+  if (name == "lanczos") return SpectralSolver::lanczos;
+  if (name == "dense") return SpectralSolver::dense;
+  if (name == "auto") return SpectralSolver::automatic;
+  throw std::invalid_argument("unknown eigen_solver '" + name + "'");
+}
+
+// scipy's LAPACK dsyevd, from the function table scipy.linalg.cython_lapack exports for exactly
+// this use: the dense path gets LAPACK without the wheel shipping one.
+inline SyevdFn scipy_dsyevd() {
+  static const SyevdFn fn = [] {
+    py::dict table = py::module_::import("scipy.linalg.cython_lapack").attr("__pyx_capi__");
+    auto capsule = table["dsyevd"].cast<py::capsule>();
+    return reinterpret_cast<SyevdFn>(capsule.get_pointer());
+  }();
+  return fn;
+}
+
+// The solver options both bindings take, in the same order and with the same names.
+inline void set_spectral_options(SpectralOptions& opt, double p, bool penalty, double B, double G, Index rank,
+                                 const std::string& eigen_solver, double dense_fraction, Index max_iter,
+                                 double tol, double step, bool accelerate, double eig_tol, bool warm_start,
+                                 std::uint64_t seed) {
+  opt.p = p;
+  opt.penalty = penalty;
+  opt.B = B;
+  opt.G = G;
+  opt.rank = rank;
+  opt.eigen_solver = spectral_solver_named(eigen_solver);
+  opt.dense_fraction = dense_fraction;
+  opt.syevd = scipy_dsyevd();
+  opt.max_iter = max_iter;
+  opt.tol = tol;
+  opt.step = step;
+  opt.accelerate = accelerate;  // and an adaptive step: off means Algorithm 1 with step 1 / L_t
+  opt.adaptive_step = accelerate;
+  opt.eig_tol = eig_tol;
+  opt.warm_start = warm_start;
+  opt.seed = seed;
+}
+
+// Runs between iterations with the GIL: Ctrl-C first, then the callback, which may stop the
+// solver by returning True. The callback object outlives the solve (it is the caller's argument).
+inline SaddleMonitor python_monitor(const std::optional<py::function>& callback) {
+  return [&callback](Index it, const SaddleIteration& rec) {
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw Interrupted();
+    if (!callback) return false;
+    py::dict info;
+    info["iteration"] = it;
+    info["dual"] = rec.dual;
+    info["primal"] = rec.primal;
+    info["gap"] = rec.gap;
+    info["matvecs"] = rec.matvecs;
+    info["rank"] = rec.rank;
+    return py::bool_((*callback)(info)).cast<bool>();
+  };
+}
+
+inline py::dict result_to_python(SaddleResult&& r) {
+  std::vector<double> dual, primal, gap, steps;
+  std::vector<Index> matvecs, ranks;
+  for (const auto& h : r.history) {
+    dual.push_back(h.dual);
+    primal.push_back(h.primal);
+    gap.push_back(h.gap);
+    steps.push_back(h.step);
+    matvecs.push_back(h.matvecs);
+    ranks.push_back(h.rank);
+  }
+  py::dict out;
+  out["eigenvalues"] = std::move(r.eigenvalues);
+  out["eigenvectors"] = std::move(r.eigenvectors);
+  out["alpha"] = std::move(r.alpha);
+  out["constraint_values"] = std::move(r.constraint_values);
+  out["dual"] = to_numpy(std::move(dual));
+  out["primal"] = to_numpy(std::move(primal));
+  out["gap"] = to_numpy(std::move(gap));
+  out["step"] = to_numpy(std::move(steps));
+  out["matvecs"] = to_numpy(std::move(matvecs));
+  out["rank"] = to_numpy(std::move(ranks));
+  out["n_iter"] = r.n_iter;
+  out["converged"] = r.converged;
+  out["used_dense"] = r.used_dense;
+  return out;
+}
+
+}  // namespace kernlearn::bindings
