@@ -48,6 +48,44 @@ void project_capped_simplex(Eigen::VectorXd& x, double u) {
   x = (x.array() - theta).cwiseMax(0.0).matrix();
 }
 
+// The last few curvature pairs (s, y) of L-BFGS (Nocedal & Wright, Algorithm 7.4) for minimising
+// f = -J: s = step, y = change of f's gradient. apply(g) returns H g, H the inverse-Hessian model.
+class LbfgsMemory {
+ public:
+  explicit LbfgsMemory(std::size_t size) : size_(size) {}
+  bool empty() const { return s_.empty(); }
+  void clear() {
+    s_.clear();
+    y_.clear();
+  }
+  void add(const Eigen::VectorXd& s, const Eigen::VectorXd& y) {
+    if (!(s.dot(y) > 1e-12 * s.norm() * y.norm())) return;  // no positive curvature: skip the pair
+    if (s_.size() == size_) {
+      s_.erase(s_.begin());
+      y_.erase(y_.begin());
+    }
+    s_.push_back(s);
+    y_.push_back(y);
+  }
+  Eigen::VectorXd apply(const Eigen::VectorXd& g) const {
+    Eigen::VectorXd q = g;
+    const std::size_t k = s_.size();
+    std::vector<double> a(k), rho(k);
+    for (std::size_t i = k; i-- > 0;) {
+      rho[i] = 1.0 / s_[i].dot(y_[i]);
+      a[i] = rho[i] * s_[i].dot(q);
+      q -= a[i] * y_[i];
+    }
+    if (k > 0) q *= s_.back().dot(y_.back()) / y_.back().squaredNorm();  // initial scaling
+    for (std::size_t i = 0; i < k; ++i) q += s_[i] * (a[i] - rho[i] * y_[i].dot(q));
+    return q;
+  }
+
+ private:
+  std::size_t size_;
+  std::vector<Eigen::VectorXd> s_, y_;
+};
+
 class SaddlePointSolver {
  public:
   SaddlePointSolver(const SaddleProblem& pb, const SpectralOptions& opt, ThreadTeam& team, const InterruptPoll& poll,
@@ -93,6 +131,11 @@ class SaddlePointSolver {
     double best_dual = -std::numeric_limits<double>::infinity();
     double best_primal = std::numeric_limits<double>::infinity();
     double dual_alpha = -std::numeric_limits<double>::infinity(), momentum = 1.0;
+    // A free alpha (equality constraints, square loss) makes J smooth and unconstrained: L-BFGS
+    // replaces the accelerated gradient there (measured: several times fewer eigensolves).
+    const bool quasi_newton = opt_.accelerate && pb_.set == DualSet::free && opt_.step <= 0;
+    LbfgsMemory memory(10);
+    Eigen::VectorXd previous_point, previous_grad;
     auto consider = [&](const Eigen::VectorXd& point, const Kernel& at, Eigen::VectorXd& values) {
       constraint_values(at, values);
       const double dual = dual_value(point, at), primal = primal_value(point, at, values);
@@ -115,15 +158,42 @@ class SaddlePointSolver {
       out.n_iter = it + 1;
       grad = pb_.target - g - pb_.rho * y;
 
+      Kernel next;
+      Index spent = 0;  // mat-vecs of this iteration, rejected trials included
+      double next_dual = 0.0;
+      if (quasi_newton) {
+        // L-BFGS on -J for a free alpha (J is smooth there: its gradient K(alpha) is Lipschitz),
+        // with an Armijo backtracking line search from the unit quasi-Newton step.
+        if (it > 0) memory.add(y - previous_point, previous_grad - grad);
+        previous_point = y;
+        previous_grad = grad;
+        Eigen::VectorXd direction = memory.apply(grad);
+        if (memory.empty() || !(grad.dot(direction) > 0.0)) {
+          memory.clear();
+          direction = default_step(Ky) * grad;
+        }
+        double step = 1.0;
+        for (int tries = 0;; ++tries) {
+          trial = y + step * direction;
+          next = kernel_at(trial, &Ky);
+          spent += next.matvecs;
+          next_dual = dual_value(trial, next);
+          if (next_dual >= dual + 1e-4 * step * grad.dot(direction) || tries == 40) break;
+          step *= 0.5;
+        }
+        last_step_ = step;
+        y = alpha = trial;
+        Ky = std::move(next);
+        Ky.matvecs = spent;
+        continue;
+      }
+
       // Step 1 / L_t (default_step); backtracking keeps the ascent guarantee of Proposition 6
       // where the local constant is only an estimate.
       double step = opt_.step > 0 ? opt_.step : default_step(Ky);
       // The Lipschitz estimate bounds the curvature and is often far above it: an adaptive step
       // tries twice the last accepted step when that was accepted at once.
       if (opt_.adaptive_step && opt_.step <= 0 && accepted_at_once_) step = std::max(step, 2.0 * last_step_);
-      Kernel next;
-      Index spent = 0;  // mat-vecs of this iteration, rejected trials included
-      double next_dual = 0.0;
       for (int tries = 0;; ++tries) {
         trial = y + step * grad;
         project(trial);

@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
 
-__all__ = ["check_data", "check_int", "resolve_n_threads", "check_square_sparse", "check_choice"]
+__all__ = ["check_data", "check_int", "resolve_n_threads", "blas_threads", "check_square_sparse", "check_choice"]
 
 # scikit-learn's estimator checks match error texts: complex input is a ValueError saying
 # "Complex data not supported", a too-small array says "<n> sample(s) ... minimum of <m>".
@@ -84,6 +84,17 @@ def resolve_n_threads(n_jobs):
         if n_jobs == 0:
             raise ValueError("n_jobs must be a non-zero integer or None, got 0")
     return max(1, int(effective_n_jobs(n_jobs)))
+
+
+def blas_threads(n_threads):
+    """A context in which scipy's LAPACK/BLAS (the core's dense eigensolver) uses n_threads.
+
+    The same n_jobs then governs the core's threads and LAPACK's. It also matters for speed:
+    measured on 2 cores with the other core busy, a 100 x 100 dsyevd loop ran 130x slower with
+    two OpenBLAS threads than with one (their spin-waits fight the other process)."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=n_threads, user_api="blas")
 
 
 def check_square_sparse(S, name="S"):

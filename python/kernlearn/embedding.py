@@ -71,7 +71,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._validation import check_choice, check_data, check_int, check_square_sparse, resolve_n_threads
+from ._validation import blas_threads, check_choice, check_data, check_int, check_square_sparse, resolve_n_threads
 from .graph import knn, knn_graph
 from .linalg import DENSE_FRACTION, DENSE_MAX_N, _fix_signs
 from .npkl import SMALL_N_DENSE_FRACTION
@@ -117,14 +117,16 @@ class _SaddleEmbedding(BaseEstimator):
         rank = 0 if isinstance(self.rank, str) else int(self.rank)
         solver = self.eigen_solver
         fraction = SMALL_N_DENSE_FRACTION if n <= DENSE_MAX_N else DENSE_FRACTION
-        return _core.saddle_point(
-            n, sparse.indptr.astype(np.int64), sparse.indices.astype(np.int64), sparse.data.astype(np.float64),
-            np.asfortranarray(lowrank, dtype=np.float64), np.asarray(coef, dtype=np.float64), float(shift), True,
-            pairs, "distance", *rows, np.asarray(target, dtype=np.float64), float(rho), dual_set, float(upper),
-            np.asarray(alpha0, dtype=np.float64), 2.0, False, float(B), 1.0, rank, solver, fraction,
-            int(self.max_iter if max_iter is None else max_iter), float(self.tol), 0.0, True, 1e-10, False, seed,
-            resolve_n_threads(self.n_jobs), self._monitor(),
-        )
+        n_threads = resolve_n_threads(self.n_jobs)
+        with blas_threads(n_threads):
+            return _core.saddle_point(
+                n, sparse.indptr.astype(np.int64), sparse.indices.astype(np.int64), sparse.data.astype(np.float64),
+                np.asfortranarray(lowrank, dtype=np.float64), np.asarray(coef, dtype=np.float64), float(shift), True,
+                pairs, "distance", *rows, np.asarray(target, dtype=np.float64), float(rho), dual_set, float(upper),
+                np.asarray(alpha0, dtype=np.float64), 2.0, False, float(B), 1.0, rank, solver, fraction,
+                int(self.max_iter if max_iter is None else max_iter), float(self.tol), 0.0, True, 1e-10, False, seed,
+                n_threads, self._monitor(),
+            )
 
     def _monitor(self):
         if not self.verbose and self.callback is None:
@@ -349,7 +351,7 @@ class MinimumVolumeEmbedding(_DistancePreserving):
         else:  # MVU: maximise tr K
             out = self._solve(n, shift=1.0, alpha0=alpha, seed=seed, **problem)
             Vd, alpha = np.asarray(out["eigenvectors"])[:, :d], np.asarray(out["alpha"])
-        history = {"objective": [], "energy_outside": [], "inner_iterations": [], "gap": []}
+        history = {"objective": [], "energy_outside": [], "inner_iterations": [], "gap": [], "inner_converged": []}
         converged, inner_total = False, 0
         for outer in range(self.n_outer):
             out = self._solve(n, lowrank=np.ascontiguousarray(Vd), coef=np.full(Vd.shape[1], 2.0), shift=-1.0,
@@ -362,6 +364,7 @@ class MinimumVolumeEmbedding(_DistancePreserving):
             history["energy_outside"].append(float(lam[d:].sum() / lam.sum()) if lam.size else 0.0)
             history["inner_iterations"].append(int(out["n_iter"]))
             history["gap"].append(float(out["gap"][-1] / max(abs(out["primal"][-1]), 1e-300)))
+            history["inner_converged"].append(bool(out["converged"]))
             if self.verbose:
                 print(f"[MinimumVolumeEmbedding] outer {outer:3d}  F {F:.6e}  energy outside top {d} "
                       f"{history['energy_outside'][-1]:.3e}", flush=True)
@@ -376,6 +379,9 @@ class MinimumVolumeEmbedding(_DistancePreserving):
         self.n_iter_, self.n_inner_iter_, self.converged_ = outer + 1, inner_total, converged
         self.history_ = {k: np.asarray(v) for k, v in history.items()}
         self._warn_unconverged(converged, f"the outer loop did not settle in n_outer = {self.n_outer} steps")
+        self._warn_unconverged(all(history["inner_converged"]),
+                               f"{history['inner_converged'].count(False)} inner solve(s) stopped at max_iter = "
+                               f"{self.max_iter} above tol")
         return self
 
 
@@ -521,7 +527,7 @@ def _check_connectivity(W):
     W.setdiag(0)
     W.eliminate_zeros()
     if W.nnz == 0:
-        raise ValueError("the connectivity matrix has no edges")
+        raise ValueError("X (connectivity) has no edges")
     return W
 
 

@@ -41,7 +41,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._validation import check_choice, check_data, check_int, resolve_n_threads
+from ._validation import blas_threads, check_choice, check_data, check_int, resolve_n_threads
 from .constraints import ConstraintAccumulator, check_pairs, from_labels
 from .graph import knn_graph, laplacian
 from .linalg import DENSE_FRACTION, DENSE_MAX_N, eigsh, estimate_count_beyond
@@ -303,14 +303,17 @@ class SimpleNPKL(BaseEstimator):
             solver, fraction = "lanczos", DENSE_FRACTION  # unused: every solve is r x r
         else:
             solver, fraction = self._choose_solver(L, pairs, labels, rank)
-        out = _core.simple_npkl(
-            L.shape[0], np.asarray(L.indptr, dtype=np.int64), np.asarray(L.indices, dtype=np.int64), L.data,
-            pairs, labels, self.loss, float(self.p), self.G is not None,
-            float(1.0 if self.B is None else self.B), float(self.G or 1.0), float(self.C), rank,
-            solver, fraction, int(self.max_iter), float(self.tol),
-            0.0 if isinstance(self.step, str) else float(self.step), self.step == "auto", 1e-10, bool(self.warm_start), seed,
-            resolve_n_threads(self.n_jobs), self._monitor(), basis,
-        )
+        n_threads = resolve_n_threads(self.n_jobs)
+        with blas_threads(n_threads):
+            out = _core.simple_npkl(
+                L.shape[0], np.asarray(L.indptr, dtype=np.int64), np.asarray(L.indices, dtype=np.int64), L.data,
+                pairs, labels, self.loss, float(self.p), self.G is not None,
+                float(1.0 if self.B is None else self.B), float(self.G or 1.0), float(self.C), rank,
+                solver, fraction, int(self.max_iter), float(self.tol),
+                0.0 if isinstance(self.step, str) else float(self.step), self.step == "auto", 1e-10,
+                bool(self.warm_start), seed,
+                n_threads, self._monitor(), basis,
+            )
         if basis.shape[1]:
             self.eigen_solver_ = "basis"
         elif solver == "auto":  # what ran last

@@ -1,0 +1,174 @@
+"""Colored MVU, MVE and SPE against cvxpy (Clarabel) on small problems, and their certificates.
+
+The cvxpy models are written from the module docstring of kernlearn.embedding (centred K, the
+Frobenius bound B, squared distances in units of their kNN mean), not from the solver's code."""
+
+import cvxpy as cp
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+
+from kernlearn.embedding import ColoredMVU, MinimumVolumeEmbedding, StructurePreservingEmbedding
+from kernlearn.graph import knn_graph
+
+CLARABEL = dict(solver=cp.CLARABEL, tol_gap_rel=1e-7, tol_gap_abs=1e-7, tol_feas=1e-7)
+
+
+def blobs(n=20, seed=0, d=3):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 2
+    X = rng.standard_normal((n, d)) + 2.5 * y[:, None]
+    return X, y
+
+
+def knn_pairs(X, k):
+    """The symmetric kNN pairs (i < j) and their squared distances, by brute force."""
+    D = ((X[:, None] - X[None]) ** 2).sum(-1)
+    np.fill_diagonal(D, np.inf)
+    near = np.argsort(D, axis=1, kind="stable")[:, :k]
+    pairs = {(min(i, j), max(i, j)) for i in range(len(X)) for j in near[i]}
+    pairs = np.array(sorted(pairs))
+    return pairs, D[pairs[:, 0], pairs[:, 1]]
+
+
+def distances(K, pairs):
+    return K[pairs[:, 0], pairs[:, 0]] + K[pairs[:, 1], pairs[:, 1]] - 2 * K[pairs[:, 0], pairs[:, 1]]
+
+
+def square_loss_sdp(M, pairs, D, C, B):
+    """min -tr(M K) + (C/2) sum (D - d(K))^2 : K psd, K 1 = 0, |K|_F^2 <= B."""
+    n = M.shape[0]
+    K = cp.Variable((n, n), PSD=True)
+    d = K[pairs[:, 0], pairs[:, 0]] + K[pairs[:, 1], pairs[:, 1]] - 2 * K[pairs[:, 0], pairs[:, 1]]
+    objective = -cp.trace(M @ K) + C / 2 * cp.sum_squares(D - d)
+    constraints = [K @ np.ones(n) == 0, cp.norm(K, "fro") <= np.sqrt(B)]
+    return cp.Problem(cp.Minimize(objective), constraints).solve(**CLARABEL)
+
+
+def square_loss_value(K, M, pairs, D, C):
+    return -np.trace(M @ K) + C / 2 * np.sum((D - distances(K, pairs)) ** 2)
+
+
+@pytest.mark.parametrize("eigen_solver", ["lanczos", "dense"])
+def test_colored_mvu_matches_cvxpy(eigen_solver):
+    X, y = blobs()
+    pairs, D = knn_pairs(X, 3)
+    scale = D.mean()
+    B = 40.0 * scale**2
+    model = ColoredMVU(n_neighbors=3, C=2.0, B=B, tol=1e-8, max_iter=20000, eigen_solver=eigen_solver).fit(X, y)
+    np.testing.assert_array_equal(model.pairs_, pairs)
+    Phi = np.eye(2)[y] - np.eye(2)[y].mean(axis=0)
+    M = Phi @ Phi.T
+    M /= np.linalg.eigvalsh(M).max()
+    K = model.kernel(dense=True) / scale
+    ours = square_loss_value(K, M, pairs, D / scale, 2.0)
+    reference = square_loss_sdp(M, pairs, D / scale, 2.0, B / scale**2)
+    assert abs(ours - reference) <= 1e-4 * abs(reference)
+    assert np.abs(K.sum(axis=0)).max() <= 1e-8 * np.abs(K).max()  # centred
+    assert np.linalg.norm(K) ** 2 <= B / scale**2 * (1 + 1e-9)
+    np.testing.assert_allclose(model.history_["primal"][-1], ours, rtol=1e-9)
+
+
+def test_mve_step_matches_cvxpy():
+    X, _ = blobs(seed=1)
+    pairs, D = knn_pairs(X, 3)
+    scale = D.mean()
+    with pytest.warns(ConvergenceWarning, match="n_outer = 1"):
+        model = MinimumVolumeEmbedding(n_neighbors=3, C=1.0, n_outer=1, tol=1e-8, max_iter=20000).fit(X)
+    Xc = X - X.mean(axis=0)
+    Vd = np.linalg.svd(Xc, full_matrices=False)[0][:, :2]
+    M = 2 * Vd @ Vd.T - np.eye(len(X))  # the first step's K0, from the PCA initialisation
+    B = np.linalg.norm(Xc @ Xc.T) ** 2 / scale**2
+    K = model.kernel(dense=True) / scale
+    ours = square_loss_value(K, M, pairs, D / scale, 1.0)
+    reference = square_loss_sdp(M, pairs, D / scale, 1.0, B)
+    assert abs(ours - reference) <= 1e-4 * abs(reference)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # n_outer is reached on purpose
+def test_mve_outer_loop_is_monotone_and_concentrates_energy():
+    X, _ = blobs(n=60, seed=2, d=5)
+    model = MinimumVolumeEmbedding(n_neighbors=4, n_outer=15, outer_tol=1e-9, tol=1e-7, max_iter=5000)
+    model.fit(X)
+    F = model.history_["objective"]
+    assert np.all(np.diff(F) >= -1e-5 * np.abs(F[1:]))  # minorise-maximise: F never falls
+    energy = model.history_["energy_outside"]
+    assert energy[-1] < energy[0]
+    lam = model.eigenvalues_
+    assert lam[2:].sum() / lam.sum() == pytest.approx(energy[-1])
+    assert model.embedding_.shape == (60, 2)
+
+
+def all_triplets(W):
+    W = W.toarray() > 0
+    n = len(W)
+    return np.array([(i, j, k) for i in range(n) for k in np.flatnonzero(W[i])
+                     for j in range(n) if j != i and not W[i, j]])
+
+
+def test_spe_matches_cvxpy_over_every_triplet():
+    X, _ = blobs(n=14, seed=3, d=2)
+    W = knn_graph(X, 3, mode="symmetric")
+    T = all_triplets(W)
+    model = StructurePreservingEmbedding(n_neighbors=3, C=0.5, tol=1e-7, max_iter=20000).fit(X)
+    assert model.converged_
+    assert len(model.triplets_) < len(T)  # the cutting plane needed only some of them
+    n = len(X)
+    K = model.kernel(dense=True)
+    dist = np.diag(K)[:, None] + np.diag(K)[None, :] - 2 * K
+    violation = dist[T[:, 0], T[:, 2]] - dist[T[:, 0], T[:, 1]]
+    margin = 1e-7 * 2 * np.trace(K) / n
+    assert violation.max() <= model.slack_ + margin  # no triplet outside the set is violated more
+    ours = -np.sum(W.toarray() * K) + 0.5 * max(0.0, violation.max())
+
+    Kv = cp.Variable((n, n), PSD=True)
+    xi = cp.Variable(nonneg=True)
+    dv = lambda a, b: Kv[a, a] + Kv[b, b] - 2 * Kv[a, b]  # noqa: E731
+    cons = [Kv @ np.ones(n) == 0, cp.norm(Kv, "fro") <= np.sqrt(n)]
+    cons += [dv(T[:, 0], T[:, 1]) >= dv(T[:, 0], T[:, 2]) - xi]
+    reference = cp.Problem(cp.Minimize(-cp.trace(W.toarray() @ Kv) + 0.5 * xi), cons).solve(**CLARABEL)
+    assert abs(ours - reference) <= 1e-4 * abs(reference)
+
+
+def test_spe_accepts_a_connectivity_matrix():
+    X, _ = blobs(n=30, seed=4)
+    W = knn_graph(X, 4, mode="symmetric")
+    from_graph = StructurePreservingEmbedding(affinity="precomputed", random_state=0).fit(W)
+    from_data = StructurePreservingEmbedding(n_neighbors=4, random_state=0).fit(X)
+    np.testing.assert_allclose(from_graph.kernel(dense=True), from_data.kernel(dense=True), atol=1e-8)
+    W_before = W.copy()
+    StructurePreservingEmbedding(affinity="precomputed").fit(W)
+    assert (W != W_before).nnz == 0  # input untouched
+
+
+def test_bad_input():
+    X, y = blobs(n=12)
+    with pytest.raises(ValueError, match="n_components"):
+        MinimumVolumeEmbedding(n_components=12).fit(X)
+    with pytest.raises(ValueError, match="n_neighbors"):
+        MinimumVolumeEmbedding(n_neighbors=12).fit(X)
+    with pytest.raises(ValueError, match="one label per sample"):
+        ColoredMVU().fit(X, y[:-1])
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    for model in (ColoredMVU(), MinimumVolumeEmbedding(), StructurePreservingEmbedding()):
+        with pytest.raises(ValueError, match="NaN"):
+            model.fit(bad, y)
+    W = knn_graph(X, 3).toarray()
+    asym = W.copy()
+    asym[0, 5], asym[5, 0] = 1.0, 0.0
+    with pytest.raises(ValueError, match="symmetric"):
+        StructurePreservingEmbedding(affinity="precomputed").fit(asym)
+    with pytest.raises(ValueError, match="binary"):
+        StructurePreservingEmbedding(affinity="precomputed").fit(2.0 * W)
+    with pytest.raises(ValueError, match="C"):
+        ColoredMVU(C=0).fit(X, y)
+    with pytest.raises(ValueError, match="psd"):
+        ColoredMVU(label_kernel="precomputed").fit(X, -np.eye(12))
+    with pytest.raises(ValueError, match="12 x 12"):
+        ColoredMVU(label_kernel="precomputed").fit(X, np.eye(11))
+    with pytest.raises(ValueError, match="one class"):
+        ColoredMVU().fit(X, np.zeros(12))
+    with pytest.raises(ValueError, match="X"):
+        StructurePreservingEmbedding(affinity="precomputed").fit(sp.csr_matrix((12, 12)))
