@@ -94,7 +94,8 @@ def test_mve_outer_loop_is_monotone_and_concentrates_energy():
     F = model.history_["objective"]
     assert np.all(np.diff(F) >= -1e-5 * np.abs(F[1:]))  # minorise-maximise: F never falls
     energy = model.history_["energy_outside"]
-    assert energy[-1] < energy[0]
+    assert np.all(np.diff(energy) <= 1e-6)  # observed, not proved (F is the proved one)
+    assert energy[-1] < 0.5 * energy[0]
     lam = model.eigenvalues_
     assert lam[2:].sum() / lam.sum() == pytest.approx(energy[-1])
     assert model.embedding_.shape == (60, 2)

@@ -34,9 +34,10 @@ sum_{i<=d} v_i v_i' - sum_{i>d} v_i v_i' from the previous K; over a full eigenb
 K0 = 2 V_d V_d' - I, so A = H(2 V_d V_d' - I + sum alpha T)H is applied as low rank + identity +
 sparse. The outer loop maximises F(K) = sum_{i<=d} lambda_i - sum_{i>d} lambda_i - loss(K), a
 minorise-maximise scheme: by Ky Fan, tr(K K0) <= sum_{i<=d} lambda_i - sum_{i>d} lambda_i with
-equality at the K that K0 came from, so F never decreases (up to the inner tolerance). Each outer
-step starts from the previous alpha; the loop stops when F changes by less than ``outer_tol``
-relative, or after ``n_outer`` steps. Initialisation: ``init="pca"`` takes V_d from the input's
+equality at the K that K0 came from, so F never decreases (up to the inner duality gap). Each
+outer step starts from the previous alpha and is solved to a gap of max(tol, min(1e-2, 0.1 x the
+last relative change of F)): early steps need not be exact. The loop stops when F changes by
+less than ``outer_tol`` relative in a step solved to ``tol``, or after ``n_outer`` steps. Initialisation: ``init="pca"`` takes V_d from the input's
 principal components (linear kernel PCA, O(n d_x^2), scales); ``init="mvu"`` first solves MVU
 (M = I), whose first iterate has rank n - 1, so it is for small n.
 
@@ -109,7 +110,7 @@ class _SaddleEmbedding(BaseEstimator):
         return np.ascontiguousarray(pairs), np.einsum("ij,ij->i", diff, diff)
 
     def _solve(self, n, *, pairs, rows, target, rho, dual_set, upper, alpha0, B, lowrank=None,
-               coef=None, shift=0.0, sparse=None, seed=0, max_iter=None):
+               coef=None, shift=0.0, sparse=None, seed=0, max_iter=None, tol=None):
         """One call of the core's saddle-point solver (see the module docstring)."""
         sparse = sp.csr_matrix((n, n)) if sparse is None else sparse
         lowrank = np.zeros((n, 0)) if lowrank is None else lowrank
@@ -124,7 +125,7 @@ class _SaddleEmbedding(BaseEstimator):
                 np.asfortranarray(lowrank, dtype=np.float64), np.asarray(coef, dtype=np.float64), float(shift), True,
                 pairs, "distance", *rows, np.asarray(target, dtype=np.float64), float(rho), dual_set, float(upper),
                 np.asarray(alpha0, dtype=np.float64), 2.0, False, float(B), 1.0, rank, solver, fraction,
-                int(self.max_iter if max_iter is None else max_iter), float(self.tol), 0.0, True, 1e-10, False, seed,
+                int(self.max_iter if max_iter is None else max_iter), float(self.tol if tol is None else tol), 0.0, True, 1e-10, False, seed,
                 n_threads, self._monitor(),
             )
 
@@ -303,9 +304,10 @@ class MinimumVolumeEmbedding(_DistancePreserving):
         d, the dimension whose eigenvalues are grown.
     n_neighbors, C, B, rank, eigen_solver, max_iter, tol, random_state, n_jobs, verbose, callback
         As in :class:`ColoredMVU` (max_iter and tol per inner solve).
-    n_outer : int, default 20
-    outer_tol : float, default 1e-4
-        Stop when F changes by less than this, relative.
+    n_outer : int, default 50
+    outer_tol : float, default 1e-3
+        Stop when F changes by less than this, relative (measured: on standardized wine F still
+        rises by 1e-3 per step after 15 steps and the embedding no longer changes visibly).
     init : {"pca", "mvu"}
 
     Attributes
@@ -316,7 +318,7 @@ class MinimumVolumeEmbedding(_DistancePreserving):
         sum lambda beyond the top d), inner_iterations, gap (relative, last inner)
     """
 
-    def __init__(self, n_components=2, *, n_neighbors=5, C=1.0, B=None, n_outer=20, outer_tol=1e-4, init="pca",
+    def __init__(self, n_components=2, *, n_neighbors=5, C=1.0, B=None, n_outer=50, outer_tol=1e-3, init="pca",
                  rank="auto", eigen_solver="auto", max_iter=500, tol=1e-4, random_state=None, n_jobs=None,
                  verbose=0, callback=None):
         self.n_components = n_components
@@ -353,9 +355,13 @@ class MinimumVolumeEmbedding(_DistancePreserving):
             Vd, alpha = np.asarray(out["eigenvectors"])[:, :d], np.asarray(out["alpha"])
         history = {"objective": [], "energy_outside": [], "inner_iterations": [], "gap": [], "inner_converged": []}
         converged, inner_total = False, 0
+        change = np.inf  # relative change of F in the last outer step
         for outer in range(self.n_outer):
+            # Inexact majorisation: while F still moves by much, an inner gap well below that
+            # change is enough; the final steps are solved to tol.
+            inner_tol = max(self.tol, min(1e-2, 0.1 * change))
             out = self._solve(n, lowrank=np.ascontiguousarray(Vd), coef=np.full(Vd.shape[1], 2.0), shift=-1.0,
-                              alpha0=alpha, seed=seed, **problem)
+                              alpha0=alpha, seed=seed, tol=inner_tol, **problem)
             alpha, lam = np.asarray(out["alpha"]), np.asarray(out["eigenvalues"])
             Vd = np.asarray(out["eigenvectors"])[:, :d]
             F = float(lam[:d].sum() - lam[d:].sum()) - self._loss(out, problem)
@@ -367,11 +373,10 @@ class MinimumVolumeEmbedding(_DistancePreserving):
             history["inner_converged"].append(bool(out["converged"]))
             if self.verbose:
                 print(f"[MinimumVolumeEmbedding] outer {outer:3d}  F {F:.6e}  energy outside top {d} "
-                      f"{history['energy_outside'][-1]:.3e}", flush=True)
-            if outer > 0 and abs(F - history["objective"][-2]) <= self.outer_tol * max(abs(F), 1e-300):
-                converged = True
-                break
-            if Vd.shape[1] == 0:  # K = 0: nothing to grow
+                      f"{history['energy_outside'][-1]:.3e}  inner tol {inner_tol:.1e}", flush=True)
+            if outer > 0:
+                change = abs(F - history["objective"][-2]) / max(abs(F), 1e-300)
+            if (change <= self.outer_tol and inner_tol == self.tol) or Vd.shape[1] == 0:  # settled, or K = 0
                 converged = True
                 break
         self._store_kernel(out, scale)
