@@ -1,6 +1,7 @@
 """Input coercion shared by the wrappers: every array reaches the C++ core validated, finite,
 float64 and C-contiguous, and a caller's array is never modified (we copy when we must convert)."""
 
+import functools
 import numbers
 
 import numpy as np
@@ -92,9 +93,17 @@ def blas_threads(n_threads):
     The same n_jobs then governs the core's threads and LAPACK's. It also matters for speed:
     measured on 2 cores with the other core busy, a 100 x 100 dsyevd loop ran 130x slower with
     two OpenBLAS threads than with one (their spin-waits fight the other process)."""
-    from threadpoolctl import threadpool_limits
+    return _blas_controller().limit(limits=n_threads, user_api="blas")
 
-    return threadpool_limits(limits=n_threads, user_api="blas")
+
+@functools.cache
+def _blas_controller():
+    """One controller for the process: threadpoolctl's per-call library scan costs 0.25 ms, a
+    cached controller's limit() 0.01 ms. scipy.linalg is imported first so its BLAS is seen."""
+    import scipy.linalg  # noqa: F401
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def check_square_sparse(S, name="S"):
