@@ -173,3 +173,19 @@ def test_bad_input():
         ColoredMVU().fit(X, np.zeros(12))
     with pytest.raises(ValueError, match="X"):
         StructurePreservingEmbedding(affinity="precomputed").fit(sp.csr_matrix((12, 12)))
+
+
+@pytest.mark.parametrize("make", [
+    lambda **kw: ColoredMVU(n_neighbors=3, tol=1e-9, max_iter=5000, **kw),
+    lambda **kw: MinimumVolumeEmbedding(n_neighbors=3, n_outer=3, inexact=False, tol=1e-9, max_iter=5000, **kw),
+    lambda **kw: StructurePreservingEmbedding(n_neighbors=3, tol=1e-9, max_iter=5000, **kw),
+])
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_a_full_laplacian_basis_is_the_exact_problem(make):
+    X, y = blobs(n=16, seed=5)
+    exact = make().fit(X, y)
+    projected = make(basis=15).fit(X, y)  # every non-constant direction: U E U' covers all centred K
+    np.testing.assert_allclose(projected.kernel(dense=True), exact.kernel(dense=True), atol=1e-5 * exact.eigenvalues_[0])
+    small = make(basis=4).fit(X, y)
+    K = small.kernel(dense=True)
+    assert np.linalg.matrix_rank(K, tol=1e-8 * K.max()) <= 4

@@ -38,7 +38,7 @@ void register_embedding(py::module_& m) {
          const std::string& dual_set, double upper, const Eigen::VectorXd& alpha0, double p, bool penalty,
          double B, double G, Index rank, const std::string& eigen_solver, double dense_fraction, Index max_iter,
          double tol, double step, bool accelerate, double eig_tol, bool warm_start, std::uint64_t seed, int n_threads,
-         const std::optional<py::function>& callback) {
+         const std::optional<py::function>& callback, const Eigen::MatrixXd& basis) {
         SaddleProblem pb;
         pb.sparse = csr_from_python(n, data, indices, indptr);
         pb.lowrank = lowrank;
@@ -63,7 +63,7 @@ void register_embedding(py::module_& m) {
         const SaddleMonitor monitor = python_monitor(callback);
         ThreadTeam team(n_threads);
         SaddleResult r = run_interruptible(
-            [&] { return solve_saddle_point(pb, opt, team, monitor, python_interrupt_poll()); });
+            [&] { return solve_saddle_point(pb, opt, team, monitor, python_interrupt_poll(), basis); });
         return result_to_python(std::move(r));
       },
       py::arg("n"), py::arg("indptr").noconvert(), py::arg("indices").noconvert(), py::arg("data").noconvert(),
@@ -73,7 +73,7 @@ void register_embedding(py::module_& m) {
       py::arg("alpha0"), py::arg("p"), py::arg("penalty"), py::arg("B"), py::arg("G"), py::arg("rank"),
       py::arg("eigen_solver"), py::arg("dense_fraction"), py::arg("max_iter"), py::arg("tol"), py::arg("step"), py::arg("accelerate"),
       py::arg("eig_tol"), py::arg("warm_start"), py::arg("seed"), py::arg("n_threads"), py::arg("callback"),
-      "The saddle-point iteration for A = M + sum_c alpha_c C_c (see saddle_point.hpp).");
+      py::arg("basis"), "The saddle-point iteration for A = M + sum_c alpha_c C_c (see saddle_point.hpp).");
 
   m.def(
       "most_violated_triplets",

@@ -97,11 +97,16 @@ class SaddlePointSolver {
         structured_(pb.lowrank.cols() > 0 || pb.shift != 0.0 || pb.center), rng_(opt.seed), basis_(basis) {
     use_dense_ = opt.eigen_solver == SpectralSolver::dense;
     gram_bound_ = constraint_gram_bound();
-    if (basis_.cols() > 0) {  // U_b' S U_b, once
+    if (basis_.cols() > 0) {  // U_b' M U_b, once: U_b' S U_b + (U_b' U) diag(c) (U_b' U)' + shift U_b' U_b
       Eigen::MatrixXd SU(n_, basis_.cols());
       const Csr& S = pb.sparse;
       CsrOperator(n_, S.indptr.data(), S.indices.data(), S.data.data(), team).apply(basis_, SU);
       projected_base_ = basis_.transpose() * SU;
+      if (pb.lowrank.cols() > 0) {
+        const Eigen::MatrixXd UU = basis_.transpose() * pb.lowrank;
+        projected_base_ += UU * pb.lowrank_coef.asDiagonal() * UU.transpose();
+      }
+      if (pb.shift != 0.0) projected_base_ += pb.shift * (basis_.transpose() * basis_);
       basis_rows_ = basis_;
     }
   }
@@ -442,21 +447,32 @@ class SaddlePointSolver {
   }
 
   // Section 5.4: the eigenpairs of U_b' A U_b (r x r), lifted back by U_b. Each pair adds
-  // beta_q U_b' T_q U_b to U_b' S U_b; with u_i the i-th row of U_b, that is
-  // beta (u_i u_j' + u_j u_i') for entry pairs and beta (u_i - u_j)(u_i - u_j)' for distance pairs.
+  // beta_q U_b' T_q U_b to the projected base; with u_i the i-th row of U_b, that is
+  // beta (u_i u_j' + u_j u_i') for entry pairs and beta (u_i - u_j)(u_i - u_j)' for distance pairs,
+  // summed as GEMMs over fixed chunks of pairs (in parallel, added in chunk order: the result does
+  // not depend on the thread count).
   void projected_spectrum(Eigen::VectorXd& values, Eigen::MatrixXd& vectors) const {
-    Eigen::MatrixXd M = projected_base_;
-    for (Index q = 0; q < pb_.pairs.rows(); ++q) {
-      const double b = pair_coef_(q);
-      if (b == 0.0) continue;
-      const auto ui = basis_rows_.row(pb_.pairs(q, 0)), uj = basis_rows_.row(pb_.pairs(q, 1));
-      if (pb_.pattern == PairPattern::entry) {
-        M.noalias() += b * (ui.transpose() * uj + uj.transpose() * ui);
-      } else {
-        const Eigen::RowVectorXd diff = ui - uj;
-        M.noalias() += b * (diff.transpose() * diff);
+    constexpr Index kChunk = 4096;
+    const Index m = pb_.pairs.rows(), r = basis_.cols(), n_chunks = (m + kChunk - 1) / kChunk;
+    std::vector<Eigen::MatrixXd> partial(static_cast<std::size_t>(n_chunks));
+    const bool entry = pb_.pattern == PairPattern::entry;
+    parallel_for(static_cast<std::size_t>(n_chunks), team_.size(), 1, [&](std::size_t c0, std::size_t c1) {
+      for (auto c = static_cast<Index>(c0); c < static_cast<Index>(c1); ++c) {
+        const Index first = c * kChunk, rows = std::min(kChunk, m - first);
+        Eigen::MatrixXd left(rows, r), right(rows, r);
+        for (Index t = 0; t < rows; ++t) {
+          const Index q = first + t;
+          const auto ui = basis_rows_.row(pb_.pairs(q, 0)), uj = basis_rows_.row(pb_.pairs(q, 1));
+          left.row(t) = entry ? Eigen::RowVectorXd(ui) : Eigen::RowVectorXd(ui - uj);
+          right.row(t) = pair_coef_(q) * (entry ? Eigen::RowVectorXd(uj) : Eigen::RowVectorXd(ui - uj));
+        }
+        Eigen::MatrixXd block = left.transpose() * right;
+        if (entry) block += block.transpose().eval();
+        partial[static_cast<std::size_t>(c)] = std::move(block);
       }
-    }
+    });
+    Eigen::MatrixXd M = projected_base_;
+    for (const auto& block : partial) M += block;
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(M);
     if (eig.info() != Eigen::Success) throw std::runtime_error("eigensolver of U' A U failed");
     values = eig.eigenvalues().reverse();
@@ -548,8 +564,11 @@ SaddleResult solve_saddle_point(const SaddleProblem& pb, const SpectralOptions& 
     throw std::invalid_argument("a free or nonnegative alpha needs rho > 0");
   if ((pb.set == DualSet::box || pb.set == DualSet::capped_simplex) && !(pb.upper > 0.0))
     throw std::invalid_argument("a box or capped simplex needs upper > 0");
-  if (basis.cols() > 0 && (basis.rows() != n || pb.lowrank.cols() > 0 || pb.shift != 0.0 || pb.center))
-    throw std::invalid_argument("basis must have n rows and needs a purely sparse M");
+  if (basis.cols() > 0 && basis.rows() != n) throw std::invalid_argument("basis must have n rows");
+  // Centring is H U_b = U_b: the caller passes a basis orthogonal to the constant vector.
+  if (basis.cols() > 0 && pb.center &&
+      basis.colwise().sum().cwiseAbs().maxCoeff() > 1e-8 * std::sqrt(static_cast<double>(n)))
+    throw std::invalid_argument("with centring, the basis must be orthogonal to the constant vector");
   return SaddlePointSolver(pb, options, team, poll, basis).run(monitor);
 }
 

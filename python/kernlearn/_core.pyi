@@ -151,6 +151,7 @@ def saddle_point(
     seed: int,
     n_threads: int,
     callback: Callable[[dict], bool] | None,
+    basis: npt.NDArray[np.float64],
 ) -> dict: ...
 def most_violated_triplets(
     Z: npt.NDArray[np.float64],

@@ -75,7 +75,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _core
 from ._validation import blas_threads, check_choice, check_data, check_int, check_square_sparse, resolve_n_threads
 from .graph import knn, knn_graph
-from .linalg import DENSE_FRACTION, DENSE_MAX_N, _fix_signs
+from .linalg import DENSE_FRACTION, DENSE_MAX_N, _fix_signs, eigsh
 from .npkl import SMALL_N_DENSE_FRACTION
 
 __all__ = ["ColoredMVU", "MinimumVolumeEmbedding", "StructurePreservingEmbedding"]
@@ -96,6 +96,8 @@ class _SaddleEmbedding(BaseEstimator):
         if not (isinstance(self.rank, str) and self.rank == "auto"):
             check_int(self.rank, "rank", low=self.n_components, high=n)
         check_choice(self.eigen_solver, "eigen_solver", _SOLVERS)
+        if self.basis is not None:
+            check_int(self.basis, "basis", low=self.n_components, high=n)
         check_int(self.max_iter, "max_iter", low=1)
         _positive(self.tol, "tol")
         if self.callback is not None and not callable(self.callback):
@@ -111,7 +113,7 @@ class _SaddleEmbedding(BaseEstimator):
         return np.ascontiguousarray(pairs), np.einsum("ij,ij->i", diff, diff)
 
     def _solve(self, n, *, pairs, rows, target, rho, dual_set, upper, alpha0, B, lowrank=None,
-               coef=None, shift=0.0, sparse=None, seed=0, max_iter=None, tol=None):
+               coef=None, shift=0.0, sparse=None, seed=0, max_iter=None, tol=None, basis=None):
         """One call of the core's saddle-point solver (see the module docstring)."""
         sparse = sp.csr_matrix((n, n)) if sparse is None else sparse
         lowrank = np.zeros((n, 0)) if lowrank is None else lowrank
@@ -127,8 +129,25 @@ class _SaddleEmbedding(BaseEstimator):
                 pairs, "distance", *rows, np.asarray(target, dtype=np.float64), float(rho), dual_set, float(upper),
                 np.asarray(alpha0, dtype=np.float64), 2.0, False, float(B), 1.0, rank, solver, fraction,
                 int(self.max_iter if max_iter is None else max_iter), float(self.tol if tol is None else tol), 0.0, True, 1e-10, False, seed,
-                n_threads, self._monitor(),
+                n_threads, self._monitor(), np.zeros((n, 0)) if basis is None else basis,
             )
+
+    def _laplacian_basis(self, W, seed):
+        """Section 5.4's fixed basis: the ``basis`` smoothest non-constant eigenvectors of the kNN
+        graph's Laplacian L = D - W (Weinberger et al. 2007's basis for large MVU problems),
+        made orthogonal to the constant vector so that centring keeps K = U E U'."""
+        if self.basis is None:
+            return None
+        degree = np.asarray(W.sum(axis=1)).ravel()
+        shifted = (sp.diags(2.0 * degree.max() - degree) + W).tocsr()  # 2 d_max I - L: top = smoothest
+        k = int(self.basis) + 1
+        if W.shape[0] <= DENSE_MAX_N:
+            V = np.linalg.eigh(shifted.toarray())[1][:, ::-1][:, :k]
+        else:
+            _, V, _ = eigsh(shifted, k, random_state=seed, n_jobs=self.n_jobs)
+        V = V - V.mean(axis=0)  # the constant eigenvector becomes ~0 here and drops out below
+        U = np.linalg.svd(V, full_matrices=False)[0][:, : int(self.basis)]
+        return np.asfortranarray(U - U.mean(axis=0))
 
     def _monitor(self):
         if not self.verbose and self.callback is None:
@@ -171,7 +190,7 @@ class _SaddleEmbedding(BaseEstimator):
 class _DistancePreserving(_SaddleEmbedding):
     """Colored MVU and MVE: square loss on the kNN distances, alpha free."""
 
-    def _setup(self, X):
+    def _setup(self, X, seed):
         pairs, D = self._distance_pairs(X)
         scale = float(D.mean())
         if scale <= 0.0:
@@ -180,8 +199,11 @@ class _DistancePreserving(_SaddleEmbedding):
         B = float(np.linalg.norm(Xc.T @ Xc) ** 2) if self.B is None else float(self.B)
         m = len(pairs)
         rows = (np.arange(m + 1, dtype=np.int64), np.arange(m, dtype=np.int64), np.ones(m))
+        n = X.shape[0]
+        W = sp.coo_matrix((np.ones(m), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
+        basis = self._laplacian_basis((W + W.T).tocsr(), seed)
         return dict(pairs=pairs, rows=rows, target=D / scale, rho=1.0 / self.C, dual_set="free",
-                    upper=0.0, B=B / scale**2), scale
+                    upper=0.0, B=B / scale**2, basis=basis), scale
 
     def _loss(self, out, problem):
         """(C/2) sum (D - d)^2 in units of Dbar at the returned K."""
@@ -206,6 +228,10 @@ class ColoredMVU(_DistancePreserving):
     label_kernel : {"delta", "linear", "precomputed"}
         How ``y`` becomes Y: ``"delta"`` Y_ij = [y_i == y_j] (one-hot; classes), ``"linear"``
         Y = y y' (y of shape (n,) or (n, q), real), ``"precomputed"`` y is the n x n psd Y.
+    basis : None or int
+        None: the exact problem. An int r: K = U E U' on the r smoothest non-constant eigenvectors
+        U of the kNN graph's Laplacian (Section 5.4; Weinberger et al. 2007): every iteration is
+        an r x r eigenproblem, so this is the option for large n.
     rank : "auto" or int
         All positive eigenpairs of A per iteration (exact), or the top ``rank`` only.
     eigen_solver : {"auto", "lanczos", "dense"}
@@ -222,13 +248,14 @@ class ColoredMVU(_DistancePreserving):
     n_iter_, converged_, history_ : as in SimpleNPKL (dual, primal, gap, step, matvecs, rank)
     """
 
-    def __init__(self, n_components=2, *, n_neighbors=5, C=1.0, B=None, label_kernel="delta", rank="auto",
+    def __init__(self, n_components=2, *, n_neighbors=5, C=1.0, B=None, label_kernel="delta", basis=None, rank="auto",
                  eigen_solver="auto", max_iter=500, tol=1e-4, random_state=None, n_jobs=None, verbose=0,
                  callback=None):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.C = C
         self.B = B
+        self.basis = basis
         self.label_kernel = label_kernel
         self.rank = rank
         self.eigen_solver = eigen_solver
@@ -245,8 +272,8 @@ class ColoredMVU(_DistancePreserving):
         self._check_common(n)
         check_choice(self.label_kernel, "label_kernel", ("delta", "linear", "precomputed"))
         U, s2 = self._label_factor(y, n)
-        problem, scale = self._setup(X)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        problem, scale = self._setup(X, seed)
         out = self._solve(n, lowrank=U, coef=s2, alpha0=np.zeros(len(problem["pairs"])), seed=seed, **problem)
         self._store_kernel(out, scale)
         self.dual_coef_ = np.asarray(out["alpha"])
@@ -303,7 +330,7 @@ class MinimumVolumeEmbedding(_DistancePreserving):
     ----------
     n_components : int, default 2
         d, the dimension whose eigenvalues are grown.
-    n_neighbors, C, B, rank, eigen_solver, max_iter, tol, random_state, n_jobs, verbose, callback
+    n_neighbors, C, B, basis, rank, eigen_solver, max_iter, tol, random_state, n_jobs, verbose, callback
         As in :class:`ColoredMVU` (max_iter and tol per inner solve).
     n_outer : int, default 50
     outer_tol : float, default 1e-3
@@ -323,13 +350,15 @@ class MinimumVolumeEmbedding(_DistancePreserving):
         sum lambda beyond the top d), inner_iterations, gap (relative, last inner)
     """
 
-    def __init__(self, n_components=2, *, n_neighbors=5, C=1.0, B=None, n_outer=50, outer_tol=1e-3, inexact=True, init="pca",
+    def __init__(self, n_components=2, *, n_neighbors=5, C=1.0, B=None, n_outer=50, outer_tol=1e-3, inexact=True,
+                 init="pca", basis=None,
                  rank="auto", eigen_solver="auto", max_iter=500, tol=1e-4, random_state=None, n_jobs=None,
                  verbose=0, callback=None):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.C = C
         self.B = B
+        self.basis = basis
         self.n_outer = n_outer
         self.outer_tol = outer_tol
         self.inexact = inexact
@@ -351,8 +380,8 @@ class MinimumVolumeEmbedding(_DistancePreserving):
         _positive(self.outer_tol, "outer_tol")
         check_choice(self.init, "init", ("pca", "mvu"))
         d = self.n_components
-        problem, scale = self._setup(X)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        problem, scale = self._setup(X, seed)
         alpha = np.zeros(len(problem["pairs"]))
         if self.init == "pca":
             Vd = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)[0][:, :d]
@@ -417,8 +446,9 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
     per_point : int, default 5
         Triplets added per point and round (its most violated).
     max_rounds : int, default 50
-    rank, eigen_solver, max_iter, tol, random_state, n_jobs, verbose, callback
-        As in :class:`ColoredMVU`; tol also sets the violation allowed outside the set.
+    basis, rank, eigen_solver, max_iter, tol, random_state, n_jobs, verbose, callback
+        As in :class:`ColoredMVU` (the basis from W's Laplacian); tol also sets the violation
+        allowed outside the set.
 
     Attributes
     ----------
@@ -428,7 +458,7 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
     n_iter_ : rounds; history_ : per round: n_triplets, max_violation, slack, inner_iterations, gap
     """
 
-    def __init__(self, n_components=2, *, n_neighbors=5, affinity="nearest_neighbors", C=1.0, B=None,
+    def __init__(self, n_components=2, *, n_neighbors=5, affinity="nearest_neighbors", C=1.0, B=None, basis=None,
                  per_point=5, max_rounds=50, rank="auto", eigen_solver="auto", max_iter=1000, tol=1e-4,
                  random_state=None, n_jobs=None, verbose=0, callback=None):
         self.n_components = n_components
@@ -436,6 +466,7 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
         self.affinity = affinity
         self.C = C
         self.B = B
+        self.basis = basis
         self.per_point = per_point
         self.max_rounds = max_rounds
         self.rank = rank
@@ -467,9 +498,10 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
         n_threads = resolve_n_threads(self.n_jobs)
         graph = (W.indptr.astype(np.int64), W.indices.astype(np.int64))
 
+        basis = self._laplacian_basis(W, seed)
         triplets = np.zeros((0, 3), dtype=np.int64)
         alpha = np.zeros(0)
-        out = self._solve_triplets(n, W, triplets, alpha, B, seed)  # K(alpha = 0): no constraint yet
+        out = self._solve_triplets(n, W, triplets, alpha, B, seed, basis)  # K(alpha = 0): no constraint yet
         history = {"n_triplets": [], "max_violation": [], "slack": [], "inner_iterations": [], "gap": []}
         converged = False
         for round_ in range(self.max_rounds):
@@ -497,7 +529,7 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
                 break
             triplets = np.vstack([triplets, new])
             alpha = np.r_[alpha, np.zeros(len(new))]
-            out = self._solve_triplets(n, W, triplets, alpha, B, seed)
+            out = self._solve_triplets(n, W, triplets, alpha, B, seed, basis)
             alpha = np.asarray(out["alpha"])
         self._store_kernel(out, 1.0)
         self.triplets_, self.dual_coef_ = triplets, alpha
@@ -508,13 +540,14 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
         self._warn_unconverged(converged, f"triplets still violated after max_rounds = {self.max_rounds} rounds")
         return self
 
-    def _solve_triplets(self, n, W, triplets, alpha, B, seed):
+    def _solve_triplets(self, n, W, triplets, alpha, B, seed, basis):
         """The restricted problem over the active triplets: C_t = T_ij - T_ik."""
         t = len(triplets)
         if t == 0:
             rows = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
             return self._solve(n, sparse=W, pairs=np.zeros((0, 2), dtype=np.int64), rows=rows, target=np.zeros(0),
-                               rho=0.0, dual_set="fixed", upper=0.0, alpha0=np.zeros(0), B=B, seed=seed)
+                               rho=0.0, dual_set="fixed", upper=0.0, alpha0=np.zeros(0), B=B, seed=seed,
+                               basis=basis)
         i, j, k = triplets.T
         ends = np.r_[np.c_[i, j], np.c_[i, k]]
         ends.sort(axis=1)
@@ -525,7 +558,7 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
                 np.tile([1.0, -1.0], t))
         return self._solve(n, sparse=W, pairs=np.ascontiguousarray(pairs, dtype=np.int64), rows=rows,
                            target=np.zeros(t), rho=0.0, dual_set="capped_simplex", upper=float(self.C),
-                           alpha0=alpha, B=B, seed=seed)
+                           alpha0=alpha, B=B, seed=seed, basis=basis)
 
 
 def _check_connectivity(W):

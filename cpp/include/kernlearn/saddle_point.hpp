@@ -105,8 +105,9 @@ struct SaddleResult {
 using SaddleMonitor = std::function<bool(Index iteration, const SaddleIteration&)>;
 
 // basis: empty, or n x r with orthonormal columns U_b for the fixed-basis approximation of
-// Section 5.4, K = U_b E U_b' with E psd (sparse M only, no centring): each iteration then solves
-// the r x r problem U_b' A U_b, with U_b' S U_b computed once.
+// Section 5.4, K = U_b E U_b' with E psd: each iteration then solves the r x r problem
+// U_b' A U_b, with U_b' M U_b computed once and the pairs' part in O(m r^2). With centring, U_b
+// must be orthogonal to the constant vector (then H U_b = U_b).
 SaddleResult solve_saddle_point(const SaddleProblem& problem, const SpectralOptions& options, ThreadTeam& team,
                                 const SaddleMonitor& monitor = {}, const InterruptPoll& poll = {},
                                 const Eigen::MatrixXd& basis = {});
