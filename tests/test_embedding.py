@@ -75,11 +75,11 @@ def test_mve_step_matches_cvxpy():
     pairs, D = knn_pairs(X, 3)
     scale = D.mean()
     with pytest.warns(ConvergenceWarning, match="n_outer = 1"):
-        model = MinimumVolumeEmbedding(n_neighbors=3, C=1.0, n_outer=1, tol=1e-8, max_iter=20000).fit(X)
+        model = MinimumVolumeEmbedding(n_neighbors=3, C=1.0, n_outer=1, init="pca", tol=1e-8, max_iter=20000).fit(X)
     Xc = X - X.mean(axis=0)
     Vd = np.linalg.svd(Xc, full_matrices=False)[0][:, :2]
     M = 2 * Vd @ Vd.T - np.eye(len(X))  # the first step's K0, from the PCA initialisation
-    B = np.linalg.norm(Xc @ Xc.T) ** 2 / scale**2
+    B = model.B_ / scale**2  # the default bound: the squared geodesic trace
     K = model.kernel(dense=True) / scale
     ours = square_loss_value(K, M, pairs, D / scale, 1.0)
     reference = square_loss_sdp(M, pairs, D / scale, 1.0, B)
@@ -189,3 +189,17 @@ def test_a_full_laplacian_basis_is_the_exact_problem(make):
     small = make(basis=4).fit(X, y)
     K = small.kernel(dense=True)
     assert np.linalg.matrix_rank(K, tol=1e-8 * K.max()) <= 4
+
+
+def test_mve_unrolls_a_swiss_roll():
+    """The default bound (squared geodesic trace) leaves room to unroll: the first coordinate
+    follows the arc length. (With B = the input's linear-kernel norm it stays rolled up.)"""
+    rng = np.random.default_rng(0)
+    n = 300
+    t, h = rng.uniform(0, 3 * np.pi, n), rng.uniform(0, 10, n)
+    X = np.c_[t * np.cos(t), h, t * np.sin(t)] + 0.01 * rng.standard_normal((n, 3))
+    model = MinimumVolumeEmbedding(n_neighbors=10).fit(X)
+    A = np.c_[model.embedding_, np.ones(n)]
+    arc = t**2  # the arc length of the spiral r = t grows as t^2 / 2
+    residual = arc - A @ np.linalg.lstsq(A, arc, rcond=None)[0]
+    assert 1 - residual.var() / arc.var() >= 0.95

@@ -16,9 +16,12 @@ K_jj - 2 K_ij = d_ij, the squared distance in the embedding.
 
 Units. Squared distances are measured in units of Dbar, the mean squared input distance over
 the kNN pairs: the solver sees D / Dbar and B / Dbar^2, so C is scale-free, and the returned
-kernel and embedding are in the input's units again. ``B=None`` takes B = |H X X' H|_F^2, the
-squared norm of the input's own centred linear kernel, which matches every distance exactly; so
-the bound leaves room for a loss-free K and (for MVU-type objectives) is active at the optimum.
+kernel and embedding are in the input's units again. ``B=None`` takes B = T^2 with T = (n/2) x
+the mean squared geodesic (shortest-path) distance on the kNN graph, from a few Dijkstra runs:
+a centred K whose distances stay below the geodesic ones has |K|_F <= tr K <= T, so the bound
+leaves room for the fully unfolded data. (Measured: the input's own linear-kernel norm, the
+obvious alternative, holds a swiss roll at its rolled-up size, which MVE then folds into a disc;
+with T^2 it unrolls: R^2 of the arc length 0.98-0.995 against 0.92-0.94.)
 
 Colored MVU (Song et al. 2008; eq. 31). With Y the label kernel,
 
@@ -40,7 +43,8 @@ max(tol, min(1e-2, 0.1 x the last relative change of F)): early steps need not b
 last allowed step always is). The loop stops when F changes by
 less than ``outer_tol`` relative in a step solved to ``tol``, or after ``n_outer`` steps. Initialisation: ``init="pca"`` takes V_d from the input's
 principal components (linear kernel PCA, O(n d_x^2), scales); ``init="mvu"`` first solves MVU
-(M = I), whose first iterate has rank n - 1, so it is for small n.
+(M = I, as Shaw & Jebara do), whose first iterate has rank n - 1, so it is for small n or a
+basis; ``"auto"`` picks between them.
 
 Structure preserving embedding (Shaw & Jebara 2009; Section 6.3). With W the connectivity
 (0/1, symmetric) and N_i the neighbours of i, the triplet constraints d_ij >= d_ik - xi for
@@ -67,6 +71,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import dijkstra
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
@@ -81,6 +86,10 @@ from .npkl import SMALL_N_DENSE_FRACTION
 __all__ = ["ColoredMVU", "MinimumVolumeEmbedding", "StructurePreservingEmbedding"]
 
 _SOLVERS = ("auto", "lanczos", "dense")
+
+# MVE's init="auto" solves MVU first up to this n: MVU's first iterate has rank n - 1, so its
+# solves are dense (about 20 ms each at n = 569).
+MVU_INIT_MAX_N = 1000
 
 
 class _SaddleEmbedding(BaseEstimator):
@@ -195,13 +204,14 @@ class _DistancePreserving(_SaddleEmbedding):
         scale = float(D.mean())
         if scale <= 0.0:
             raise ValueError("every kNN distance is 0 (duplicate points): nothing to unfold")
-        Xc = X - X.mean(axis=0)
-        B = float(np.linalg.norm(Xc.T @ Xc) ** 2) if self.B is None else float(self.B)
+        n = X.shape[0]
+        W = sp.coo_matrix((np.sqrt(D), (pairs[:, 0], pairs[:, 1])), shape=(n, n)).tocsr()
+        W = W + W.T
+        self.B_ = _geodesic_trace(W, seed) ** 2 if self.B is None else float(self.B)
+        B = self.B_
         m = len(pairs)
         rows = (np.arange(m + 1, dtype=np.int64), np.arange(m, dtype=np.int64), np.ones(m))
-        n = X.shape[0]
-        W = sp.coo_matrix((np.ones(m), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
-        basis = self._laplacian_basis((W + W.T).tocsr(), seed)
+        basis = self._laplacian_basis((W > 0).astype(np.float64), seed)
         return dict(pairs=pairs, rows=rows, target=D / scale, rho=1.0 / self.C, dual_set="free",
                     upper=0.0, B=B / scale**2, basis=basis), scale
 
@@ -224,7 +234,7 @@ class ColoredMVU(_DistancePreserving):
     C : float, default 1.0
         Weight of the distance loss, squared distances in units of their kNN mean.
     B : float or None
-        Bound on tr K^2 (input units); None: the input's centred linear kernel's |.|_F^2.
+        Bound on tr K^2 (input units); None: the squared geodesic trace bound (module docstring).
     label_kernel : {"delta", "linear", "precomputed"}
         How ``y`` becomes Y: ``"delta"`` Y_ij = [y_i == y_j] (one-hot; classes), ``"linear"``
         Y = y y' (y of shape (n,) or (n, q), real), ``"precomputed"`` y is the n x n psd Y.
@@ -244,6 +254,7 @@ class ColoredMVU(_DistancePreserving):
     ----------
     embedding_ : (n, n_components) top eigenvectors of K times sqrt(eigenvalues)
     eigenvalues_, eigenvectors_ : K = V diag(lambda) V' (input units)
+    B_ : the bound on tr K^2 used (input units)
     dual_coef_ : alpha, one per kNN pair; pairs_ : the kNN pairs
     n_iter_, converged_, history_ : as in SimpleNPKL (dual, primal, gap, step, matvecs, rank)
     """
@@ -340,7 +351,9 @@ class MinimumVolumeEmbedding(_DistancePreserving):
         Solve the early outer steps to a looser gap (see the module docstring; on wine: 501
         inner iterations instead of 1150 to the same F within 1e-3). False solves every step to
         ``tol``, which keeps F and the energy outside the top d monotone to that accuracy.
-    init : {"pca", "mvu"}
+    init : {"auto", "pca", "mvu"}
+        "auto": "mvu" when n <= 1000 or with a basis (both cheap there; measured on standardized
+        wine, 5-NN: 93.2% 5-NN accuracy in 2-D from MVU, 88.8% from PCA), else "pca".
 
     Attributes
     ----------
@@ -351,7 +364,7 @@ class MinimumVolumeEmbedding(_DistancePreserving):
     """
 
     def __init__(self, n_components=2, *, n_neighbors=5, C=1.0, B=None, n_outer=50, outer_tol=1e-3, inexact=True,
-                 init="pca", basis=None,
+                 init="auto", basis=None,
                  rank="auto", eigen_solver="auto", max_iter=500, tol=1e-4, random_state=None, n_jobs=None,
                  verbose=0, callback=None):
         self.n_components = n_components
@@ -378,12 +391,16 @@ class MinimumVolumeEmbedding(_DistancePreserving):
         self._check_common(n)
         check_int(self.n_outer, "n_outer", low=1)
         _positive(self.outer_tol, "outer_tol")
-        check_choice(self.init, "init", ("pca", "mvu"))
+        check_choice(self.init, "init", ("auto", "pca", "mvu"))
         d = self.n_components
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         problem, scale = self._setup(X, seed)
         alpha = np.zeros(len(problem["pairs"]))
-        if self.init == "pca":
+        init = self.init
+        if init == "auto":
+            init = "mvu" if n <= MVU_INIT_MAX_N or self.basis is not None else "pca"
+        self.init_ = init
+        if init == "pca":
             Vd = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)[0][:, :d]
         else:  # MVU: maximise tr K
             out = self._solve(n, shift=1.0, alpha0=alpha, seed=seed, **problem)
@@ -559,6 +576,21 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
         return self._solve(n, sparse=W, pairs=np.ascontiguousarray(pairs, dtype=np.int64), rows=rows,
                            target=np.zeros(t), rho=0.0, dual_set="capped_simplex", upper=float(self.C),
                            alpha0=alpha, B=B, seed=seed, basis=basis)
+
+
+def _geodesic_trace(W, seed, n_sources=32):
+    """(n/2) x the mean squared shortest-path distance on the kNN graph W (edge lengths: the
+    input distances), from Dijkstra runs out of a few random sources.
+
+    For a centred K, tr K = (1/2n) sum_ij d_ij, so any K whose embedded distances stay below the
+    geodesic ones has tr K <= this value, and |K|_F <= tr K: its square is the default bound B.
+    Pairs in different components (no geodesic) count with the largest finite distance."""
+    n = W.shape[0]
+    sources = np.random.default_rng(seed).choice(n, size=min(n_sources, n), replace=False)
+    g = dijkstra(W, directed=False, indices=sources)
+    finite = np.isfinite(g)
+    g[~finite] = g[finite].max()
+    return float(n * np.mean(g**2) / 2.0)
 
 
 def _check_connectivity(W):
