@@ -10,7 +10,7 @@ from kernlearn.npkl import SimpleNPKL
 ESTIMATORS = [
     SimpleNPKL(n_neighbors=3, random_state=0),
     KernelKMeans(2, random_state=0),
-    MinimumVolumeEmbedding(n_components=1, n_neighbors=3, n_outer=50, outer_tol=1e-2, random_state=0),
+    MinimumVolumeEmbedding(n_components=1, n_neighbors=3, outer_tol=1e-2, max_iter=5000, random_state=0),
     StructurePreservingEmbedding(n_components=1, n_neighbors=3, max_rounds=3, random_state=0),
     ColoredMVU(n_components=1, n_neighbors=3, random_state=0),
 ]

@@ -76,9 +76,18 @@ class ThickRestart {
   Eigen::VectorXd fresh_vector(Index cols) {
     std::normal_distribution<double> normal;
     Eigen::VectorXd w(n_);
-    for (Index i = 0; i < n_; ++i) w(i) = normal(rng_);
-    for (int pass = 0; pass < 2; ++pass) w -= V_.leftCols(cols) * (V_.leftCols(cols).transpose() * w);
-    return w / w.norm();
+    // Redrawn while it lies in the span (a caller's start vector drawn from the same seed once
+    // came back here as exactly the first basis vector, and 0 / 0 filled the basis with NaN).
+    for (int draw = 0;; ++draw) {
+      for (Index i = 0; i < n_; ++i) w(i) = normal(rng_);
+      const double drawn = w.norm();
+      for (int pass = 0; pass < 2; ++pass) {
+        const Eigen::VectorXd coefficients = V_.leftCols(cols).transpose() * w;
+        w.noalias() -= V_.leftCols(cols) * coefficients;
+      }
+      if (w.norm() > 1e-8 * drawn) return w / w.norm();
+      if (draw == 10) throw std::runtime_error("Lanczos: no direction left outside the basis");
+    }
   }
 
   // Lanczos steps from column kept_ (already holding the next vector) to ncv_.
@@ -118,7 +127,9 @@ class ThickRestart {
       H_.col(j).head(cols) = coef_;
       H_.row(j).head(cols) = coef_.transpose();
       norm_estimate_ = std::max(norm_estimate_, std::abs(coef_(j)));
-      beta_ = std::sqrt(after);
+      // |w|^2 can come out a hair below zero when w is all rounding: clamp, so that the breakdown
+      // test below sees 0 and not NaN.
+      beta_ = std::sqrt(std::max(after, 0.0));
       if (j + 1 == n_) {
         beta_ = 0.0;  // the basis spans the whole space: the projection is exact
         break;
@@ -308,9 +319,11 @@ class ThickRestart {
     // orthogonal to all of them and carries the couplings beta * S(m - 1, i).
     rotate_.resize(n_, keep);
     gs_.rotate(V_.data(), n_, m, S_.data(), S_.rows(), keep, rotate_.data(), n_);
-    const Eigen::VectorXd next = V_.col(m);
+    // A basis that spans the whole space (m = n) has no next Lanczos vector (column m was never
+    // written): restart from a random direction orthogonal to the kept vectors instead.
+    const Eigen::VectorXd next = m < n_ ? Eigen::VectorXd(V_.col(m)) : Eigen::VectorXd();
     V_.leftCols(keep) = rotate_;
-    V_.col(keep) = next;
+    V_.col(keep) = m < n_ ? next : fresh_vector(keep);
     H_.setZero();
     H_.diagonal().head(keep) = theta_.head(keep);
     kept_ = keep;

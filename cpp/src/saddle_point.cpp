@@ -413,7 +413,7 @@ class SaddlePointSolver {
                         Eigen::MatrixXd& vectors) {
     LanczosOptions lo;
     lo.tol = opt_.eig_tol;
-    lo.seed = opt_.seed;
+    lo.seed = opt_.seed + 1;  // not the start vector's stream (drawn below from opt_.seed)
     const Index wanted = wanted_count();
     if (wanted > 0) {
       lo.k = wanted;
