@@ -148,6 +148,22 @@ def solve_row(table, problem_name, solver, repeats, fn, objective, reference, t_
     return seconds, value
 
 
+def cvxpy_rows(table, problem_name, build, objective, data, reference, t_ours, repeats, extra):
+    """SCS (median of `repeats`) and Clarabel (once) on the SDP that build(data) returns."""
+    for solver, count in (("SCS", repeats), ("CLARABEL", 1)):
+        def solve():  # a fresh problem each time: cvxpy would warm-start SCS from the last solution
+            solve.problem, K = build(data)
+            solve.problem.solve(solver=getattr(cp, solver))
+            return K.value, solve.problem.solver_stats.solve_time
+
+        try:
+            solve_row(table, problem_name, solver, count, solve, objective, reference, t_ours, data["B"], **extra)
+        except cp.error.SolverError as error:
+            row(table, problem=problem_name, solver=solver, **extra, time_s="failed", status=str(error).split(".")[0])
+            continue
+        table[-1].update(iterations=solve.problem.solver_stats.num_iters, status=solve.problem.status)
+
+
 def section_sdp_mve(args, table, X, B, name):
     """One MVE step with the bound B (input units; None: kernlearn's default) against cvxpy."""
     import cvxpy as cp
@@ -164,19 +180,7 @@ def section_sdp_mve(args, table, X, B, name):
     t_ours, ref = solve_row(table, "mve-step", "kernlearn", args.repeats, ours, lambda K: mve_objective(K, data),
                             None, None, data["B"], **extra)
     table[-1]["iterations"] = ours.model.n_inner_iter_
-    for solver, repeats in (("SCS", args.repeats), ("CLARABEL", 1)):
-        def solve():  # a fresh problem each time: cvxpy would warm-start SCS from the last solution
-            solve.problem, K = mve_sdp(data)
-            solve.problem.solve(solver=getattr(cp, solver))
-            return K.value, solve.problem.solver_stats.solve_time
-
-        try:
-            solve_row(table, "mve-step", solver, repeats, solve, lambda K: mve_objective(K, data), ref, t_ours,
-                      data["B"], **extra)
-        except cp.error.SolverError as error:
-            row(table, problem="mve-step", solver=solver, **extra, time_s="failed", status=str(error).split(".")[0])
-            continue
-        table[-1].update(iterations=solve.problem.solver_stats.num_iters, status=solve.problem.status)
+    cvxpy_rows(table, "mve-step", mve_sdp, lambda K: mve_objective(K, data), data, ref, t_ours, args.repeats, extra)
 
 
 def F_value(K, data):
@@ -268,19 +272,7 @@ def section_sdp_spe(args, table, X):
                             data["B"], **extra)
     table[-1].update(iterations=f"{ours.model.n_iter_} rounds, {len(ours.model.triplets_)} triplets",
                      converged=ours.model.converged_)
-    for solver, repeats in (("SCS", args.repeats), ("CLARABEL", 1)):
-        def solve():  # a fresh problem each time: cvxpy would warm-start SCS from the last solution
-            solve.problem, K = spe_sdp(data)
-            solve.problem.solve(solver=getattr(cp, solver))
-            return K.value, solve.problem.solver_stats.solve_time
-
-        try:
-            solve_row(table, "spe", solver, repeats, solve, lambda K: spe_objective(K, data), ref, t_ours, data["B"],
-                      **extra)
-        except cp.error.SolverError as error:
-            row(table, problem="spe", solver=solver, **extra, time_s="failed", status=str(error).split(".")[0])
-            continue
-        table[-1].update(iterations=solve.problem.solver_stats.num_iters, status=solve.problem.status)
+    cvxpy_rows(table, "spe", spe_sdp, lambda K: spe_objective(K, data), data, ref, t_ours, args.repeats, extra)
 
 
 def section_sdp(args, table):

@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
 
-__all__ = ["check_data", "check_int", "resolve_n_threads", "blas_threads", "check_square_sparse", "check_choice"]
+__all__ = ["check_data", "check_int", "check_real", "resolve_n_threads", "blas_threads", "check_square_sparse", "check_choice"]
 
 # scikit-learn's estimator checks match error texts: complex input is a ValueError saying
 # "Complex data not supported", a too-small array says "<n> sample(s) ... minimum of <m>".
@@ -68,6 +68,14 @@ def check_int(value, name, *, low=None, high=None):
     if high is not None and value >= high:
         raise ValueError(f"{name} must be < {high}, got {value}")
     return value
+
+
+def check_real(value, name, *, low=None):
+    """Check a finite real parameter: > 0, or >= low when low is given; errors name it."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    if not np.isfinite(value) or (value < low if low is not None else value <= 0):
+        raise ValueError(f"{name} must be {'>= ' + str(low) if low is not None else '> 0'}, got {value!r}")
 
 
 def check_choice(value, name, choices):

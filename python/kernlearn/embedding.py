@@ -67,7 +67,6 @@ triplet is violated by more than xi + tol * dbar (dbar = 2 tr K / n, the mean sq
 of a centred K). That final check runs over every triplet, so it certifies the whole problem.
 """
 
-import numbers
 import warnings
 
 import numpy as np
@@ -79,7 +78,15 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._validation import blas_threads, check_choice, check_data, check_int, check_square_sparse, resolve_n_threads
+from ._validation import (
+    blas_threads,
+    check_choice,
+    check_data,
+    check_int,
+    check_real,
+    check_square_sparse,
+    resolve_n_threads,
+)
 from .graph import knn, knn_graph
 from .linalg import DENSE_FRACTION, DENSE_MAX_N, _fix_signs, eigsh
 from .npkl import SMALL_N_DENSE_FRACTION
@@ -100,16 +107,16 @@ class _SaddleEmbedding(BaseEstimator):
     def _check_common(self, n):
         check_int(self.n_components, "n_components", low=1, high=n)
         check_int(self.n_neighbors, "n_neighbors", low=1, high=n)
-        _positive(self.C, "C")
+        check_real(self.C, "C")
         if self.B is not None:
-            _positive(self.B, "B")
+            check_real(self.B, "B")
         if not (isinstance(self.rank, str) and self.rank == "auto"):
             check_int(self.rank, "rank", low=self.n_components, high=n)
         check_choice(self.eigen_solver, "eigen_solver", _SOLVERS)
         if self.basis is not None:
             check_int(self.basis, "basis", low=self.n_components, high=n)
         check_int(self.max_iter, "max_iter", low=1)
-        _positive(self.tol, "tol")
+        check_real(self.tol, "tol")
         if self.callback is not None and not callable(self.callback):
             raise TypeError("callback must be callable")
 
@@ -402,7 +409,7 @@ class MinimumVolumeEmbedding(_DistancePreserving):
         n, self.n_features_in_ = X.shape
         self._check_common(n)
         check_int(self.n_outer, "n_outer", low=1)
-        _positive(self.outer_tol, "outer_tol")
+        check_real(self.outer_tol, "outer_tol")
         check_choice(self.init, "init", ("auto", "pca", "mvu"))
         d = self.n_components
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
@@ -555,8 +562,8 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
             if len(new) == 0 or self.max_rounds == round_ + 1:
                 converged = len(new) == 0
                 break
-            known = {tuple(t) for t in triplets.tolist()}
-            new = np.array([t for t in np.asarray(new).tolist() if tuple(t) not in known], dtype=np.int64).reshape(-1, 3)
+            code = lambda t: (t[:, 0] * n + t[:, 1]) * n + t[:, 2]  # noqa: E731  (one int64 per triplet)
+            new = np.asarray(new)[~np.isin(code(np.asarray(new)), code(triplets))]
             if len(new) == 0:  # the oracle's cuts are all in the set already: the inner solve is not tight
                 break
             triplets = np.vstack([triplets, new])
@@ -623,8 +630,3 @@ def _check_connectivity(W):
     return W
 
 
-def _positive(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    if not (np.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be > 0, got {value!r}")

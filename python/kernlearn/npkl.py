@@ -30,7 +30,6 @@ gives a lower bound J(alpha) and a feasible K with an upper bound P(K), so the i
 when the best P minus the best J, a certificate, is below ``tol`` relative to P.
 """
 
-import numbers
 import warnings
 
 import numpy as np
@@ -41,7 +40,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._validation import blas_threads, check_choice, check_data, check_int, resolve_n_threads
+from ._validation import blas_threads, check_choice, check_data, check_int, check_real, resolve_n_threads
 from .constraints import ConstraintAccumulator, check_pairs, from_labels
 from .graph import knn_graph, laplacian
 from .linalg import DENSE_FRACTION, DENSE_MAX_N, eigsh, estimate_count_beyond
@@ -237,14 +236,14 @@ class SimpleNPKL(BaseEstimator):
         check_choice(self.loss, "loss", LOSSES)
         check_choice(self.graph, "graph", ("mutual", "symmetric"))
         check_choice(self.eigen_solver, "eigen_solver", ("auto", "lanczos", "dense"))
-        _positive(self.p, "p", low=1.0)
-        _positive(self.C, "C")
+        check_real(self.p, "p", low=1.0)
+        check_real(self.C, "C")
         if self.B is not None and self.G is not None:
             raise ValueError("give the trace bound B or the penalty G, not both")
         if self.B is not None:
-            _positive(self.B, "B")
+            check_real(self.B, "B")
         if self.G is not None:
-            _positive(self.G, "G")
+            check_real(self.G, "G")
             if self.p == 1:
                 raise ValueError("p = 1 needs the trace bound B (with the penalty G, K is 0 or unbounded)")
         if self.p == 1 and self.loss != "linear":
@@ -253,11 +252,11 @@ class SimpleNPKL(BaseEstimator):
         if not (isinstance(self.rank, str) and self.rank == "auto"):
             check_int(self.rank, "rank", low=1, high=n)
         check_int(self.max_iter, "max_iter", low=0)
-        _positive(self.tol, "tol")
+        check_real(self.tol, "tol")
         if isinstance(self.step, str):
             check_choice(self.step, "step", ("auto", "lipschitz"))
         else:
-            _positive(self.step, "step")
+            check_real(self.step, "step")
         if self.active_constraints is not None:
             check_int(self.active_constraints, "active_constraints", low=1, high=n + 1)
         if self.basis is not None:
@@ -361,11 +360,6 @@ class SimpleNPKL(BaseEstimator):
         self.history_ = {key: np.asarray(out[key]) for key in ("dual", "primal", "gap", "step", "matvecs", "rank")}
 
 
-def _positive(value, name, low=None):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    if not np.isfinite(value) or (value < low if low is not None else value <= 0):
-        raise ValueError(f"{name} must be {'>= ' + str(low) if low is not None else '> 0'}, got {value!r}")
 
 
 SimpleNPKL.__doc__ = SimpleNPKL.__doc__ % {
