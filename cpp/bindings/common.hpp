@@ -73,5 +73,6 @@ void register_eigensolver(py::module_& m);
 void register_constraints(py::module_& m);
 void register_npkl(py::module_& m);
 void register_embedding(py::module_& m);
+void register_kernels(py::module_& m);
 
 }  // namespace kernlearn::bindings

@@ -1,0 +1,315 @@
+"""Kernel matrices, indefinite ones included, and the spectrum transforms that make them PSD.
+
+The pairwise kernels (:func:`tl1_kernel`, :func:`rbf_kernel`) are built in C++ in row blocks on
+threads; the kernels on symmetric positive definite matrices (:func:`log_euclidean_kernel`,
+:func:`affine_invariant_kernel`) work on a stack of SPD matrices such as the region covariance
+descriptors of :func:`covariance_descriptor`.
+
+Spectrum transforms (Wu, Chang & Zhang 2005; the names the IKLR and multi-similarity papers use),
+with K = V diag(mu) V':
+
+========== ================================ ==========================================
+method     eigenvalues become                 what it needs
+========== ================================ ==========================================
+"clip"     max(mu, 0)                         the negative eigenpairs
+"denoise"  max(mu, 0) (the same as "clip")    the negative eigenpairs
+"flip"     abs(mu)                            the negative eigenpairs
+"shift"    mu - min(mu_min, 0)                the smallest eigenvalue only
+========== ================================ ==========================================
+
+None of them needs a full eigendecomposition when the negative part is small: K_clip = K -
+V_- diag(mu_-) V_-' and K_flip = K - 2 V_- diag(mu_-) V_-' use the eigenpairs below zero, which
+the threshold mode of :func:`kernlearn.linalg.eigsh` finds (it switches to LAPACK by itself when
+they are a large share of the spectrum).
+"""
+
+import numbers
+
+import numpy as np
+from scipy.sparse.linalg import LinearOperator
+
+from . import _core
+from .linalg import eigsh
+from ._validation import check_choice, check_data, resolve_n_threads
+
+__all__ = [
+    "tl1_kernel",
+    "rbf_kernel",
+    "log_euclidean_kernel",
+    "affine_invariant_kernel",
+    "covariance_descriptor",
+    "make_psd",
+    "spectrum_bounds",
+    "negative_part",
+    "kernel_operator",
+]
+
+_METHODS = ("clip", "denoise", "flip", "shift")
+
+
+def _pair(X, Y):
+    X = check_data(X, "X")
+    if Y is None:
+        return X, X
+    Y = check_data(Y, "Y")
+    if Y.shape[1] != X.shape[1]:
+        raise ValueError(f"Y has {Y.shape[1]} features but X has {X.shape[1]}")
+    return X, Y
+
+
+def _check_dtype(dtype):
+    dtype = np.dtype(dtype)
+    if dtype not in (np.float32, np.float64):
+        raise ValueError(f"dtype must be float32 or float64, got {dtype}")
+    return dtype
+
+
+def tl1_kernel(X, Y=None, tau=None, *, dtype=np.float64, n_jobs=None):
+    """Truncated l1-distance kernel max(tau - ||x - y||_1, 0) (Huang, Suykens et al., TNNLS 2018).
+
+    Indefinite in general. Built in C++ in row blocks on ``n_jobs`` threads.
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+    Y : array of shape (m, d), optional (default X)
+    tau : float, optional
+        Truncation, > 0; default ``0.7 * d`` as in the TL1 and IKLR papers (for features scaled
+        to [0, 1]).
+    dtype : float32 or float64
+        Storage of the result (float32 halves the memory; values are computed in double).
+
+    Returns
+    -------
+    K : ndarray of shape (n, m)
+    """
+    X, Y = _pair(X, Y)
+    tau = 0.7 * X.shape[1] if tau is None else _check_positive(tau, "tau")
+    return _core.pairwise_kernel(X, Y, "tl1", tau, 0.0, _check_dtype(dtype) == np.float32, resolve_n_threads(n_jobs))
+
+
+def rbf_kernel(X, Y=None, gamma=None, *, dtype=np.float64, n_jobs=None):
+    """Gaussian kernel exp(-gamma ||x - y||^2) (the IKLR paper's exp(-d^2 / sigma^2): gamma =
+    1 / sigma^2). Default gamma = 1 / d, as scikit-learn's ``rbf_kernel``."""
+    X, Y = _pair(X, Y)
+    gamma = 1.0 / X.shape[1] if gamma is None else _check_positive(gamma, "gamma")
+    return _core.pairwise_kernel(X, Y, "rbf", 0.0, gamma, _check_dtype(dtype) == np.float32, resolve_n_threads(n_jobs))
+
+
+def _check_spd_stack(S, name):
+    arr = np.asarray(S)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    if arr.ndim != 3 or arr.shape[1] != arr.shape[2] or arr.shape[0] == 0:
+        raise ValueError(f"{name} must be a stack of square matrices, shape (n, d, d); got {arr.shape}")
+    arr = np.asarray(arr, dtype=np.float64)
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} contains NaN or infinity")
+    if np.abs(arr - arr.transpose(0, 2, 1)).max() > 1e-10 * max(np.abs(arr).max(), 1e-300):
+        raise ValueError(f"{name} must hold symmetric matrices")
+    return (arr + arr.transpose(0, 2, 1)) / 2
+
+
+def _spd_eigh(S, name):
+    values, vectors = np.linalg.eigh(S)
+    if (values <= 0).any():
+        bad = int(np.argmax((values <= 0).any(axis=1)))
+        raise ValueError(f"{name}[{bad}] is not positive definite (smallest eigenvalue {values[bad, 0]:.3g})")
+    return values, vectors
+
+
+def _spd_function(values, vectors, fn):
+    return np.einsum("nij,nj,nkj->nik", vectors, fn(values), vectors)
+
+
+def log_euclidean_kernel(S, T=None, gamma=1.0, *, n_jobs=None):
+    """Gaussian kernel of the log-Euclidean distance ||log S_1 - log S_2||_F between SPD matrices.
+
+    Positive definite (the log-Euclidean geometry is flat; Jayasumana et al., CVPR 2013).
+    ``S`` and ``T`` are stacks of shape (n, d, d) and (m, d, d); the kernel is exp(-gamma d^2).
+    """
+    S = _check_spd_stack(S, "S")
+    T = S if T is None else _check_spd_stack(T, "T")
+    if T.shape[1:] != S.shape[1:]:
+        raise ValueError(f"T holds {T.shape[1]} x {T.shape[2]} matrices but S holds {S.shape[1]} x {S.shape[2]}")
+    gamma = _check_positive(gamma, "gamma")
+    logs = [_spd_function(*_spd_eigh(A, name), np.log).reshape(len(A), -1) for A, name in ((S, "S"), (T, "T"))]
+    # ||log S1 - log S2||_F^2 is the squared Euclidean distance of the flattened logarithms.
+    return _core.pairwise_kernel(logs[0], logs[1], "rbf", 0.0, gamma, False, resolve_n_threads(n_jobs))
+
+
+def affine_invariant_kernel(S, T=None, gamma=1.0, *, block=256):
+    """Gaussian kernel of the affine-invariant distance ||log(S_1^-1/2 S_2 S_1^-1/2)||_F.
+
+    Indefinite in general (the affine-invariant manifold is curved; Feragen et al., CVPR 2015).
+    The distance is sqrt(sum_k log^2 lambda_k) over the generalised eigenvalues of (S_2, S_1),
+    computed as the eigenvalues of W_1 S_2 W_1 with W_1 = S_1^-1/2, batched over blocks of pairs.
+    """
+    S = _check_spd_stack(S, "S")
+    same = T is None
+    T = S if same else _check_spd_stack(T, "T")
+    if T.shape[1:] != S.shape[1:]:
+        raise ValueError(f"T holds {T.shape[1]} x {T.shape[2]} matrices but S holds {S.shape[1]} x {S.shape[2]}")
+    gamma = _check_positive(gamma, "gamma")
+    W = _spd_function(*_spd_eigh(S, "S"), lambda v: v ** -0.5)
+    _spd_eigh(T, "T")
+    K = np.empty((len(S), len(T)))
+    for i in range(len(S)):
+        start = i if same else 0
+        for j0 in range(start, len(T), block):
+            M = W[i] @ T[j0:j0 + block] @ W[i]
+            d2 = (np.log(np.linalg.eigvalsh(M)) ** 2).sum(axis=1)
+            K[i, j0:j0 + d2.size] = np.exp(-gamma * d2)
+    if same:  # the distance is symmetric: fill the lower triangle from the upper one
+        K = np.triu(K) + np.triu(K, 1).T
+    return K
+
+
+def covariance_descriptor(image, *, regularization=1e-6):
+    """Region covariance of an image (Tuzel, Porikli & Meer, ECCV 2006), as in Section V-C of the
+    IKLR paper: the 9 x 9 covariance over pixels of
+
+        [x, y, I, |I_x|, |I_y|, sqrt(I_x^2 + I_y^2), |I_xx|, |I_yy|, arctan(|I_x| / |I_y|)]
+
+    with central-difference derivatives (``numpy.gradient``) and arctan2 for the angle (pi/2
+    where I_y = 0). ``regularization * (trace / 9)`` is added to the diagonal so that flat images
+    (constant regions make features collinear) still give SPD matrices.
+
+    Parameters
+    ----------
+    image : array of shape (h, w) or (n, h, w)
+
+    Returns
+    -------
+    ndarray of shape (9, 9) or (n, 9, 9)
+    """
+    arr = np.asarray(image)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"image must hold real numbers, got dtype {arr.dtype}")
+    single = arr.ndim == 2
+    if single:
+        arr = arr[None]
+    if arr.ndim != 3 or min(arr.shape[1:]) < 3:
+        raise ValueError(f"image must have shape (h, w) or (n, h, w) with h, w >= 3; got {np.shape(image)}")
+    arr = np.asarray(arr, dtype=np.float64)
+    if not np.isfinite(arr).all():
+        raise ValueError("image contains NaN or infinity")
+    if isinstance(regularization, (bool, np.bool_)) or not isinstance(regularization, numbers.Real) or not regularization >= 0:
+        raise ValueError(f"regularization must be a real number >= 0, got {regularization!r}")
+    n, h, w = arr.shape
+    gy, gx = np.gradient(arr, axis=(1, 2))
+    gyy = np.gradient(gy, axis=1)
+    gxx = np.gradient(gx, axis=2)
+    rows, cols = np.meshgrid(np.arange(h, dtype=float), np.arange(w, dtype=float), indexing="ij")
+    features = np.stack(
+        [
+            np.broadcast_to(cols, arr.shape), np.broadcast_to(rows, arr.shape), arr,
+            np.abs(gx), np.abs(gy), np.hypot(gx, gy), np.abs(gxx), np.abs(gyy),
+            np.arctan2(np.abs(gx), np.abs(gy)),
+        ],
+        axis=-1,
+    ).reshape(n, h * w, 9)
+    centred = features - features.mean(axis=1, keepdims=True)
+    C = np.einsum("npi,npj->nij", centred, centred) / (h * w - 1)
+    C += (regularization * np.trace(C, axis1=1, axis2=2) / 9)[:, None, None] * np.eye(9)
+    return C[0] if single else C
+
+
+def kernel_operator(K, n_jobs=None):
+    """K (float32 or float64, C-contiguous, symmetric) as a LinearOperator whose products run in
+    the core, so Lanczos can work on a float32 kernel without a float64 copy."""
+    n_threads = resolve_n_threads(n_jobs)
+
+    def matmat(X):
+        X = np.asarray(X, dtype=np.float64)
+        return np.column_stack([_core.kernel_matvec(K, np.ascontiguousarray(X[:, j]), n_threads) for j in range(X.shape[1])])
+
+    return LinearOperator(K.shape, matvec=lambda x: matmat(x.reshape(-1, 1))[:, 0], matmat=matmat, dtype=np.float64)
+
+
+def _check_kernel(K, name="K"):
+    """A finite float64 square symmetric matrix (a copy only when the dtype must change)."""
+    K = check_data(K, name)
+    if K.shape[0] != K.shape[1]:
+        raise ValueError(f"{name} must be square, got shape {K.shape}")
+    scale = float(np.abs(K).max())
+    asymmetry = float(np.abs(K - K.T).max())
+    if asymmetry > 1e-10 * max(scale, np.finfo(float).tiny):
+        raise ValueError(
+            f"{name} must be symmetric: max |{name} - {name}.T| = {asymmetry:.3g} (relative "
+            f"{asymmetry / scale:.3g}); symmetrise it first, e.g. ({name} + {name}.T) / 2"
+        )
+    return K
+
+
+def spectrum_bounds(K, *, tol=1e-8, random_state=None, n_jobs=None):
+    """The smallest and largest eigenvalues of a symmetric kernel matrix, by Lanczos.
+
+    Returns
+    -------
+    (mu_min, mu_max) : tuple of float
+        Each to ``tol * max|mu|`` (two Lanczos runs on the dense matrix; LAPACK below
+        :data:`kernlearn.linalg.DENSE_MAX_N`).
+    """
+    K = _check_kernel(K)
+    if K.shape[0] == 1:
+        return float(K[0, 0]), float(K[0, 0])
+    low, _, _ = eigsh(K, 1, "SA", tol=tol, random_state=random_state, check_symmetric=False, n_jobs=n_jobs)
+    high, _, _ = eigsh(K, 1, "LA", tol=tol, random_state=random_state, check_symmetric=False, n_jobs=n_jobs)
+    return float(low[0]), float(high[0])
+
+
+def negative_part(K, *, tol=1e-10, random_state=None, n_jobs=None):
+    """Every eigenpair of K with a negative eigenvalue: (mu_-, V_-), most negative first.
+
+    Eigenvalues within ``tol * ||K||`` of zero count as zero (Lanczos cannot tell them from it).
+    """
+    K = _check_kernel(K)
+    if K.shape[0] == 1:
+        neg = K[0, 0] < 0
+        return (K[0].copy() if neg else np.empty(0)), (np.ones((1, 1)) if neg else np.empty((1, 0)))
+    values, vectors, _ = eigsh(
+        K, which="SA", threshold=0.0, tol=tol, random_state=random_state, check_symmetric=False, n_jobs=n_jobs
+    )
+    return values, vectors
+
+
+def make_psd(K, method="clip", *, random_state=None, n_jobs=None):
+    """A positive semidefinite version of a symmetric (indefinite) kernel matrix.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        Real symmetric (to 1e-10 relative; otherwise a ValueError asks to symmetrise).
+    method : {"clip", "denoise", "flip", "shift"}
+        See the module docstring; "denoise" is another name for "clip".
+    random_state : int, RandomState or Generator, optional
+        Start vector of the Lanczos runs.
+    n_jobs : int, optional
+        Threads for the mat-vecs.
+
+    Returns
+    -------
+    K_psd : ndarray of shape (n, n)
+        A new array; K is not modified.
+    """
+    check_choice(method, "method", _METHODS)
+    K = _check_kernel(K)
+    if method == "shift":
+        mu_min, _ = spectrum_bounds(K, random_state=random_state, n_jobs=n_jobs)
+        out = K.copy()
+        if mu_min < 0:
+            out[np.diag_indices_from(out)] -= mu_min
+        return out
+    mu, V = negative_part(K, random_state=random_state, n_jobs=n_jobs)
+    factor = 1.0 if method in ("clip", "denoise") else 2.0
+    out = K - (V * (factor * mu)) @ V.T
+    return (out + out.T) / 2.0  # exact symmetry, lost to rounding in the product
+
+
+def _check_positive(value, name):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be > 0, got {value!r}")
+    return float(value)

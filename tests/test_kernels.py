@@ -1,0 +1,141 @@
+"""kernlearn.kernels: the C++ pairwise kernels against scipy, the SPD-matrix kernels against
+per-pair LAPACK, and the spectrum transforms against a dense eigendecomposition."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+from scipy.spatial.distance import cdist
+
+from kernlearn.kernels import (
+    affine_invariant_kernel,
+    covariance_descriptor,
+    log_euclidean_kernel,
+    make_psd,
+    negative_part,
+    rbf_kernel,
+    spectrum_bounds,
+    tl1_kernel,
+)
+
+
+@pytest.fixture
+def points():
+    rng = np.random.default_rng(0)
+    return rng.random((120, 6)), rng.random((37, 6))
+
+
+def test_tl1_matches_scipy(points):
+    X, Y = points
+    np.testing.assert_allclose(tl1_kernel(X, Y, tau=2.5), np.maximum(2.5 - cdist(X, Y, "cityblock"), 0), atol=1e-13)
+    K = tl1_kernel(X)  # default tau = 0.7 d
+    np.testing.assert_allclose(K, np.maximum(0.7 * 6 - cdist(X, X, "cityblock"), 0), atol=1e-13)
+    assert np.array_equal(K, K.T)  # exactly symmetric, so no symmetrisation is needed downstream
+
+
+def test_rbf_matches_scipy_and_float32(points):
+    X, Y = points
+    expected = np.exp(-0.7 * cdist(X, Y, "sqeuclidean"))
+    np.testing.assert_allclose(rbf_kernel(X, Y, gamma=0.7), expected, rtol=1e-12)
+    single = rbf_kernel(X, Y, gamma=0.7, dtype=np.float32, n_jobs=2)
+    assert single.dtype == np.float32
+    np.testing.assert_allclose(single, expected, rtol=1e-6)
+
+
+def test_tl1_is_indefinite_on_breast_like_data():
+    # Table II: TL1 with tau = 0.7 d has negative eigenvalues on low-dimensional data.
+    X = np.random.default_rng(1).random((200, 3))
+    mu_min, mu_max = spectrum_bounds(tl1_kernel(X))
+    w = scipy.linalg.eigvalsh(tl1_kernel(X))
+    assert mu_min < 0 < mu_max
+    np.testing.assert_allclose([mu_min, mu_max], [w[0], w[-1]], rtol=1e-6)
+
+
+def _spd_stack(n, d, seed):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((n, d, d))
+    return A @ A.transpose(0, 2, 1) + 0.5 * np.eye(d)
+
+
+def test_spd_kernels_match_per_pair_definitions():
+    S, T = _spd_stack(15, 4, 0), _spd_stack(7, 4, 1)
+
+    def logm(A):
+        w, V = np.linalg.eigh(A)
+        return V @ np.diag(np.log(w)) @ V.T
+
+    le = np.array([[np.exp(-0.3 * np.linalg.norm(logm(a) - logm(b)) ** 2) for b in T] for a in S])
+    np.testing.assert_allclose(log_euclidean_kernel(S, T, gamma=0.3), le, rtol=1e-10)
+    # Affine-invariant distance: the generalised eigenvalues of (S2, S1).
+    ai = np.array([[np.exp(-0.3 * np.sum(np.log(scipy.linalg.eigh(b, a, eigvals_only=True)) ** 2)) for b in T] for a in S])
+    np.testing.assert_allclose(affine_invariant_kernel(S, T, gamma=0.3), ai, rtol=1e-9)
+    K = affine_invariant_kernel(S, gamma=0.3, block=4)
+    np.testing.assert_allclose(K, K.T, atol=0)
+    np.testing.assert_allclose(np.diag(K), 1.0)
+    # The log-Euclidean kernel is positive definite.
+    assert scipy.linalg.eigvalsh(log_euclidean_kernel(_spd_stack(40, 4, 2), gamma=0.3))[0] > -1e-10
+
+
+def test_covariance_descriptor_features():
+    rng = np.random.default_rng(3)
+    images = rng.random((4, 8, 10))
+    C = covariance_descriptor(images, regularization=0.0)
+    assert C.shape == (4, 9, 9)
+    # Feature 3 is the intensity itself: its variance is the image's.
+    np.testing.assert_allclose(C[:, 2, 2], images.reshape(4, -1).var(axis=1, ddof=1))
+    # Feature 1 is the column index x.
+    np.testing.assert_allclose(C[0, 0, 0], np.var(np.tile(np.arange(10.0), 8), ddof=1))
+    np.testing.assert_allclose(covariance_descriptor(images[1], regularization=0.0), C[1])
+    flat = covariance_descriptor(np.zeros((8, 8)) + 1.0)  # collinear features: still SPD
+    assert np.linalg.eigvalsh(flat)[0] > 0
+
+
+@pytest.mark.parametrize("method", ["clip", "denoise", "flip", "shift"])
+def test_make_psd_matches_dense_formula(method):
+    X = np.random.default_rng(4).random((150, 3))
+    K = tl1_kernel(X)
+    mu, V = np.linalg.eigh(K)
+    target = {
+        "clip": np.maximum(mu, 0),
+        "denoise": np.maximum(mu, 0),
+        "flip": np.abs(mu),
+        "shift": mu - min(mu[0], 0),
+    }[method]
+    K_copy = K.copy()
+    out = make_psd(K, method)
+    np.testing.assert_array_equal(K, K_copy)  # input untouched
+    np.testing.assert_allclose(out, (V * target) @ V.T, atol=1e-9 * np.abs(mu).max())
+    assert np.linalg.eigvalsh(out)[0] > -1e-9 * np.abs(mu).max()
+
+
+def test_negative_part_by_lanczos():
+    X = np.random.default_rng(5).random((700, 2))
+    K = tl1_kernel(X, tau=0.5)
+    values, vectors = negative_part(K)
+    w = scipy.linalg.eigvalsh(K)
+    expected = w[w < -1e-10 * np.abs(w).max()]
+    np.testing.assert_allclose(values, expected, rtol=1e-7, atol=1e-9 * np.abs(w).max())
+    np.testing.assert_allclose(K @ vectors, vectors * values, atol=1e-7 * np.abs(w).max())
+
+
+def test_kernel_bad_input():
+    X = np.random.default_rng(6).random((5, 3))
+    with pytest.raises(ValueError, match="tau"):
+        tl1_kernel(X, tau=-1.0)
+    with pytest.raises(ValueError, match="features"):
+        rbf_kernel(X, X[:, :2])
+    with pytest.raises(ValueError, match="NaN"):
+        tl1_kernel(np.array([[np.nan, 1.0]]))
+    with pytest.raises(ValueError, match="dtype"):
+        rbf_kernel(X, dtype=np.int32)
+    with pytest.raises(ValueError, match="symmetric"):
+        make_psd(np.arange(9.0).reshape(3, 3))
+    with pytest.raises(ValueError, match="square"):
+        make_psd(np.ones((3, 4)))
+    with pytest.raises(ValueError, match="method"):
+        make_psd(np.eye(3), "abs")
+    with pytest.raises(ValueError, match="positive definite"):
+        log_euclidean_kernel(np.array([[[1.0, 0.0], [0.0, -1.0]]]))
+    with pytest.raises(ValueError, match="stack"):
+        affine_invariant_kernel(np.eye(3))
+    with pytest.raises(ValueError, match="image"):
+        covariance_descriptor(np.ones(5))
