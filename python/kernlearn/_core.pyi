@@ -162,3 +162,32 @@ def most_violated_triplets(
     per_point: int,
     n_threads: int,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], float]: ...
+def pairwise_kernel(
+    X: npt.NDArray[np.float64],
+    Y: npt.NDArray[np.float64],
+    kind: str,
+    tau: float,
+    gamma: float,
+    single: bool,
+    n_threads: int,
+) -> npt.NDArray[np.floating]: ...
+def kernel_matvec(K: npt.NDArray[np.floating], x: npt.NDArray[np.float64], n_threads: int) -> npt.NDArray[np.float64]: ...
+def ccicp(
+    K: npt.NDArray[np.floating],
+    y: npt.NDArray[np.float64],
+    V: npt.NDArray[np.float64],
+    w: npt.NDArray[np.float64],
+    shift: float,
+    alpha0: npt.NDArray[np.float64],
+    inner: str,
+    lam: float,
+    eps: float,
+    max_outer: int,
+    max_inner: int,
+    learning_rate: float,
+    decay: float,
+    concave: bool,
+    sgd_indices: npt.NDArray[np.int64],
+    callback: Callable[[dict], bool] | None,
+    n_threads: int,
+) -> dict: ...
