@@ -49,7 +49,6 @@ import warnings
 
 import numpy as np
 import scipy.linalg
-from scipy.sparse.linalg import LinearOperator
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
@@ -57,7 +56,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core
-from .kernels import kernel_operator, rbf_kernel, tl1_kernel
+from .kernels import extreme_eigenpairs, kernel_operator, rbf_kernel, tl1_kernel
 from .linalg import eigsh
 from ._validation import check_choice, check_int, check_real, resolve_n_threads
 
@@ -141,7 +140,7 @@ def krein_decomposition(K, method="shift", *, tau=None, max_negative_rank=None, 
             neg = mu < -tol * max(abs(mu_min), abs(mu_max))
             V, w = U[:, neg], -mu[neg]
     else:
-        mu_min, v_min, mu_max, deflated, n_matvec = _bottom_by_deflation(op, n, tol, rng)
+        mu_min, v_min, mu_max, deflated, n_matvec = extreme_eigenpairs(op, tol, rng)
         if method == "spectral" and mu_min < 0:
             values, vectors, info = eigsh(
                 deflated, which="SA", threshold=0.0, k=min(n - 1, 20), v0=v_min, tol=tol, method="lanczos",
@@ -159,29 +158,6 @@ def krein_decomposition(K, method="shift", *, tau=None, max_negative_rank=None, 
         raise ValueError(f"tau must be >= max(-mu_min, 0) = {floor:.6g} for K+ and K- to be PSD, got {tau!r}")
     return KreinDecomposition(method, np.ascontiguousarray(V), np.ascontiguousarray(w), tau, mu_min, mu_max,
                               time.perf_counter() - start, n_matvec)
-
-
-def _bottom_by_deflation(op, n, tol, rng):
-    """Smallest eigenpair of K by Lanczos on K with its top eigenpairs deflated.
-
-    A kernel's spectrum is a few large eigenvalues and a cluster near zero (TL1 at n = 4,000,
-    d = 14: mu_max = 20,625, mu_min = -0.18 next to +0.006): Lanczos for the smallest one needs
-    about 1/sqrt(gap / width) steps, 787 mat-vecs there. Removing the top eigenpairs first (they
-    converge fast) shrinks the width: 30 of them cut the total to about 350 mat-vecs. The Ritz value
-    is then checked against K itself (one mat-vec) and its residual returned with it.
-    """
-    k_top = min(30, max(1, n // 50))
-    top, U, info_top = eigsh(op, k_top, "LA", tol=tol, method="lanczos", random_state=rng)
-
-    def deflated_matmat(Z):
-        return op.matmat(Z) - U @ (top[:, None] * (U.T @ Z))
-
-    deflated = LinearOperator((n, n), matvec=lambda z: deflated_matmat(z.reshape(-1, 1))[:, 0],
-                              matmat=deflated_matmat, dtype=np.float64)
-    low, v, info_low = eigsh(deflated, 1, "SA", tol=tol, method="lanczos", random_state=rng)
-    v = v[:, 0]
-    theta = float(v @ op.matvec(v))
-    return theta, v, float(top[0]), deflated, info_top["n_matvec"] + info_low["n_matvec"] + 1
 
 
 def _generator(random_state):
