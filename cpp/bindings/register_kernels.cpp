@@ -59,6 +59,26 @@ void register_kernels(py::module_& m) {
       py::arg("single"), py::arg("n_threads"));
 
   m.def(
+      "affine_invariant_kernel",
+      [](const py::array_t<double, py::array::c_style>& W, const py::array_t<double, py::array::c_style>& T,
+         double gamma, bool same, int n_threads) {
+        if (W.ndim() != 3 || T.ndim() != 3 || W.shape(1) != W.shape(2) || T.shape(1) != T.shape(2) ||
+            W.shape(1) != T.shape(1))
+          throw std::invalid_argument("W and T must be stacks of d x d matrices, shape (n, d, d)");
+        if (same && W.shape(0) != T.shape(0)) throw std::invalid_argument("same=True needs as many W as T");
+        py::array_t<double> out({W.shape(0), T.shape(0)});
+        double* dst = out.mutable_data();
+        const InterruptPoll poll = python_interrupt_poll();
+        run_interruptible([&] {
+          affine_invariant_kernel(W.data(), W.shape(0), T.data(), T.shape(0), W.shape(1), gamma, same, dst,
+                                  n_threads, poll);
+          return 0;
+        });
+        return out;
+      },
+      py::arg("W").noconvert(), py::arg("T").noconvert(), py::arg("gamma"), py::arg("same"), py::arg("n_threads"));
+
+  m.def(
       "kernel_matvec",
       [](const py::array& K, const Eigen::Ref<const Eigen::VectorXd>& x, int n_threads) {
         if (x.size() != K.shape(0)) throw std::invalid_argument("x must have one entry per row of K");

@@ -191,3 +191,6 @@ def ccicp(
     callback: Callable[[dict], bool] | None,
     n_threads: int,
 ) -> dict: ...
+def affine_invariant_kernel(
+    W: npt.NDArray[np.float64], T: npt.NDArray[np.float64], gamma: float, same: bool, n_threads: int
+) -> npt.NDArray[np.float64]: ...
