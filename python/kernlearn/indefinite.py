@@ -249,8 +249,11 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
     decomposition_ : dict
         Method, mu_min, mu_max, shift, negative rank, time and mat-vecs of the decomposition,
         and the eta_0 used.
-    X_fit_ : ndarray
-        Training inputs (needed to evaluate the kernel at new points).
+    X_fit_ : ndarray or None
+        Training inputs (needed to evaluate the kernel at new points); None for a precomputed
+        kernel, which is not kept.
+    shape_fit_ : tuple
+        Shape of the training X (or kernel).
     """
 
     def __init__(
@@ -354,7 +357,8 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
                     UserWarning,
                     stacklevel=3,
                 )
-            return np.ascontiguousarray((X + X.T) / 2, dtype=dtype)
+                X = (X + X.T) / 2
+            return np.ascontiguousarray(X, dtype=dtype)  # no copy when already symmetric float64
         K = self._kernel(X, None, dtype)
         if callable(self.kernel):
             K = np.ascontiguousarray((K + K.T) / 2, dtype=dtype)
@@ -431,7 +435,8 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         self.dual_coef_ = np.vstack(coefs)
         self.n_iter_ = np.asarray(n_iter)
         self.history_ = history
-        self.X_fit_ = X
+        self.shape_fit_ = X.shape
+        self.X_fit_ = None if self.kernel == "precomputed" else X
         return self
 
     def _monitor(self, c):
@@ -452,9 +457,9 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
         if self.kernel == "precomputed":
-            if X.shape[1] != self.X_fit_.shape[0]:
+            if X.shape[1] != self.shape_fit_[0]:
                 raise ValueError(
-                    f"a precomputed test kernel needs one column per training point ({self.X_fit_.shape[0]}), "
+                    f"a precomputed test kernel needs one column per training point ({self.shape_fit_[0]}), "
                     f"got shape {X.shape}"
                 )
             Kx = X
