@@ -28,6 +28,7 @@ def test_demo_saves_plot(tmp_path, capsys):
     assert (tmp_path / "kernlearn_demo_knn_graph.png").stat().st_size > 10_000
     assert (tmp_path / "kernlearn_demo_spectral_embedding.png").stat().st_size > 10_000
     assert (tmp_path / "kernlearn_demo_iklr.png").stat().st_size > 10_000
+    assert (tmp_path / "kernlearn_demo_similarity.png").stat().st_size > 10_000
     assert "plot saved" in capsys.readouterr().out
 
 
