@@ -40,7 +40,7 @@ def fd_gradient(f, a, h=1e-6):
 
 def _run(K, y, dec, a0, **kw):
     args = dict(inner="gd", lam=0.05, eps=0.0, max_outer=1, max_inner=1, learning_rate=1e-3, decay=0.5,
-                concave=True, sgd_indices=np.empty(0, np.int64), callback=None, n_threads=1)
+                restart_rate=True, concave=True, sgd_indices=np.empty(0, np.int64), callback=None, n_threads=1)
     args.update(kw)
     return _core.ccicp(K, y, dec.negative_vectors, dec.negative_weights, dec.shift, a0, **args)
 
@@ -264,3 +264,17 @@ def test_bad_input():
         krein_decomposition(rbf_kernel(X), tau=-1.0)
     with pytest.raises(ValueError, match="shape"):
         IK(kernel=lambda A, B: np.ones((3, 3))).fit(X, y)
+
+
+@pytest.mark.parametrize("restart", [True, False])
+def test_step_schedule_restarts_or_runs_on(restart):
+    X, y = _problem(n=30, seed=9)
+    K = rbf_kernel(X, gamma=2.0)
+    dec = krein_decomposition(K, "shift")
+    lam, eta, decay = 0.05, 1e-2, 0.5
+    grad = lambda a: K @ (lam * a - y / (1.0 + np.exp(y * (K @ a))) / len(y))  # noqa: E731
+    a0 = np.zeros(len(y))
+    a1 = a0 - eta * grad(a0)
+    a2 = a1 - (eta if restart else eta * decay) * grad(a1)  # outer step 2: a_k = a1, one inner step
+    out = _run(K, y, dec, a0, max_outer=2, max_inner=1, lam=lam, learning_rate=eta, decay=decay, restart_rate=restart)
+    np.testing.assert_allclose(out["alpha"], a2, rtol=1e-10, atol=1e-14)

@@ -97,7 +97,7 @@ void register_kernels(py::module_& m) {
       "ccicp",
       [](const py::array& K, const Eigen::VectorXd& y, const Eigen::MatrixXd& V, const Eigen::VectorXd& w,
          double shift, const Eigen::VectorXd& alpha0, const std::string& inner, double lambda, double eps,
-         Index max_outer, Index max_inner, double learning_rate, double decay, bool concave,
+         Index max_outer, Index max_inner, double learning_rate, double decay, bool restart_rate, bool concave,
          const std::vector<std::int64_t>& sgd_indices, const std::optional<py::function>& callback,
          int n_threads) {
         if (inner != "gd" && inner != "sgd") throw std::invalid_argument("inner must be 'gd' or 'sgd'");
@@ -109,6 +109,7 @@ void register_kernels(py::module_& m) {
         options.max_inner = max_inner;
         options.learning_rate = learning_rate;
         options.decay = decay;
+        options.restart_rate = restart_rate;
         options.concave = concave;
         options.n_threads = n_threads;
         const NegativePart negative{V, w, shift};
@@ -144,7 +145,7 @@ void register_kernels(py::module_& m) {
       },
       py::arg("K"), py::arg("y"), py::arg("V"), py::arg("w"), py::arg("shift"), py::arg("alpha0"),
       py::arg("inner"), py::arg("lam"), py::arg("eps"), py::arg("max_outer"), py::arg("max_inner"),
-      py::arg("learning_rate"), py::arg("decay"), py::arg("concave"), py::arg("sgd_indices"),
+      py::arg("learning_rate"), py::arg("decay"), py::arg("restart_rate"), py::arg("concave"), py::arg("sgd_indices"),
       py::arg("callback"), py::arg("n_threads"));
 }
 

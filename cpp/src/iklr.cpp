@@ -31,6 +31,7 @@ class CcicpRun {
                  const IklrMonitor& monitor) {
     IklrResult result;
     a_ = alpha0;
+    eta_ = opt_.learning_rate;
     z_.resize(n_);
     multiply(a_, z_);
     result.initial_objective = objective();
@@ -108,7 +109,8 @@ class CcicpRun {
   Index gd_inner() {
     start_outer();
     Eigen::VectorXd neg_a = negative_times(a_), u(n_), Ku(n_);
-    double previous = subproblem(neg_a), eta = opt_.learning_rate;
+    double previous = subproblem(neg_a);
+    if (opt_.restart_rate) eta_ = opt_.learning_rate;
     const double inv_n = 1.0 / static_cast<double>(n_);
     Index t = 0;
     while (t < opt_.max_inner) {
@@ -116,8 +118,8 @@ class CcicpRun {
       multiply(u, Ku);
       Eigen::VectorXd g = Ku + opt_.lambda * neg_a;
       if (opt_.concave) g -= opt_.lambda * neg_ak_;
-      a_ -= eta * g;
-      eta *= opt_.decay;
+      a_ -= eta_ * g;
+      eta_ *= opt_.decay;
       ++t;
       multiply(a_, z_);
       neg_a = negative_times(a_);
@@ -133,7 +135,8 @@ class CcicpRun {
   Index sgd_inner(Index k, const std::vector<std::int64_t>& indices) {
     start_outer();
     Eigen::VectorXd neg_a = negative_times(a_);
-    double previous = subproblem(neg_a), eta = opt_.learning_rate;
+    double previous = subproblem(neg_a);
+    if (opt_.restart_rate) eta_ = opt_.learning_rate;
     Index t = 0;
     while (t < opt_.max_inner) {
       const std::int64_t i = indices[static_cast<std::size_t>(k * opt_.max_inner + t)];
@@ -141,8 +144,8 @@ class CcicpRun {
       Eigen::VectorXd g = penalty_gradient(neg_a);
       const Scalar* column = K_.row(i);  // K is symmetric: column i is row i
       for (Index j = 0; j < n_; ++j) g[j] -= weight * static_cast<double>(column[j]);
-      a_ -= eta * g;
-      eta *= opt_.decay;
+      a_ -= eta_ * g;
+      eta_ *= opt_.decay;
       ++t;
       multiply(a_, z_);
       neg_a = negative_times(a_);
@@ -162,6 +165,7 @@ class CcicpRun {
   Index n_;
   Index matvecs_ = 0;
   Eigen::VectorXd a_, z_, ak_, neg_ak_;
+  double eta_ = 0.0;  // the step, decayed per inner step (restarted per outer step or not)
 };
 
 }  // namespace

@@ -186,6 +186,7 @@ def ccicp(
     max_inner: int,
     learning_rate: float,
     decay: float,
+    restart_rate: bool,
     concave: bool,
     sgd_indices: npt.NDArray[np.int64],
     callback: Callable[[dict], bool] | None,

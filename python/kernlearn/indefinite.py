@@ -215,7 +215,11 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
     learning_rate : float or "auto"
         eta_0 (paper: 0.02); "auto" = 1 / (alpha ||K+|| + ||K||^2 / (4 n)).
     decay : float
-        eta_t = eta_0 decay^t within each outer iteration (paper: 0.8; 1.0 = constant step).
+        eta <- decay * eta after every inner step (paper: 0.8; 1.0 = constant step).
+    schedule : {"restart", "global"}
+        "restart": eta returns to eta_0 at each outer iteration (eta_t = eta_0 decay^t with t
+        counting from 0 in each, Algorithm 1 line 6); "global": it keeps decaying across outer
+        iterations (Algorithm 1 sets eta once, line 1). The paper's text allows both readings.
     decomposition : {"shift", "spectral"}
         How K- is built (see the module docstring). "shift" is the default: it needs only the
         smallest eigenvalue.
@@ -269,6 +273,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         max_inner=1000,
         learning_rate=0.02,
         decay=0.8,
+        schedule="restart",
         decomposition="shift",
         max_negative_rank=None,
         penalty="krein",
@@ -288,6 +293,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         self.max_inner = max_inner
         self.learning_rate = learning_rate
         self.decay = decay
+        self.schedule = schedule
         self.decomposition = decomposition
         self.max_negative_rank = max_negative_rank
         self.penalty = penalty
@@ -319,6 +325,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         if not (isinstance(self.learning_rate, str) and self.learning_rate == "auto"):
             check_real(self.learning_rate, "learning_rate")
         check_real(self.decay, "decay")
+        check_choice(self.schedule, "schedule", ("restart", "global"))
         if self.decay > 1:
             raise ValueError(f"decay must be in (0, 1], got {self.decay!r}")
         check_choice(self.decomposition, "decomposition", ("shift", "spectral"))
@@ -407,6 +414,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
             out = _core.ccicp(
                 K, signs, decomposition.negative_vectors, decomposition.negative_weights, decomposition.shift,
                 np.zeros(n), inner, float(self.alpha), eps, max_outer, max_inner, eta0, float(self.decay),
+                self.schedule == "restart",
                 self.penalty == "krein", indices, self._monitor(c), n_threads,
             )
             steps = out["inner_steps"]

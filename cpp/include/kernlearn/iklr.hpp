@@ -40,7 +40,8 @@ struct IklrOptions {
   Index max_outer = 20;
   Index max_inner = 1000;
   double learning_rate = 0.02;  // eta_0
-  double decay = 0.8;           // eta_t = eta_0 decay^t, t counting inner steps from 0 each outer step
+  double decay = 0.8;           // eta <- decay * eta after every inner step
+  bool restart_rate = true;     // eta back to eta_0 at each outer step (else it decays throughout)
   bool concave = true;          // false: penalty (lambda/2) a'K+ a (convex, well posed), no -K- term
   int n_threads = 1;
 };
