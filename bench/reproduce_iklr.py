@@ -11,7 +11,9 @@ uci   Table III protocol: 10 random half / half splits (stratified); features mi
       the 16 rows with a missing value dropped). Not available here: australian, climate,
       diabetic, fertility, haberman, heart, monks1-3, parkinsons, SPECT, splice, transfusion.
       Methods: KLR(RBF) = IndefiniteKernelLogisticRegression(kernel="rbf") (a PSD kernel: plain
-      KLR, the paper's schedule); Flip / Clip / Shift = SVC(kernel="precomputed") on the
+      KLR) run to convergence (learning_rate="auto", decay=1, 200 outer steps), and the same with
+      the paper's schedule (eta_0 = 0.02, which overshoots when ||K||^2 / (4n) is large: the CV
+      folds are 4/5 of the training half, so a width that survived CV can still diverge on it); Flip / Clip / Shift = SVC(kernel="precomputed") on the
       spectrum-transformed training TL1 kernel, tested on the raw test kernel (the paper's "the
       inconsistency between the training and test kernel"); CCICP-GD and CCICP-SGD = IKLR with
       the TL1 kernel, tau = 0.7 d, the paper's schedule (eta_0 = 0.02, decay 0.8, 20 outer,
@@ -112,8 +114,11 @@ def cv_fit(estimator, grid, X, y, folds, seed):
 def uci_methods():
     iklr = dict(kernel="precomputed", random_state=0)
     return {
-        "KLR(RBF)": (IndefiniteKernelLogisticRegression(kernel="rbf", random_state=0),
+        "KLR(RBF)": (IndefiniteKernelLogisticRegression(kernel="rbf", learning_rate="auto", decay=1.0, max_outer=200,
+                                                        random_state=0),
                      {"alpha": GRID, "gamma": [1.0 / s ** 2 for s in GRID]}, "X"),
+        "KLR(RBF) paper schedule": (IndefiniteKernelLogisticRegression(kernel="rbf", random_state=0),
+                                    {"alpha": GRID, "gamma": [1.0 / s ** 2 for s in GRID]}, "X"),
         "Flip": (SpectrumSVC("flip"), {"C": GRID}, "K"),
         "Clip": (SpectrumSVC("clip"), {"C": GRID}, "K"),
         "Shift": (SpectrumSVC("shift"), {"C": GRID}, "K"),
@@ -145,7 +150,7 @@ def section_uci(args):
             print(name, run, {m: round(s[-1], 3) for m, s in scores.items()}, flush=True)
         table = []
         for method, values in scores.items():
-            paper = PAPER[name].get(method)
+            paper = PAPER[name].get(method.split(" ")[0])  # variants sit beside the paper's row
             table.append({
                 "method": method,
                 "ours": f"{np.mean(values):.3f} ± {np.std(values):.3f}",

@@ -50,6 +50,18 @@ def test_tl1_is_indefinite_on_breast_like_data():
     np.testing.assert_allclose([mu_min, mu_max], [w[0], w[-1]], rtol=1e-6)
 
 
+@pytest.mark.parametrize("kind", ["rbf", "tl1"])
+def test_spectrum_bounds_by_deflated_lanczos(kind):
+    # n > DENSE_MAX_N: Lanczos with the top eigenpairs deflated, for a PD and an indefinite kernel.
+    X = np.random.default_rng(8).random((500, 3))
+    K = rbf_kernel(X, gamma=30.0) if kind == "rbf" else tl1_kernel(X)
+    w = scipy.linalg.eigvalsh(K)
+    mu_min, mu_max = spectrum_bounds(K, random_state=0)
+    assert mu_min == pytest.approx(w[0], abs=1e-7 * w[-1])
+    assert mu_max == pytest.approx(w[-1], rel=1e-9)
+    assert (w[0] > 0) == (kind == "rbf")
+
+
 def _spd_stack(n, d, seed):
     rng = np.random.default_rng(seed)
     A = rng.standard_normal((n, d, d))

@@ -243,8 +243,13 @@ def extreme_eigenpairs(op, tol=1e-8, random_state=None):
     k_top = min(30, max(1, n // 50))
     top, U, info_top = eigsh(op, k_top, "LA", tol=tol, method="lanczos", random_state=rng)
 
+    # The deflated directions are moved down to top[-1], the k_top-th eigenvalue (an upper bound
+    # of the rest of the spectrum), not to 0: a PD kernel's smallest eigenvalue would otherwise
+    # be one of them.
+    lift = top - top[-1]
+
     def deflated_matmat(Z):
-        return op.matmat(Z) - U @ (top[:, None] * (U.T @ Z))
+        return op.matmat(Z) - U @ (lift[:, None] * (U.T @ Z))
 
     deflated = LinearOperator((n, n), matvec=lambda z: deflated_matmat(z.reshape(-1, 1))[:, 0],
                               matmat=deflated_matmat, dtype=np.float64)
