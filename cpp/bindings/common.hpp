@@ -74,5 +74,6 @@ void register_constraints(py::module_& m);
 void register_npkl(py::module_& m);
 void register_embedding(py::module_& m);
 void register_kernels(py::module_& m);
+void register_hsic(py::module_& m);
 
 }  // namespace kernlearn::bindings

@@ -9,4 +9,5 @@ PYBIND11_MODULE(_core, m) {
   kernlearn::bindings::register_npkl(m);
   kernlearn::bindings::register_embedding(m);
   kernlearn::bindings::register_kernels(m);
+  kernlearn::bindings::register_hsic(m);
 }

@@ -195,3 +195,40 @@ def ccicp(
 def affine_invariant_kernel(
     W: npt.NDArray[np.float64], T: npt.NDArray[np.float64], gamma: float, same: bool, n_threads: int
 ) -> npt.NDArray[np.float64]: ...
+def hsic_phi(
+    X: npt.NDArray[np.float64],
+    W: npt.NDArray[np.float64],
+    A: npt.NDArray[np.float64],
+    c: npt.NDArray[np.float64],
+    sigma: float,
+    with_bound: bool,
+    n_threads: int,
+) -> tuple[npt.NDArray[np.float64], float, float]: ...
+def gaussian_degree(Z: npt.NDArray[np.float64], sigma: float, n_threads: int) -> npt.NDArray[np.float64]: ...
+def ism(
+    X: npt.NDArray[np.float64],
+    W0: npt.NDArray[np.float64],
+    A: npt.NDArray[np.float64],
+    c: npt.NDArray[np.float64],
+    sigma: float,
+    max_iter: int,
+    tol: float,
+    n_threads: int,
+) -> dict: ...
+def kdac(
+    X: npt.NDArray[np.float64],
+    Y: npt.NDArray[np.float64],
+    W0: npt.NDArray[np.float64],
+    q: int,
+    n_clusters: int,
+    sigma: float,
+    lam: float,
+    max_iter: int,
+    ism_max_iter: int,
+    tol: float,
+    dense_max_n: int,
+    eig_tol: float,
+    seed: int,
+    n_threads: int,
+    callback: Callable[[dict], bool] | None,
+) -> dict: ...

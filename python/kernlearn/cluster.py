@@ -5,9 +5,10 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans
 
+from ._kdac import KDAC
 from ._validation import check_choice, check_data, check_int
 
-__all__ = ["KernelKMeans"]
+__all__ = ["KernelKMeans", "KDAC"]
 
 
 class KernelKMeans(ClusterMixin, BaseEstimator):
