@@ -37,7 +37,9 @@ from sklearn.preprocessing import StandardScaler
 from kernlearn.cluster import KDAC
 from kernlearn._kdac import median_sigma
 
-DATA = Path("/work/shared/data/alt-clustering")
+# ../shared beside the repository, else this machine's copy (a CI clone lives elsewhere).
+DATA = next((p for p in (Path(__file__).resolve().parents[2] / "shared" / "data" / "alt-clustering",
+                         Path("/work/shared/data/alt-clustering")) if p.is_dir()), Path("alt-clustering-not-found"))
 
 # Table 1, ISM rows: (NMI, CQ, Novelty, Cost, Time) for SI and RI (mean, std).
 PAPER = {
