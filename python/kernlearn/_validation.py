@@ -3,12 +3,27 @@ float64 and C-contiguous, and a caller's array is never modified (we copy when w
 
 import functools
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
 
-__all__ = ["check_data", "check_int", "check_real", "resolve_n_threads", "blas_threads", "check_square_sparse", "check_choice"]
+__all__ = [
+    "check_data",
+    "check_int",
+    "check_real",
+    "resolve_n_threads",
+    "blas_threads",
+    "check_square_sparse",
+    "check_choice",
+    "relative_asymmetry",
+    "symmetrized",
+]
+
+# Dense matrices within this relative asymmetry count as symmetric (rounding of a symmetric
+# computation); beyond it they are either rejected or symmetrised, as each caller documents.
+SYMMETRY_RTOL = 1e-10
 
 # scikit-learn's estimator checks match error texts: complex input is a ValueError saying
 # "Complex data not supported", a too-small array says "<n> sample(s) ... minimum of <m>".
@@ -83,6 +98,26 @@ def check_choice(value, name, choices):
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
     return value
+
+
+def relative_asymmetry(A):
+    """max |A - A'| / max |A| of a dense square matrix (0 for the zero matrix)."""
+    scale = float(np.abs(A).max()) if A.size else 0.0
+    return float(np.abs(A - A.T).max()) / scale if scale > 0 else 0.0
+
+
+def symmetrized(A, name):
+    """A itself when symmetric to SYMMETRY_RTOL, else a new (A + A') / 2 with a UserWarning
+    naming it: for inputs such as BLAST scores that are similarities but not symmetric."""
+    asymmetry = relative_asymmetry(A)
+    if asymmetry <= SYMMETRY_RTOL:
+        return A
+    warnings.warn(
+        f"{name} is not symmetric (relative max |A - A'| = {asymmetry:.3g}); using (A + A') / 2",
+        UserWarning,
+        stacklevel=3,
+    )
+    return (A + A.T) / 2.0
 
 
 def resolve_n_threads(n_jobs):

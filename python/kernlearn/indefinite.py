@@ -58,7 +58,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _core
 from .kernels import extreme_eigenpairs, kernel_operator, rbf_kernel, tl1_kernel
 from .linalg import eigsh
-from ._validation import check_choice, check_int, check_real, resolve_n_threads
+from ._validation import check_choice, check_int, check_real, resolve_n_threads, symmetrized
 
 __all__ = ["IndefiniteKernelLogisticRegression", "KreinDecomposition", "krein_decomposition", "IndefiniteKernelWarning"]
 
@@ -355,20 +355,11 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         if self.kernel == "precomputed":
             if X.shape[0] != X.shape[1]:
                 raise ValueError(f"a precomputed training kernel must be square, got shape {X.shape}")
-            asymmetry = np.abs(X - X.T).max()
-            scale = max(np.abs(X).max(), np.finfo(float).tiny)
-            if asymmetry > 1e-10 * scale:
-                warnings.warn(
-                    f"the precomputed kernel is not symmetric (max |K - K.T| = {asymmetry:.3g}); "
-                    "using (K + K.T) / 2",
-                    UserWarning,
-                    stacklevel=3,
-                )
-                X = (X + X.T) / 2
+            X = symmetrized(X, "the precomputed kernel")
             return np.ascontiguousarray(X, dtype=dtype)  # no copy when already symmetric float64
         K = self._kernel(X, None, dtype)
-        if callable(self.kernel):
-            K = np.ascontiguousarray((K + K.T) / 2, dtype=dtype)
+        if callable(self.kernel):  # a user's function: symmetric only if they made it so
+            K = np.ascontiguousarray(symmetrized(K, "the kernel callable's K(X, X)"), dtype=dtype)
         return K
 
     def fit(self, X, y):

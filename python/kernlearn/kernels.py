@@ -23,8 +23,6 @@ the threshold mode of :func:`kernlearn.linalg.eigsh` finds (it switches to LAPAC
 they are a large share of the spectrum).
 """
 
-import numbers
-
 import numpy as np
 import scipy.linalg
 from scipy.sparse.linalg import LinearOperator
@@ -32,7 +30,7 @@ from sklearn.utils import check_random_state
 
 from . import _core
 from .linalg import DENSE_MAX_N, eigsh
-from ._validation import check_choice, check_data, resolve_n_threads
+from ._validation import SYMMETRY_RTOL, check_choice, check_data, check_real, relative_asymmetry, resolve_n_threads
 
 __all__ = [
     "tl1_kernel",
@@ -48,6 +46,11 @@ __all__ = [
 ]
 
 _METHODS = ("clip", "denoise", "flip", "shift")
+
+
+def _positive(value, name):
+    check_real(value, name)
+    return float(value)
 
 
 def _pair(X, Y):
@@ -87,7 +90,7 @@ def tl1_kernel(X, Y=None, tau=None, *, dtype=np.float64, n_jobs=None):
     K : ndarray of shape (n, m)
     """
     X, Y = _pair(X, Y)
-    tau = 0.7 * X.shape[1] if tau is None else _check_positive(tau, "tau")
+    tau = 0.7 * X.shape[1] if tau is None else _positive(tau, "tau")
     return _core.pairwise_kernel(X, Y, "tl1", tau, 0.0, _check_dtype(dtype) == np.float32, resolve_n_threads(n_jobs))
 
 
@@ -95,7 +98,7 @@ def rbf_kernel(X, Y=None, gamma=None, *, dtype=np.float64, n_jobs=None):
     """Gaussian kernel exp(-gamma ||x - y||^2) (the IKLR paper's exp(-d^2 / sigma^2): gamma =
     1 / sigma^2). Default gamma = 1 / d, as scikit-learn's ``rbf_kernel``."""
     X, Y = _pair(X, Y)
-    gamma = 1.0 / X.shape[1] if gamma is None else _check_positive(gamma, "gamma")
+    gamma = 1.0 / X.shape[1] if gamma is None else _positive(gamma, "gamma")
     return _core.pairwise_kernel(X, Y, "rbf", 0.0, gamma, _check_dtype(dtype) == np.float32, resolve_n_threads(n_jobs))
 
 
@@ -135,7 +138,7 @@ def log_euclidean_kernel(S, T=None, gamma=1.0, *, n_jobs=None):
     T = S if T is None else _check_spd_stack(T, "T")
     if T.shape[1:] != S.shape[1:]:
         raise ValueError(f"T holds {T.shape[1]} x {T.shape[2]} matrices but S holds {S.shape[1]} x {S.shape[2]}")
-    gamma = _check_positive(gamma, "gamma")
+    gamma = _positive(gamma, "gamma")
     logs = [_spd_function(*_spd_eigh(A, name), np.log).reshape(len(A), -1) for A, name in ((S, "S"), (T, "T"))]
     # ||log S1 - log S2||_F^2 is the squared Euclidean distance of the flattened logarithms.
     return _core.pairwise_kernel(logs[0], logs[1], "rbf", 0.0, gamma, False, resolve_n_threads(n_jobs))
@@ -155,7 +158,7 @@ def affine_invariant_kernel(S, T=None, gamma=1.0, *, n_jobs=None):
     T = S if same else _check_spd_stack(T, "T")
     if T.shape[1:] != S.shape[1:]:
         raise ValueError(f"T holds {T.shape[1]} x {T.shape[2]} matrices but S holds {S.shape[1]} x {S.shape[2]}")
-    gamma = _check_positive(gamma, "gamma")
+    gamma = _positive(gamma, "gamma")
     W = np.ascontiguousarray(_spd_function(*_spd_eigh(S, "S"), lambda v: v ** -0.5))
     _spd_eigh(T, "T")
     return _core.affine_invariant_kernel(W, np.ascontiguousarray(T), gamma, same, resolve_n_threads(n_jobs))
@@ -190,8 +193,7 @@ def covariance_descriptor(image, *, regularization=1e-6):
     arr = np.asarray(arr, dtype=np.float64)
     if not np.isfinite(arr).all():
         raise ValueError("image contains NaN or infinity")
-    if isinstance(regularization, (bool, np.bool_)) or not isinstance(regularization, numbers.Real) or not regularization >= 0:
-        raise ValueError(f"regularization must be a real number >= 0, got {regularization!r}")
+    check_real(regularization, "regularization", low=0.0)
     n, h, w = arr.shape
     gy, gx = np.gradient(arr, axis=(1, 2))
     gyy = np.gradient(gy, axis=1)
@@ -264,12 +266,11 @@ def _check_kernel(K, name="K"):
     K = check_data(K, name)
     if K.shape[0] != K.shape[1]:
         raise ValueError(f"{name} must be square, got shape {K.shape}")
-    scale = float(np.abs(K).max())
-    asymmetry = float(np.abs(K - K.T).max())
-    if asymmetry > 1e-10 * max(scale, np.finfo(float).tiny):
+    asymmetry = relative_asymmetry(K)
+    if asymmetry > SYMMETRY_RTOL:
         raise ValueError(
-            f"{name} must be symmetric: max |{name} - {name}.T| = {asymmetry:.3g} (relative "
-            f"{asymmetry / scale:.3g}); symmetrise it first, e.g. ({name} + {name}.T) / 2"
+            f"{name} must be symmetric: relative max |{name} - {name}.T| = {asymmetry:.3g}; symmetrise it "
+            f"first, e.g. ({name} + {name}.T) / 2"
         )
     return K
 
@@ -337,11 +338,3 @@ def make_psd(K, method="clip", *, random_state=None, n_jobs=None):
     factor = 1.0 if method in ("clip", "denoise") else 2.0
     out = K - (V * (factor * mu)) @ V.T
     return (out + out.T) / 2.0  # exact symmetry, lost to rounding in the product
-
-
-def _check_positive(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
-    return float(value)

@@ -81,7 +81,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from . import _mirror_descent as md
 from ._mkl import mkl, svm_dual
-from ._validation import blas_threads, check_choice, check_data, check_int, check_real, resolve_n_threads
+from ._validation import blas_threads, check_choice, check_data, check_int, check_real, resolve_n_threads, symmetrized
 from .linalg import eigsh
 
 __all__ = ["ESKL", "EMKL", "REKL"]
@@ -134,21 +134,10 @@ def _check_similarities(S, name="S"):
     arr = _stack(S, name)
     if arr.shape[1] != arr.shape[2]:
         raise ValueError(f"{name} must be square: each similarity matrix must be (n, n), got {arr.shape[1:]}")
-    copied = False
-    for i in range(arr.shape[0]):
-        scale = float(np.abs(arr[i]).max())
-        asym = float(np.abs(arr[i] - arr[i].T).max())
-        if asym > 1e-10 * max(scale, np.finfo(float).tiny):
-            warnings.warn(
-                f"{name}[{i}] is not symmetric (max |S - S'| = {asym:.3g}, relative {asym / scale:.3g}); "
-                "using (S + S') / 2",
-                UserWarning,
-                stacklevel=3,
-            )
-            if not copied:
-                arr, copied = np.array(arr), True
-            arr[i] = (arr[i] + arr[i].T) / 2.0
-    return arr
+    matrices = [symmetrized(arr[i], f"{name}[{i}]") for i in range(arr.shape[0])]
+    if all(m is a for m, a in zip(matrices, arr)):
+        return arr
+    return np.stack(matrices)
 
 
 def _check_test_similarities(S, m, n, owner, name="S_test"):
