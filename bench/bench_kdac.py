@@ -31,7 +31,6 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.metrics import normalized_mutual_info_score
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
@@ -41,21 +40,8 @@ from tables import row, timed, to_markdown  # noqa: E402
 from kernlearn import _core  # noqa: E402
 from kernlearn.cluster import KDAC  # noqa: E402
 from kernlearn._kdac import median_sigma  # noqa: E402
-
-# ../shared beside the repository, else this machine's copy (a CI clone lives elsewhere).
-DATA = next((p for p in (Path(__file__).resolve().parents[2] / "shared" / "data" / "alt-clustering",
-                         Path("/work/shared/data/alt-clustering")) if p.is_dir()), Path("alt-clustering-not-found"))
-
-
-def nmi(a, b):
-    return normalized_mutual_info_score(a, b, average_method="geometric")
-
-
-def load(name):
-    X = np.loadtxt(DATA / f"{name}.csv", delimiter=",")
-    return (X, np.loadtxt(DATA / f"{name}_original_label.csv", delimiter=","),
-            np.loadtxt(DATA / f"{name}_alt_label.csv", delimiter=","))
-
+from kernlearn.metrics import nmi  # noqa: E402
+from reproduce_kdac import load  # noqa: E402  (bench/reproduce_kdac.py: the data files)
 
 def indicator(labels):
     _, inv = np.unique(labels, return_inverse=True)

@@ -31,11 +31,11 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.metrics import normalized_mutual_info_score
 from sklearn.preprocessing import StandardScaler
 
 from kernlearn.cluster import KDAC
 from kernlearn._kdac import median_sigma
+from kernlearn.metrics import nmi
 
 # ../shared beside the repository, else this machine's copy (a CI clone lives elsewhere).
 DATA = next((p for p in (Path(__file__).resolve().parents[2] / "shared" / "data" / "alt-clustering",
@@ -48,10 +48,6 @@ PAPER = {
     "MoonN": {"SI": (1, 2, 0, 15.3, 0.3), "RI": ("0.91 ± 0.2", "2.0 ± 0", "0.04 ± 0.1", "15.59 ± 0.8", "0.55 ± 0.2")},
     "LG": {"SI": (1, 1.9, 0, 509, 0.239), "RI": ("0.8 ± 0.4", "1.9 ± 0.011", "0.0 ± 0.0", "605 ± 193", "0.18 ± 0.038")},
 }
-
-
-def nmi(a, b):
-    return normalized_mutual_info_score(a, b, average_method="geometric")
 
 
 def load(name):

@@ -14,11 +14,11 @@ from scipy.spatial.distance import pdist
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.metrics import normalized_mutual_info_score
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
 from . import _core
+from .metrics import nmi
 from ._validation import check_choice, check_data, check_int, check_real, resolve_n_threads
 
 __all__ = ["KDAC", "median_sigma"]
@@ -301,7 +301,7 @@ class KDAC(ClusterMixin, BaseEstimator):
         self.quality_ = float(out["quality"])
         self.cost_ = float(out["cost"])
         self.novelty_ = np.array(
-            [normalized_mutual_info_score(v, self.labels_, average_method="geometric") for v in views]
+            [nmi(v, self.labels_) for v in views]
         )
         self.eigengap_ = float(out["eigengap"])
         self.sigma_condition_ = {
