@@ -37,7 +37,7 @@ class CcicpRun {
     result.initial_objective = objective();
     for (Index k = 0; k < opt_.max_outer; ++k) {
       const Index matvecs_before = matvecs_;
-      const Index steps = opt_.inner == IklrOptions::Inner::gd ? gd_inner() : sgd_inner(k, sgd_indices);
+      const Index steps = inner(k, sgd_indices);
       IklrOuter record{objective(), steps, matvecs_ - matvecs_before};
       if (!std::isfinite(record.objective) || !a_.allFinite()) {
         // The step schedule overflowed: hand back the last finite iterate, flagged.
@@ -91,7 +91,8 @@ class CcicpRun {
     return value;
   }
 
-  // lambda (K+ a - K- a_k) = lambda (K a + K- a - K- a_k): the regulariser's part of the gradient.
+  // lambda (K+ a - K- a_k) = lambda (K a + K- a - K- a_k): the regulariser's part of the gradient,
+  // from K a, which the previous step left in z_.
   Eigen::VectorXd penalty_gradient(const Eigen::VectorXd& neg_a) const {
     Eigen::VectorXd g = opt_.lambda * (z_ + neg_a);
     if (opt_.concave) g -= opt_.lambda * neg_ak_;
@@ -103,47 +104,29 @@ class CcicpRun {
     neg_ak_ = opt_.concave ? negative_times(a_) : Eigen::VectorXd::Zero(n_);
   }
 
-  // Gradient descent on F_k (Algorithm 1, lines 6-13): two mat-vecs per step, K u for the
-  // gradient (u = lambda a - (1/n) y o beta, so K u = lambda K a - (1/n) K (y o beta)) and K a for
-  // the next margins and the stopping test.
-  Index gd_inner() {
+  // Descent on F_k (Algorithm 1, lines 6-13) until |F_k(t+1) - F_k(t)| <= eps. The logistic part
+  // of the gradient is -(1/n) K (y o beta) for GD (one mat-vec) or one sample's -y_i beta_i K_i
+  // for SGD (eq. 12, corrected); either way K a for the next margins and the stopping test costs
+  // one more mat-vec.
+  Index inner(Index k, const std::vector<std::int64_t>& indices) {
     start_outer();
-    Eigen::VectorXd neg_a = negative_times(a_), u(n_), Ku(n_);
+    Eigen::VectorXd neg_a = negative_times(a_), weighted(n_), K_weighted(n_);
     double previous = subproblem(neg_a);
     if (opt_.restart_rate) eta_ = opt_.learning_rate;
     const double inv_n = 1.0 / static_cast<double>(n_);
     Index t = 0;
     while (t < opt_.max_inner) {
-      for (Index i = 0; i < n_; ++i) u[i] = opt_.lambda * a_[i] - inv_n * y_[i] * tail_weight(y_[i] * z_[i]);
-      multiply(u, Ku);
-      Eigen::VectorXd g = Ku + opt_.lambda * neg_a;
-      if (opt_.concave) g -= opt_.lambda * neg_ak_;
-      a_ -= eta_ * g;
-      eta_ *= opt_.decay;
-      ++t;
-      multiply(a_, z_);
-      neg_a = negative_times(a_);
-      const double current = subproblem(neg_a);
-      if (!std::isfinite(current) || std::abs(current - previous) <= opt_.eps) break;
-      previous = current;
-    }
-    return t;
-  }
-
-  // SGD on F_k (eq. 12, corrected): one sample's logistic term -y_i beta_i K_i plus the full
-  // penalty gradient, which needs K a: one mat-vec per step.
-  Index sgd_inner(Index k, const std::vector<std::int64_t>& indices) {
-    start_outer();
-    Eigen::VectorXd neg_a = negative_times(a_);
-    double previous = subproblem(neg_a);
-    if (opt_.restart_rate) eta_ = opt_.learning_rate;
-    Index t = 0;
-    while (t < opt_.max_inner) {
-      const std::int64_t i = indices[static_cast<std::size_t>(k * opt_.max_inner + t)];
-      const double weight = y_[i] * tail_weight(y_[i] * z_[i]);
       Eigen::VectorXd g = penalty_gradient(neg_a);
-      const Scalar* column = K_.row(i);  // K is symmetric: column i is row i
-      for (Index j = 0; j < n_; ++j) g[j] -= weight * static_cast<double>(column[j]);
+      if (opt_.inner == IklrOptions::Inner::gd) {
+        for (Index i = 0; i < n_; ++i) weighted[i] = inv_n * y_[i] * tail_weight(y_[i] * z_[i]);
+        multiply(weighted, K_weighted);
+        g -= K_weighted;
+      } else {
+        const std::int64_t i = indices[static_cast<std::size_t>(k * opt_.max_inner + t)];
+        const double weight = y_[i] * tail_weight(y_[i] * z_[i]);
+        const Scalar* column = K_.row(i);  // K is symmetric: column i is row i
+        for (Index j = 0; j < n_; ++j) g[j] -= weight * static_cast<double>(column[j]);
+      }
       a_ -= eta_ * g;
       eta_ *= opt_.decay;
       ++t;
