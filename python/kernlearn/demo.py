@@ -514,28 +514,23 @@ def run_demo(out_dir=".", n_neighbors=10, n_jobs=None, plot=True, stream=print):
     stream(f"kNN graphs (k = {n_neighbors}) of the bundled data sets, standardized features")
     stream(format_table(knn_graph_section(n_neighbors, n_jobs)))
     save_plot(lambda: plot_section(out_dir, n_neighbors))
-    stream("\nSpectral embedding: 3 smallest eigenpairs of the normalised Laplacian by Lanczos on 2I - L")
-    rows, shown = spectral_embedding_section(n_neighbors)
-    stream(format_table(rows))
-    save_plot(lambda: embedding_plot(out_dir, shown))
-    stream("\nSimpleNPKL: pairwise cluster accuracy of k-means vs kernel k-means on the learned kernel")
-    stream("(raw features, symmetric 5-NN graph, C = 0.3, B = 1, pairs until 0.7 n must-link components)")
-    rows, fitted = npkl_section(n_jobs)
-    stream(format_table(rows))
-    save_plot(lambda: npkl_plot(out_dir, fitted))
-    stream("\nEmbeddings on the SimpleNPKL solver (Section 6): 2-D embeddings of standardized wine, 5-NN graph")
-    rows, shown = embedding_section(n_jobs)
-    stream(format_table(rows))
-    save_plot(lambda: embedding_methods_plot(out_dir, shown))
-    stream("\nIndefinite kernel logistic regression (CCICP) with the TL1 kernel: test accuracy, half / half split")
-    rows, histories = iklr_section()
-    stream(format_table(rows))
-    save_plot(lambda: iklr_plot(out_dir, histories))
-    stream("\nOne kernel from three indefinite similarities (TL1, tanh, -distance) on sonar, half labelled")
-    rows, fitted = similarity_section()
-    stream(format_table(rows))
-    save_plot(lambda: similarity_plot(out_dir, fitted))
-    stream("\nAlternative clustering (KDAC by ISM): a clustering unlike the existing one")
-    rows, shown = kdac_section()
-    stream(format_table(rows))
-    save_plot(lambda: kdac_plot(out_dir, shown))
+    # Each further section returns (rows, what its plot needs).
+    sections = [
+        ("Spectral embedding: 3 smallest eigenpairs of the normalised Laplacian by Lanczos on 2I - L",
+         lambda: spectral_embedding_section(n_neighbors), embedding_plot),
+        ("SimpleNPKL: pairwise cluster accuracy of k-means vs kernel k-means on the learned kernel\n"
+         "(raw features, symmetric 5-NN graph, C = 0.3, B = 1, pairs until 0.7 n must-link components)",
+         lambda: npkl_section(n_jobs), npkl_plot),
+        ("Embeddings on the SimpleNPKL solver (Section 6): 2-D embeddings of standardized wine, 5-NN graph",
+         lambda: embedding_section(n_jobs), embedding_methods_plot),
+        ("Indefinite kernel logistic regression (CCICP) with the TL1 kernel: test accuracy, half / half split",
+         iklr_section, iklr_plot),
+        ("One kernel from three indefinite similarities (TL1, tanh, -distance) on sonar, half labelled",
+         similarity_section, similarity_plot),
+        ("Alternative clustering (KDAC by ISM): a clustering unlike the existing one", kdac_section, kdac_plot),
+    ]
+    for title, run, make_plot in sections:
+        stream("\n" + title)
+        rows, shown = run()
+        stream(format_table(rows))
+        save_plot(lambda: make_plot(out_dir, shown))
