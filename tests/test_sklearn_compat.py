@@ -6,6 +6,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from kernlearn.cluster import KDAC, KernelKMeans
 from kernlearn.indefinite import IndefiniteKernelLogisticRegression
 from kernlearn.embedding import ColoredMVU, MinimumVolumeEmbedding, StructurePreservingEmbedding
+from kernlearn.metric import S3ML
 from kernlearn.npkl import SimpleNPKL
 
 ESTIMATORS = [
@@ -19,6 +20,9 @@ ESTIMATORS = [
     IndefiniteKernelLogisticRegression(solver="ccicp-sgd", penalty="positive", learning_rate="auto", random_state=0),
     IndefiniteKernelLogisticRegression(kernel="precomputed", penalty="positive", learning_rate="auto", random_state=0),
     KDAC(2, n_components=1, sigma=10.0, random_state=0),  # a wide kernel: no ISM cycles on the checks' data
+    # The checks' y is fully labelled: pairs are drawn from it (from_labels), as SimpleNPKL does.
+    S3ML(n_neighbors=3, rho=0.1, random_state=0),
+    S3ML(supervised=True, prior="identity", rho=0.1, random_state=0),
 ]
 
 # Checks that feed a precomputed-kernel estimator feature matrices regardless of its pairwise tag.

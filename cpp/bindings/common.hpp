@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernlearn/dense_eigen.hpp"
 #include "kernlearn/graph.hpp"
 #include "kernlearn/parallel.hpp"
 
@@ -46,6 +47,17 @@ py::array_t<T> to_numpy(std::vector<T>&& v) {
                         free_when_done);
 }
 
+// scipy's LAPACK dsyevd, from the function table scipy.linalg.cython_lapack exports for exactly
+// this use: the dense path gets LAPACK without the wheel shipping one.
+inline SyevdFn scipy_dsyevd() {
+  static const SyevdFn fn = [] {
+    py::dict table = py::module_::import("scipy.linalg.cython_lapack").attr("__pyx_capi__");
+    auto capsule = table["dsyevd"].cast<py::capsule>();
+    return reinterpret_cast<SyevdFn>(capsule.get_pointer());
+  }();
+  return fn;
+}
+
 // A CSR matrix copied from numpy arrays, checked for consistent shapes and in-range indices.
 inline Csr csr_from_python(Index n, const py::array_t<double, py::array::c_style>& data,
                            const py::array_t<Index, py::array::c_style>& indices,
@@ -75,5 +87,6 @@ void register_npkl(py::module_& m);
 void register_embedding(py::module_& m);
 void register_kernels(py::module_& m);
 void register_hsic(py::module_& m);
+void register_sice(py::module_& m);
 
 }  // namespace kernlearn::bindings

@@ -10,4 +10,5 @@ PYBIND11_MODULE(_core, m) {
   kernlearn::bindings::register_embedding(m);
   kernlearn::bindings::register_kernels(m);
   kernlearn::bindings::register_hsic(m);
+  kernlearn::bindings::register_sice(m);
 }

@@ -20,17 +20,6 @@ inline SpectralSolver spectral_solver_named(const std::string& name) {
   throw std::invalid_argument("unknown eigen_solver '" + name + "'");
 }
 
-// scipy's LAPACK dsyevd, from the function table scipy.linalg.cython_lapack exports for exactly
-// this use: the dense path gets LAPACK without the wheel shipping one.
-inline SyevdFn scipy_dsyevd() {
-  static const SyevdFn fn = [] {
-    py::dict table = py::module_::import("scipy.linalg.cython_lapack").attr("__pyx_capi__");
-    auto capsule = table["dsyevd"].cast<py::capsule>();
-    return reinterpret_cast<SyevdFn>(capsule.get_pointer());
-  }();
-  return fn;
-}
-
 // The solver options both bindings take, in the same order and with the same names.
 inline void set_spectral_options(SpectralOptions& opt, double p, bool penalty, double B, double G, Index rank,
                                  const std::string& eigen_solver, double dense_fraction, Index max_iter,

@@ -3,7 +3,7 @@
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["plot_convergence", "plot_embedding", "plot_graph"]
+__all__ = ["plot_convergence", "plot_embedding", "plot_graph", "plot_metric"]
 
 
 def _pyplot():
@@ -96,4 +96,42 @@ def plot_convergence(history, *, ax=None, title=None):
     ax.legend(loc="center right")
     if title:
         ax.set_title(title)
+    return ax
+
+
+def plot_metric(M, feature_names=None, *, ax=None, title=None):
+    """Heat map of a (sparse) Mahalanobis matrix: exact zeros white, signs on a diverging scale
+    symmetric about 0, and the number of non-zeros in the title.
+
+    Parameters
+    ----------
+    M : array of shape (m, m)
+    feature_names : sequence of m str, optional
+        Tick labels.
+    ax : matplotlib Axes, optional
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    plt = _pyplot()
+    M = np.asarray(M, dtype=float)
+    if M.ndim != 2 or M.shape[0] != M.shape[1]:
+        raise ValueError(f"M must be a square matrix, got shape {M.shape}")
+    m = M.shape[0]
+    if feature_names is not None and len(feature_names) != m:
+        raise ValueError(f"feature_names has {len(feature_names)} names for {m} features")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 5))
+    scale = float(np.abs(M).max()) or 1.0
+    # Masked zeros show the background: the support is read off at a glance.
+    shown = np.ma.masked_where(M == 0, M)
+    image = ax.imshow(shown, cmap="RdBu_r", vmin=-scale, vmax=scale, interpolation="nearest")
+    ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    if feature_names is not None:
+        ax.set_xticks(range(m), labels=list(feature_names), rotation=90, fontsize=7)
+        ax.set_yticks(range(m), labels=list(feature_names), fontsize=7)
+    nnz = int(np.count_nonzero(M))
+    ax.set_title(f"{title + ': ' if title else ''}{nnz} of {m * m} entries non-zero")
     return ax
