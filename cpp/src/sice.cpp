@@ -283,6 +283,7 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
   bool local = false;    // phase 2
   bool cd_next = false;  // in phase 2: revise the support by a CD step after damped or every 3rd Newton step
   Index orthant_run = 0;
+  bool stalled = false;  // the previous step failed: two failures in a row end the run
   Index nnz = (X.array() != 0.0).count(), cd_steps = 0;
 
   for (Index iter = 0; iter < opt.max_iter; ++iter) {
@@ -315,7 +316,8 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
       }
       cd_next = !accepted || step < 1.0 || ++orthant_run % 3 == 0;  // then let CD revise the support
       if (!accepted) {
-        local = false;
+        if (stalled) break;
+        stalled = true;
         continue;
       }
     } else {
@@ -324,17 +326,26 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
       coordinate_descent_direction(X, W, G, R, std::min<Index>(1 + cd_steps / 3, 10), D, Ut);
       ++cd_steps;
       const double decrease = (G.array() * D.array()).sum() + weighted_l1(X + D, R) - weighted_l1(X, R);
-      if (!(decrease < 0.0)) break;  // the model sees no descent: optimal to rounding
+      if (!(decrease < 0.0)) {  // the model sees no descent: optimal to rounding, or support settled
+        if (!local || stalled) break;
+        stalled = true;
+        continue;  // let the orthant step refine the values on this support
+      }
       for (int attempt = 0; attempt < 40; ++attempt, step *= 0.5) {
         trial = X + step * D;
         f_trial = objective(trial, S, R, llt);
         if ((accepted = f_trial <= f + armijo * step * decrease + slack)) break;
       }
-      if (!accepted) break;  // rounding stalls the search: the certificate reports the gap reached
+      if (!accepted) {  // rounding stalls the search
+        if (!local || stalled) break;  // the certificate reports the gap reached
+        stalled = true;
+        continue;
+      }
       const Index nnz_trial = (trial.array() != 0.0).count();
       if (step == 1.0 && std::abs(nnz_trial - nnz) <= std::max<Index>(2, nnz / 100)) local = true;
       nnz = nnz_trial;
     }
+    stalled = false;
     X.swap(trial);
     f = f_trial;
     W = inverse_from(llt, m);
