@@ -24,7 +24,7 @@ def test_demo_prints_tables_saves_plots_and_agrees_with_sklearn(tmp_path, capsys
     for row in rows:  # our Lanczos agrees with LAPACK on every bundled data set
         assert float(row["|dlambda| vs LAPACK"]) < 1e-9 and float(row["subspace sin"]) < 1e-6
     if plots:
-        for name in ("knn_graph", "spectral_embedding", "iklr", "similarity", "kdac"):
+        for name in ("knn_graph", "spectral_embedding", "iklr", "similarity", "kdac", "metric"):
             assert (tmp_path / f"kernlearn_demo_{name}.png").stat().st_size > 10_000
         assert "plot saved" in out
 
