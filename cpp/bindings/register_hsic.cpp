@@ -46,12 +46,12 @@ void register_hsic(py::module_& m) {
   m.def(
       "ism",
       [](const MatrixRef& X, const Eigen::MatrixXd& W0, const MatrixRef& A, const Eigen::VectorXd& c, double sigma,
-         Index max_iter, double tol, int n_threads) {
+         Index max_iter, double tol, int n_threads, Index anderson_depth) {
         const InterruptPoll poll = python_interrupt_poll();
         IsmResult r = run_interruptible([&] {
           const RowMatrixXd Xc = X.rowwise() - X.colwise().mean();
           ThreadTeam team(n_threads);
-          return ism(Xc, W0, A, c, sigma, max_iter, tol, team, poll);
+          return ism(Xc, W0, A, c, sigma, max_iter, tol, anderson_depth, team, poll);
         });
         py::dict out;
         out["W"] = std::move(r.W);
@@ -64,13 +64,13 @@ void register_hsic(py::module_& m) {
         return out;
       },
       py::arg("X").noconvert(), py::arg("W0"), py::arg("A").noconvert(), py::arg("c"), py::arg("sigma"),
-      py::arg("max_iter"), py::arg("tol"), py::arg("n_threads"));
+      py::arg("max_iter"), py::arg("tol"), py::arg("n_threads"), py::arg("anderson_depth") = 0);
 
   m.def(
       "kdac",
       [](const MatrixRef& X, const MatrixRef& Y, const Eigen::MatrixXd& W0, Index q, Index n_clusters, double sigma,
          double lam, Index max_iter, Index ism_max_iter, double tol, Index dense_max_n, double eig_tol,
-         std::uint64_t seed, int n_threads, const std::optional<py::function>& callback) {
+         std::uint64_t seed, int n_threads, const std::optional<py::function>& callback, Index anderson_depth) {
         KdacOptions opt;
         opt.n_clusters = n_clusters;
         opt.q = q;
@@ -78,6 +78,7 @@ void register_hsic(py::module_& m) {
         opt.lambda = lam;
         opt.max_iter = max_iter;
         opt.ism_max_iter = ism_max_iter;
+        opt.anderson_depth = anderson_depth;
         opt.tol = tol;
         opt.dense_max_n = dense_max_n;
         opt.eig_tol = eig_tol;
@@ -150,7 +151,8 @@ void register_hsic(py::module_& m) {
       },
       py::arg("X").noconvert(), py::arg("Y").noconvert(), py::arg("W0"), py::arg("q"), py::arg("n_clusters"),
       py::arg("sigma"), py::arg("lam"), py::arg("max_iter"), py::arg("ism_max_iter"), py::arg("tol"),
-      py::arg("dense_max_n"), py::arg("eig_tol"), py::arg("seed"), py::arg("n_threads"), py::arg("callback"));
+      py::arg("dense_max_n"), py::arg("eig_tol"), py::arg("seed"), py::arg("n_threads"), py::arg("callback"),
+      py::arg("anderson_depth") = 0);
 }
 
 }  // namespace kernlearn::bindings

@@ -177,15 +177,80 @@ void gamma_factor(const Eigen::MatrixXd& U, const RowMatrixXd& Yc, const Eigen::
 
 }  // namespace
 
+namespace {
+
+// Anderson acceleration (type II, Walker & Ni, SIAM J. Numer. Anal. 2011) of the ISM map, acting
+// on the projectors P = W W' (d x d: the subspace, free of the sign and basis of W). From the last
+// few iterates x_i = vec(P_i) and map values g_i = vec(P(eig_min Phi(W_i))), it extrapolates
+// g - dG gamma with gamma the least-squares fit of the residual f = g - x by the residual
+// differences dF, and returns the q leading eigenvectors of that (symmetrised) matrix.
+class AndersonProjector {
+ public:
+  AndersonProjector(Index d, Index q, Index depth) : d_(d), q_(q), depth_(depth) {}
+
+  void clear() {
+    x_.clear();
+    g_.clear();
+  }
+
+  // Records (W, W_map) and returns the next iterate: W_map itself until two pairs are known.
+  Eigen::MatrixXd next(const Eigen::MatrixXd& W, const Eigen::MatrixXd& W_map) {
+    x_.push_back(projector(W));
+    g_.push_back(projector(W_map));
+    if (static_cast<Index>(x_.size()) > depth_ + 1) {
+      x_.pop_front();
+      g_.pop_front();
+    }
+    const Index h = static_cast<Index>(x_.size()) - 1;
+    if (h < 1) return W_map;
+    const Eigen::VectorXd f = g_.back() - x_.back();
+    Eigen::MatrixXd dF(f.size(), h), dG(f.size(), h);
+    for (Index i = 0; i < h; ++i) {
+      const auto a = static_cast<std::size_t>(i), b = static_cast<std::size_t>(i + 1);
+      dF.col(i) = (g_[b] - x_[b]) - (g_[a] - x_[a]);
+      dG.col(i) = g_[b] - g_[a];
+    }
+    const Eigen::VectorXd gamma = dF.colPivHouseholderQr().solve(f);
+    if (!gamma.allFinite()) return W_map;
+    const Eigen::VectorXd x = g_.back() - dG * gamma;
+    Eigen::MatrixXd P = Eigen::Map<const Eigen::MatrixXd>(x.data(), d_, d_);
+    P = 0.5 * (P + P.transpose());
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(P);
+    if (es.info() != Eigen::Success) return W_map;
+    Eigen::MatrixXd W_next = es.eigenvectors().rightCols(q_);  // the q largest
+    fix_signs(W_next);
+    return W_next;
+  }
+
+ private:
+  Eigen::VectorXd projector(const Eigen::MatrixXd& W) const {
+    const Eigen::MatrixXd P = W * W.transpose();
+    return Eigen::Map<const Eigen::VectorXd>(P.data(), P.size());
+  }
+
+  Index d_, q_, depth_;
+  std::deque<Eigen::VectorXd> x_, g_;
+};
+
+}  // namespace
+
 IsmResult ism(const MatrixRef& X, const Eigen::MatrixXd& W0, const MatrixRef& A, const Eigen::VectorXd& c,
-              double sigma, Index max_iter, double tol, ThreadTeam& team, const InterruptPoll& poll) {
+              double sigma, Index max_iter, double tol, Index anderson_depth, ThreadTeam& team,
+              const InterruptPoll& poll) {
   const Index d = X.cols(), q = W0.cols();
   if (W0.rows() != d || q < 1 || q > d) throw std::invalid_argument("ism: W0 must be d x q with 1 <= q <= d");
   if (max_iter < 1) throw std::invalid_argument("ism: max_iter must be >= 1");
+  if (anderson_depth < 0) throw std::invalid_argument("ism: anderson_depth must be >= 0");
   IsmResult out;
   Eigen::MatrixXd W = W0, W_prev;
   double trace_prev = 0.0;
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es;
+  // ISM converges linearly (rate 0.88 measured at n = 50,000 on Four_gaussian_3D), one Phi
+  // assembly per step; Anderson acceleration is used while the fixed-point residual shrinks
+  // and dropped (history cleared, plain steps) as soon as it does not, which also leaves a
+  // 2-cycle (constant residual) to the plain iteration and the detection below.
+  AndersonProjector anderson(d, q, anderson_depth);
+  double residual_prev = std::numeric_limits<double>::infinity();
   for (Index s = 1; s <= max_iter; ++s) {
     const PhiResult ph = hsic_phi(X, W, A, c, sigma, false, team, poll);
     out.trace_gamma_k.push_back(ph.trace_gamma_k);
@@ -213,9 +278,17 @@ IsmResult ism(const MatrixRef& X, const Eigen::MatrixXd& W0, const MatrixRef& A,
         return out;
       }
     }
+    Eigen::MatrixXd W_step;
+    if (anderson_depth > 0 && q < d && dist < residual_prev) {
+      W_step = anderson.next(W, W_next);
+    } else {
+      anderson.clear();
+      W_step = std::move(W_next);
+    }
+    residual_prev = dist;
     W_prev = std::move(W);
     trace_prev = ph.trace_gamma_k;
-    W = std::move(W_next);
+    W = std::move(W_step);
   }
   out.W = std::move(W);
   return out;
@@ -301,7 +374,7 @@ KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const Eigen::MatrixXd& W
     // <= tol, i.e. a fixed point of Algorithm 2 under the final gamma.
     const double ism_tol =
         std::max(opt.tol, it == 1 ? 1e-3 : opt.ism_tol_factor * res.history.back().dist_w);
-    IsmResult w = ism(Xc, W, A, c, sigma, opt.ism_max_iter, ism_tol, team, poll);
+    IsmResult w = ism(Xc, W, A, c, sigma, opt.ism_max_iter, ism_tol, opt.anderson_depth, team, poll);
     rec.dist_w = projection_distance(W, w.W);
     rec.ism_iter = w.n_iter;
     rec.ism_cycled = w.cycled;

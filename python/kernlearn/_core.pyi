@@ -214,6 +214,7 @@ def ism(
     max_iter: int,
     tol: float,
     n_threads: int,
+    anderson_depth: int = 0,
 ) -> dict: ...
 def kdac(
     X: npt.NDArray[np.float64],
@@ -231,4 +232,15 @@ def kdac(
     seed: int,
     n_threads: int,
     callback: Callable[[dict], bool] | None,
+    anderson_depth: int = 0,
+) -> dict: ...
+def sice(
+    S: npt.NDArray[np.float64],
+    R: npt.NDArray[np.float64],
+    M0: npt.NDArray[np.float64],
+    solver: str,
+    tol: float,
+    max_iter: int,
+    mu: float,
+    mu_period: int,
 ) -> dict: ...

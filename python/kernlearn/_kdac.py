@@ -129,6 +129,14 @@ class KDAC(ClusterMixin, BaseEstimator):
         is moving, see Notes). A W-step cut short is a damped step, which matters: on the Moon
         data (sigma = 0.1) ISM converges linearly at rate ~0.92, and W-steps each run to tol sent
         the alternation into a period-2 cycle, while the default converges (34 outer iterations).
+    ism_acceleration : bool, default False
+        Anderson-accelerate each W-step (on the projectors WW', depth 3), used only while the
+        fixed-point residual shrinks, so the fixed points and the 2-cycle handling are those of
+        Algorithm 2. It solves one W-step to tolerance in far fewer Phi evaluations (see
+        bench/results/kdac.md: n = 50,000), and can turn a W-step's 2-cycle into a fixed point,
+        but inside the alternation it changes the path: on Moon (SI) it took 98 outer
+        iterations instead of 34, and from random starts it converged less often (Table 1
+        rerun), so it is off by default.
     tol : float, default 1e-6
         Convergence when the projection distance |WW' - W_oW_o'|_F / sqrt 2 (and the same for U)
         between iterations is <= tol. Subspaces, not raw eigenvector matrices, are compared: signs
@@ -216,6 +224,7 @@ class KDAC(ClusterMixin, BaseEstimator):
         init="spectral",
         max_iter=100,
         ism_max_iter=30,
+        ism_acceleration=False,
         tol=1e-6,
         normalize_rows=True,
         random_state=None,
@@ -230,6 +239,7 @@ class KDAC(ClusterMixin, BaseEstimator):
         self.init = init
         self.max_iter = max_iter
         self.ism_max_iter = ism_max_iter
+        self.ism_acceleration = ism_acceleration
         self.tol = tol
         self.normalize_rows = normalize_rows
         self.random_state = random_state
@@ -260,8 +270,9 @@ class KDAC(ClusterMixin, BaseEstimator):
         max_iter = check_int(self.max_iter, "max_iter", low=1)
         ism_max_iter = check_int(self.ism_max_iter, "ism_max_iter", low=1)
         check_real(self.tol, "tol")
-        if not isinstance(self.normalize_rows, (bool, np.bool_)):
-            raise TypeError(f"normalize_rows must be a bool, got {self.normalize_rows!r}")
+        for name in ("normalize_rows", "ism_acceleration"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise TypeError(f"{name} must be a bool, got {getattr(self, name)!r}")
         if self.callback is not None and not callable(self.callback):
             raise TypeError("callback must be callable")
         rng = check_random_state(self.random_state)
@@ -280,7 +291,7 @@ class KDAC(ClusterMixin, BaseEstimator):
 
         out = _core.kdac(
             X, Y, W0, q, k, sigma, float(self.lambda_), max_iter, ism_max_iter, float(self.tol), DENSE_MAX_N,
-            1e-10, seed, n_threads, self._monitor(),
+            1e-10, seed, n_threads, self._monitor(), 3 if self.ism_acceleration else 0,
         )
 
         U = out["U"]

@@ -33,8 +33,13 @@ struct IsmResult {
 // as the authors' code does, misses this (signs flip too). When dist(W_{s+1}, W_{s-1}) is below
 // max(tol, 1e-3 dist(W_{s+1}, W_s)) the cycle is declared and the end with the larger
 // Tr(gamma K) (the smaller cost (4a)) is kept.
+//
+// Acceleration. With anderson_depth > 0 the steps are Anderson-accelerated on the projectors W W'
+// (depth = the number of past residual differences used) while the fixed-point residual shrinks;
+// the fixed points are the same. 0 = the plain iteration of Algorithm 2.
 IsmResult ism(const MatrixRef& X, const Eigen::MatrixXd& W0, const MatrixRef& A, const Eigen::VectorXd& c,
-              double sigma, Index max_iter, double tol, ThreadTeam& team, const InterruptPoll& poll = {});
+              double sigma, Index max_iter, double tol, Index anderson_depth, ThreadTeam& team,
+              const InterruptPoll& poll = {});
 
 struct KdacOptions {
   Index n_clusters = 2;   // k
@@ -43,6 +48,7 @@ struct KdacOptions {
   double lambda = 1.0;
   Index max_iter = 20;    // outer (W, D, U) iterations
   Index ism_max_iter = 30;
+  Index anderson_depth = 0;  // ISM acceleration (0 = plain Algorithm 2; the estimator exposes it)
   double tol = 1e-6;      // projection distance of W and of U between outer iterations
   double ism_tol_factor = 0.1;  // W-step t is solved to max(tol, factor x dist_w of step t-1); 0 = exact
   Index dense_max_n = 8192;  // U-step on an explicit n x n matrix up to here, matrix-free beyond
