@@ -47,14 +47,16 @@ py::array_t<T> to_numpy(std::vector<T>&& v) {
                         free_when_done);
 }
 
-// scipy's LAPACK dsyevd, from the function table scipy.linalg.cython_lapack exports for exactly
-// this use: the dense path gets LAPACK without the wheel shipping one.
+// A LAPACK routine from the function table scipy.linalg.cython_lapack exports for exactly this
+// use: the core gets LAPACK without the wheel shipping one.
+template <class Fn>
+Fn scipy_lapack(const char* name) {
+  py::dict table = py::module_::import("scipy.linalg.cython_lapack").attr("__pyx_capi__");
+  return reinterpret_cast<Fn>(table[name].cast<py::capsule>().get_pointer());
+}
+
 inline SyevdFn scipy_dsyevd() {
-  static const SyevdFn fn = [] {
-    py::dict table = py::module_::import("scipy.linalg.cython_lapack").attr("__pyx_capi__");
-    auto capsule = table["dsyevd"].cast<py::capsule>();
-    return reinterpret_cast<SyevdFn>(capsule.get_pointer());
-  }();
+  static const SyevdFn fn = scipy_lapack<SyevdFn>("dsyevd");
   return fn;
 }
 

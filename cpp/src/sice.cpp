@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
@@ -16,43 +17,80 @@ namespace {
 
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
-using Llt = Eigen::LLT<MatrixXd>;
-
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// log det A from a Cholesky factorisation; false when A is not (numerically) positive definite.
-bool cholesky_logdet(const MatrixXd& A, Llt& llt, double& logdet) {
-  llt.compute(A);
-  if (llt.info() != Eigen::Success) return false;
-  double sum = 0.0;
-  for (Index i = 0; i < A.rows(); ++i) {
-    const double d = llt.matrixLLT()(i, i);
-    if (!(d > 0.0) || !std::isfinite(d)) return false;
-    sum += std::log(d);
+// The Cholesky factor of a symmetric matrix, for its positive definiteness, log det and inverse:
+// LAPACK (scipy's, handed in by the binding) when available, Eigen's LLT otherwise.
+class SpdFactor {
+ public:
+  SpdFactor(PotrfFn potrf, PotriFn potri) : potrf_(potrf), potri_(potri) {}
+
+  // Factors A; false when A is not (numerically) positive definite.
+  bool compute(const MatrixXd& A) {
+    if (potrf_) {
+      factor_ = A;
+      char uplo = 'L';
+      int n = static_cast<int>(A.rows()), lda = n, info = 0;
+      potrf_(&uplo, &n, factor_.data(), &lda, &info);
+      if (info != 0) return false;
+    } else {
+      llt_.compute(A);
+      if (llt_.info() != Eigen::Success) return false;
+    }
+    const MatrixXd& L = potrf_ ? factor_ : llt_.matrixLLT();
+    double sum = 0.0;
+    for (Index i = 0; i < L.rows(); ++i) {
+      const double d = L(i, i);
+      if (!(d > 0.0) || !std::isfinite(d)) return false;
+      sum += std::log(d);
+    }
+    logdet_ = 2.0 * sum;
+    return true;
   }
-  logdet = 2.0 * sum;
-  return true;
-}
+
+  double logdet() const { return logdet_; }
+
+  // The inverse of the last matrix factored, exactly symmetric (the clips downstream rely on it).
+  MatrixXd inverse() const {
+    MatrixXd inv;
+    if (potrf_ && potri_) {
+      inv = factor_;
+      char uplo = 'L';
+      int n = static_cast<int>(inv.rows()), lda = n, info = 0;
+      potri_(&uplo, &n, inv.data(), &lda, &info);
+      if (info != 0) throw std::runtime_error("dpotri failed, info = " + std::to_string(info));
+      inv.triangularView<Eigen::StrictlyUpper>() = inv.transpose();
+      return inv;
+    }
+    const Index m = potrf_ ? factor_.rows() : llt_.matrixLLT().rows();
+    inv = potrf_ ? MatrixXd(factor_.triangularView<Eigen::Lower>().solve(MatrixXd::Identity(m, m)))
+                 : MatrixXd(llt_.solve(MatrixXd::Identity(m, m)));
+    if (potrf_) inv = inv.transpose() * inv;  // (L L')^-1 = L^-T L^-1
+    return 0.5 * (inv + inv.transpose());
+  }
+
+ private:
+  PotrfFn potrf_;
+  PotriFn potri_;
+  MatrixXd factor_;
+  Eigen::LLT<MatrixXd> llt_;
+  double logdet_ = 0.0;
+};
 
 double weighted_l1(const MatrixXd& M, const MatrixXd& R) { return (R.array() * M.array().abs()).sum(); }
 
-// F(M), or +inf when M is not positive definite. llt keeps M's factor for M^-1.
-double objective(const MatrixXd& M, const MatrixXd& S, const MatrixXd& R, Llt& llt) {
-  double logdet = 0.0;
-  if (!cholesky_logdet(M, llt, logdet)) return kInf;
-  return -logdet + (S.array() * M.array()).sum() + weighted_l1(M, R);
-}
-
-MatrixXd inverse_from(const Llt& llt, Index m) {
-  MatrixXd inv = llt.solve(MatrixXd::Identity(m, m));
-  return 0.5 * (inv + inv.transpose());  // exactly symmetric: the clip below relies on it
+// F(M), or +inf when M is not positive definite; factor keeps M's factor for M^-1.
+double objective(const MatrixXd& M, const MatrixXd& S, const MatrixXd& R, SpdFactor& factor) {
+  if (!factor.compute(M)) return kInf;
+  return -factor.logdet() + (S.array() * M.array()).sum() + weighted_l1(M, R);
 }
 
 // Keeps the best dual point seen: every positive definite Z with |Z - S| <= R is a lower bound
 // log det Z + m on the optimum, so the best one only ever tightens the certificate.
 class DualCertificate {
  public:
-  DualCertificate(const MatrixXd& S, const MatrixXd& R) : S_(S), R_(R) {}
+  DualCertificate(const MatrixXd& S, const MatrixXd& R, const SiceOptions& opt)
+      : S_(S), R_(R), factor_(opt.potrf, nullptr) {}
 
   // Offers Z = S + clip(W - S, -R, R), the box point nearest to W (an estimate of M^-1, which
   // is the dual optimum at the solution), and returns whether it improved the bound.
@@ -61,9 +99,8 @@ class DualCertificate {
   // Offers Z = S + clip(U, -R, R) for a step U (exactly in the box after the clip).
   bool offer_step(const MatrixXd& U) {
     MatrixXd Z = S_ + U.cwiseMax(-R_).cwiseMin(R_);
-    double logdet = 0.0;
-    if (!cholesky_logdet(Z, llt_, logdet)) return false;
-    const double value = logdet + static_cast<double>(S_.rows());
+    if (!factor_.compute(Z)) return false;
+    const double value = factor_.logdet() + static_cast<double>(S_.rows());
     if (value <= value_) return false;
     value_ = value;
     Z_ = std::move(Z);
@@ -76,7 +113,7 @@ class DualCertificate {
  private:
   const MatrixXd& S_;
   const MatrixXd& R_;
-  Llt llt_;
+  SpdFactor factor_;
   MatrixXd Z_;
   double value_ = -kInf;
 };
@@ -267,11 +304,11 @@ bool orthant_direction(const MatrixXd& X, const MatrixXd& W, const MatrixXd& G, 
 SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOptions& opt,
                   const InterruptPoll& poll) {
   const Index m = S.rows();
-  Llt llt;
-  double f = objective(X, S, R, llt);
+  SpdFactor factor(opt.potrf, opt.potri);
+  double f = objective(X, S, R, factor);
   if (!std::isfinite(f)) throw std::invalid_argument("the start point is not positive definite");
-  MatrixXd W = inverse_from(llt, m);
-  DualCertificate certificate(S, R);
+  MatrixXd W = factor.inverse();
+  DualCertificate certificate(S, R, opt);
   certificate.offer_inverse(W);
 
   SiceResult result;
@@ -311,7 +348,7 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
           predicted -= rhs[p] * (t - X(i, j));
         }
         if (!(predicted < 0.0)) break;
-        f_trial = objective(trial, S, R, llt);
+        f_trial = objective(trial, S, R, factor);
         if ((accepted = f_trial <= f + armijo * predicted + slack)) break;
       }
       cd_next = !accepted || step < 1.0 || ++orthant_run % 3 == 0;  // then let CD revise the support
@@ -333,7 +370,7 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
       }
       for (int attempt = 0; attempt < 40; ++attempt, step *= 0.5) {
         trial = X + step * D;
-        f_trial = objective(trial, S, R, llt);
+        f_trial = objective(trial, S, R, factor);
         if ((accepted = f_trial <= f + armijo * step * decrease + slack)) break;
       }
       if (!accepted) {  // rounding stalls the search
@@ -347,9 +384,12 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
     }
     stalled = false;
     X.swap(trial);
+    const double progress = f - f_trial;
     f = f_trial;
-    W = inverse_from(llt, m);
-    certificate.offer_inverse(W);
+    W = factor.inverse();
+    // The certificate costs a factorisation; while F still drops by more than 1e-3 relative per
+    // step (the first phase, far from the optimum) it cannot be tight, so it waits.
+    if (local || progress <= 1e-3 * std::max(1.0, std::abs(f))) certificate.offer_inverse(W);
     result.n_iter = iter + 1;
     result.relative_gaps.push_back(relative_gap(f, certificate.value()));
     check_interrupt(poll);
@@ -381,12 +421,12 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
 SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const MatrixXd& M0,
                                      const SiceOptions& opt, const InterruptPoll& poll) {
   const Index m = S.rows();
-  Llt llt;
-  if (!std::isfinite(objective(M0, S, R, llt)))
+  SpdFactor factor(opt.potrf, opt.potri);
+  if (!std::isfinite(objective(M0, S, R, factor)))
     throw std::invalid_argument("the start point is not positive definite");
   MatrixXd Y = M0;
-  MatrixXd Lambda = (inverse_from(llt, m) - S).cwiseMax(-R).cwiseMin(R);
-  DualCertificate certificate(S, R);
+  MatrixXd Lambda = (factor.inverse() - S).cwiseMax(-R).cwiseMin(R);
+  DualCertificate certificate(S, R, opt);
   certificate.offer_step(Lambda);
 
   double mu = opt.mu;
@@ -415,7 +455,7 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
     certificate.offer_step(Lambda);
     certificate.offer_inverse(Minv);
     // The sparse answer is Y; M (dense, always positive definite) only stands in while Y is not.
-    const double f_sparse = objective(Y, S, R, llt);
+    const double f_sparse = objective(Y, S, R, factor);
     if (f_sparse < best_primal) {
       best_primal = f_sparse;
       best_primal_point = Y;
@@ -431,7 +471,7 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
   }
   if (!std::isfinite(best_primal)) {  // no positive definite Y yet: report the dense M
     best_primal_point = M;
-    best_primal = objective(M, S, R, llt);
+    best_primal = objective(M, S, R, factor);
   }
   result.precision = std::move(best_primal_point);
   result.primal = best_primal;
