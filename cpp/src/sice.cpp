@@ -307,7 +307,9 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
   SpdFactor factor(opt.potrf, opt.potri);
   double f = objective(X, S, R, factor);
   if (!std::isfinite(f)) throw std::invalid_argument("the start point is not positive definite");
-  MatrixXd W = factor.inverse();
+  // The default start is diagonal (1 / S_ii): its inverse is free, a dpotri is not.
+  const bool diagonal_start = X.isDiagonal(0.0);
+  MatrixXd W = diagonal_start ? MatrixXd(X.diagonal().cwiseInverse().asDiagonal()) : factor.inverse();
   DualCertificate certificate(S, R, opt);
   certificate.offer_inverse(W);
 
