@@ -212,7 +212,7 @@ PhiResult hsic_phi(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& 
   // sum_ij G_ij A_ij was accumulated above (it equals 2 X'(D_G - G)X, see the header); eq. (8)
   // divides by sigma^2.
   out.phi /= sigma * sigma;
-  out.phi = 0.5 * (out.phi + out.phi.transpose());
+  out.phi = (0.5 * (out.phi + out.phi.transpose())).eval();  // eval: the transpose aliases the target
   out.bound_rhs /= sigma * sigma;
   return out;
 }

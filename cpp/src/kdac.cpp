@@ -214,7 +214,7 @@ class AndersonProjector {
     if (!gamma.allFinite()) return W_map;
     const Eigen::VectorXd x = g_.back() - dG * gamma;
     Eigen::MatrixXd P = Eigen::Map<const Eigen::MatrixXd>(x.data(), d_, d_);
-    P = 0.5 * (P + P.transpose());
+    P = (0.5 * (P + P.transpose())).eval();  // eval: the transpose aliases the target
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(P);
     if (es.info() != Eigen::Success) return W_map;
     Eigen::MatrixXd W_next = es.eigenvectors().rightCols(q_);  // the q largest

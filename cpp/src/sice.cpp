@@ -126,7 +126,6 @@ void check_interrupt(const InterruptPoll& poll) {
   if (poll && poll()) throw Interrupted();
 }
 
-
 // The free pairs p = (i, j), i >= j, of an orthant-wise Newton step, and the two products its
 // conjugate-gradient solve needs, both in O(|pairs| m) through a sparse D: the Hessian of
 // -log det at X applied to a direction, c o (W D W), and the preconditioner (X rho X) (the exact
@@ -257,8 +256,9 @@ void coordinate_descent_direction(const MatrixXd& X, const MatrixXd& W, const Ma
     }
 }
 
-// The orthant-wise direction: each pair gets the sign of X_ij, or where X_ij = 0 the sign in which
-// F decreases (-sign G_ij) if |G_ij| > R_ij (else it stays at zero). On that orthant F is smooth,
+// The orthant-wise direction on the current support: each non-zero pair (and the diagonal) keeps
+// the sign s of X_ij, zero pairs stay zero (adding pairs is the CD step's job: freeing them here
+// took Newton steps that broke positive definiteness, measured). On that orthant F is smooth,
 // -log det X + <S + R o s, X>, and v solves its Newton system H v = rhs = -c o (G + R o s)
 // inexactly by preconditioned CG. Returns false when no pair is free.
 bool orthant_direction(const MatrixXd& X, const MatrixXd& W, const MatrixXd& G, const MatrixXd& R, Index max_cg,
@@ -448,7 +448,7 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
     M.noalias() = V * g.asDiagonal() * V.transpose();
     Minv.noalias() = V * g.cwiseInverse().asDiagonal() * V.transpose();
     Z = M - mu * (S - Minv);
-    Z = 0.5 * (Z + Z.transpose());
+    Z = (0.5 * (Z + Z.transpose())).eval();  // eval: the transpose aliases the target
     for (Index j = 0; j < m; ++j)
       for (Index i = 0; i < m; ++i) Y(i, j) = soft_threshold(Z(i, j), mu * R(i, j));
     Lambda = (Z - Y) / mu;
@@ -472,8 +472,8 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
     check_interrupt(poll);
   }
   if (!std::isfinite(best_primal)) {  // no positive definite Y yet: report the dense M
-    best_primal_point = M;
-    best_primal = objective(M, S, R, factor);
+    best_primal_point = 0.5 * (M + M.transpose());  // V diag(g) V' is symmetric only to rounding
+    best_primal = objective(best_primal_point, S, R, factor);
   }
   result.precision = std::move(best_primal_point);
   result.primal = best_primal;
