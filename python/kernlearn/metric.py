@@ -278,8 +278,7 @@ class S3ML(TransformerMixin, BaseEstimator):
                     f"signed affinities is indefinite), so problem (13) is unbounded; the admissible "
                     f"range for this data, prior and rho = {rho!r} is 0 <= beta < {beta_max:.6g}"
                 )
-        Sigma = prior_inverse + beta * T
-        Sigma = 0.5 * (Sigma + Sigma.T)
+        Sigma = prior_inverse + beta * T  # sparse_inverse_covariance checks and symmetrises it
         result = sparse_inverse_covariance(Sigma, rho, penalize_diagonal=True, solver=self.solver, tol=self.tol,
                                            max_iter=self.max_iter)  # warns itself if it stops early
         M = np.array(result.precision, dtype=np.float64)
