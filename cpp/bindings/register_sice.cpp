@@ -1,5 +1,5 @@
 // Bindings of sice.hpp. kernlearn/_sice.py validates Sigma and rho, folds the diagonal penalty
-// into S and checks that the problem is bounded before calling.
+// into S, and reports an unbounded problem ("bounded" False) as a ValueError.
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 
@@ -43,6 +43,7 @@ void register_sice(py::module_& m) {
         out["dual_value"] = res.dual_value;
         out["n_iter"] = res.n_iter;
         out["converged"] = res.converged;
+        out["bounded"] = res.bounded;
         out["relative_gaps"] = to_numpy(std::move(res.relative_gaps));
         return out;
       },

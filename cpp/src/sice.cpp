@@ -1,7 +1,6 @@
 #include "kernlearn/sice.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -9,7 +8,6 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
-#include <Eigen/SparseCore>
 
 namespace kernlearn {
 
@@ -50,9 +48,9 @@ class SpdFactor {
 
   double logdet() const { return logdet_; }
 
-  // The inverse of the last matrix factored, exactly symmetric (the clips downstream rely on it).
-  MatrixXd inverse() const {
-    MatrixXd inv;
+  // The inverse of the last matrix factored, exactly symmetric (the clips downstream rely on it),
+  // written into inv (its storage is reused: an m x m allocation per iteration page-faults).
+  void inverse(MatrixXd& inv) const {
     if (potrf_ && potri_) {
       inv = factor_;
       char uplo = 'L';
@@ -60,13 +58,16 @@ class SpdFactor {
       potri_(&uplo, &n, inv.data(), &lda, &info);
       if (info != 0) throw std::runtime_error("dpotri failed, info = " + std::to_string(info));
       inv.triangularView<Eigen::StrictlyUpper>() = inv.transpose();
-      return inv;
+      return;
     }
     const Index m = potrf_ ? factor_.rows() : llt_.matrixLLT().rows();
-    inv = potrf_ ? MatrixXd(factor_.triangularView<Eigen::Lower>().solve(MatrixXd::Identity(m, m)))
-                 : MatrixXd(llt_.solve(MatrixXd::Identity(m, m)));
-    if (potrf_) inv = inv.transpose() * inv;  // (L L')^-1 = L^-T L^-1
-    return 0.5 * (inv + inv.transpose());
+    if (potrf_) {
+      const MatrixXd half = factor_.triangularView<Eigen::Lower>().solve(MatrixXd::Identity(m, m));
+      inv.noalias() = half.transpose() * half;  // (L L')^-1 = L^-T L^-1
+    } else {
+      inv = llt_.solve(MatrixXd::Identity(m, m));
+    }
+    inv = (0.5 * (inv + inv.transpose())).eval();  // eval: the transpose aliases the target
   }
 
  private:
@@ -94,29 +95,63 @@ class DualCertificate {
 
   // Offers Z = S + clip(W - S, -R, R), the box point nearest to W (an estimate of M^-1, which
   // is the dual optimum at the solution), and returns whether it improved the bound.
-  bool offer_inverse(const MatrixXd& W) { return offer_step(W - S_); }
+  bool offer_inverse(const MatrixXd& W) {
+    candidate_ = S_ + (W - S_).cwiseMax(-R_).cwiseMin(R_);
+    return offer_candidate();
+  }
 
   // Offers Z = S + clip(U, -R, R) for a step U (exactly in the box after the clip).
   bool offer_step(const MatrixXd& U) {
-    MatrixXd Z = S_ + U.cwiseMax(-R_).cwiseMin(R_);
-    if (!factor_.compute(Z)) return false;
-    const double value = factor_.logdet() + static_cast<double>(S_.rows());
-    if (value <= value_) return false;
-    value_ = value;
-    Z_ = std::move(Z);
-    return true;
+    candidate_ = S_ + U.cwiseMax(-R_).cwiseMin(R_);
+    return offer_candidate();
   }
 
   double value() const { return value_; }
   const MatrixXd& point() const { return Z_; }
 
  private:
+  bool offer_candidate() {
+    if (!factor_.compute(candidate_)) return false;
+    const double value = factor_.logdet() + static_cast<double>(S_.rows());
+    if (value <= value_) return false;
+    value_ = value;
+    Z_.swap(candidate_);
+    return true;
+  }
+
   const MatrixXd& S_;
   const MatrixXd& R_;
   SpdFactor factor_;
-  MatrixXd Z_;
+  MatrixXd Z_, candidate_;
   double value_ = -kInf;
 };
+
+// A lower bound, in one pass over X, on the gap that the dual point Z = S + clip(W - S, -R, R)
+// of DualCertificate::offer_inverse can certify for X (W = X^-1): log det is concave, so
+// log det Z <= log det W + <X, Z - W> = -log det X + <X, Z> - m, and then
+// F(X) - (log det Z + m) >= <S - Z, X> + sum R |X| = sum_ij R_ij |X_ij| - X_ij clip(W_ij - S_ij).
+// Every term is >= 0 and vanishes at the optimum (Z = S + R o sign(X) on the support), so while
+// the bound exceeds the tolerance the factorisation of Z, O(m^3), cannot succeed and is skipped.
+double certifiable_gap_bound(const MatrixXd& X, const MatrixXd& W, const MatrixXd& S, const MatrixXd& R) {
+  double bound = 0.0;
+  for (Index j = 0; j < X.cols(); ++j)
+    for (Index i = 0; i < X.rows(); ++i) {
+      const double x = X(i, j);
+      if (x == 0.0) continue;
+      const double r = R(i, j);
+      bound += r * std::abs(x) - x * std::clamp(W(i, j) - S(i, j), -r, r);
+    }
+  return bound;
+}
+
+// Whether the problem is bounded below, i.e. a positive definite Z lies in the box |Z - S| <= R:
+// unless one is known already, tries S with each off-diagonal entry moved towards 0 by R_ij (the
+// dual point of a diagonal start) and S itself.
+bool find_dual_point(DualCertificate& certificate, const MatrixXd& S) {
+  if (std::isfinite(certificate.value())) return true;
+  return certificate.offer_inverse(MatrixXd(S.diagonal().asDiagonal())) ||
+         certificate.offer_step(MatrixXd::Zero(S.rows(), S.cols()));
+}
 
 double relative_gap(double primal, double dual) { return (primal - dual) / std::max(1.0, std::abs(primal)); }
 
@@ -127,33 +162,48 @@ void check_interrupt(const InterruptPoll& poll) {
 }
 
 // The free pairs p = (i, j), i >= j, of an orthant-wise Newton step, and the two products its
-// conjugate-gradient solve needs, both in O(|pairs| m) through a sparse D: the Hessian of
-// -log det at X applied to a direction, c o (W D W), and the preconditioner (X rho X) (the exact
-// inverse of that Hessian on the full space, so the preconditioned system is the identity when
-// every pair is free). c_p = 2 off the diagonal (the pair holds two entries), 1 on it.
+// conjugate-gradient solve needs, out_p = c_p (B E B)_ij for a symmetric E supported on the pairs
+// (c_p = 2 off the diagonal, where the pair holds two entries, 1 on it):
+// - the Hessian of -log det at X applied to a direction, c o (W D W) with W = X^-1 dense: for each
+//   column j, y = E w_j (a sparse mat-vec) and out_p = w_i . y; O(|pairs| m) with O(m) scratch,
+//   where forming the m x m product E W first costs as much again in memory traffic;
+// - the preconditioner (X rho X), the exact inverse of that Hessian on the full space (so the
+//   preconditioned system is the identity when every pair is free). X is supported on the pairs
+//   (they are its non-zeros and the diagonal), so y = E x_j is sparse and out_p = x_i . y costs
+//   O(deg): O(|pairs| deg) in all, deg the mean non-zeros per column of X, not O(|pairs| m).
 class FreePairs {
  public:
-  FreePairs(Index m) : m_(m), product_(m, m) {}
+  explicit FreePairs(Index m) : m_(m), column_(m), y_(VectorXd::Zero(m)) {}
 
+  // pairs sorted by j, then i (so that the pairs of column j are contiguous).
   void reset(std::vector<std::pair<Index, Index>> pairs) {
     pairs_ = std::move(pairs);
-    std::vector<Eigen::Triplet<double>> triplets;
-    triplets.reserve(2 * pairs_.size());
+    // The symmetric pattern in compressed columns: (i, j) sits in column j, and (j, i) in column i.
+    start_.assign(static_cast<std::size_t>(m_) + 1, 0);
+    first_.assign(static_cast<std::size_t>(m_) + 1, 0);
     for (const auto& [i, j] : pairs_) {
-      triplets.emplace_back(i, j, 0.0);
-      if (i != j) triplets.emplace_back(j, i, 0.0);
+      ++start_[static_cast<std::size_t>(j) + 1];
+      if (i != j) ++start_[static_cast<std::size_t>(i) + 1];
+      ++first_[static_cast<std::size_t>(j) + 1];
     }
-    pattern_ = Sparse(m_, m_);
-    pattern_.setFromTriplets(triplets.begin(), triplets.end());
-    const auto position = [&](Index row, Index col) {
-      const Index* rows = pattern_.innerIndexPtr();
-      const Index* first = rows + pattern_.outerIndexPtr()[col];
-      const Index* last = rows + pattern_.outerIndexPtr()[col + 1];
-      return static_cast<Index>(std::lower_bound(first, last, row) - rows);
-    };
-    slots_.resize(pairs_.size());
-    for (std::size_t p = 0; p < pairs_.size(); ++p)
-      slots_[p] = {position(pairs_[p].first, pairs_[p].second), position(pairs_[p].second, pairs_[p].first)};
+    for (Index c = 0; c < m_; ++c) {
+      start_[c + 1] += start_[c];
+      first_[c + 1] += first_[c];
+    }
+    row_.resize(static_cast<std::size_t>(start_[m_]));
+    pair_.resize(row_.size());
+    std::vector<Index> next(start_.begin(), start_.end() - 1);
+    for (std::size_t p = 0; p < pairs_.size(); ++p) {
+      const auto [i, j] = pairs_[p];
+      const auto place = [&](Index row, Index col) {
+        const auto e = static_cast<std::size_t>(next[col]++);
+        row_[e] = row;
+        pair_[e] = static_cast<Index>(p);
+      };
+      place(i, j);
+      if (i != j) place(j, i);
+    }
+    value_.resize(row_.size());
   }
 
   Index size() const { return static_cast<Index>(pairs_.size()); }
@@ -161,39 +211,54 @@ class FreePairs {
   static double weight(const std::pair<Index, Index>& pair) { return pair.first == pair.second ? 1.0 : 2.0; }
 
   // out = c o (W D(v) W) on the pairs, with D(v)_ij = D(v)_ji = v_p.
-  void hessian_times(const MatrixXd& W, const VectorXd& v, VectorXd& out) { sandwich(W, v, 1.0, out); }
+  void hessian_times(const MatrixXd& W, const VectorXd& v, VectorXd& out) {
+    out.resize(size());
+    for (std::size_t e = 0; e < row_.size(); ++e) value_[e] = v[pair_[e]];
+    for (Index j = 0; j < m_; ++j) {
+      const double* w = W.col(j).data();
+      for (Index r = 0; r < m_; ++r) {  // y = D w_j; the pattern is symmetric, so column r is row r
+        double sum = 0.0;
+        for (Index e = start_[r]; e < start_[r + 1]; ++e) sum += value_[e] * w[row_[e]];
+        column_[r] = sum;
+      }
+      for (Index p = first_[j]; p < first_[j + 1]; ++p)
+        out[p] = weight(pairs_[p]) * W.col(pairs_[p].first).dot(column_);
+    }
+  }
 
-  // out = (X rho X) on the pairs, with rho_ij = rho_ji = r_p / c_p.
+  // out = (X rho X) on the pairs, with rho_ij = rho_ji = r_p / c_p; X must be zero off the pairs.
   void precondition(const MatrixXd& X, const VectorXd& r, VectorXd& out) {
-    sandwich(X, r, 0.5, out);
-    for (Index p = 0; p < size(); ++p) out[p] /= weight((*this)[p]);
+    out.resize(size());
+    for (std::size_t e = 0; e < row_.size(); ++e) {
+      const Index p = pair_[e];
+      value_[e] = r[p] / weight(pairs_[p]);
+    }
+    for (Index j = 0; j < m_; ++j) {
+      // y = rho x_j: x_j's non-zeros are the rows k of column j, and rho's column k those of k.
+      for (Index e = start_[j]; e < start_[j + 1]; ++e) {
+        const Index k = row_[e];
+        const double x = X(k, j);
+        for (Index f = start_[k]; f < start_[k + 1]; ++f) y_[row_[f]] += value_[f] * x;
+      }
+      for (Index p = first_[j]; p < first_[j + 1]; ++p) {
+        const Index i = pairs_[p].first;
+        double sum = 0.0;
+        for (Index f = start_[i]; f < start_[i + 1]; ++f) sum += y_[row_[f]] * X(row_[f], i);
+        out[p] = sum;
+      }
+      for (Index e = start_[j]; e < start_[j + 1]; ++e)  // clear y where it was touched
+        for (Index f = start_[row_[e]]; f < start_[row_[e] + 1]; ++f) y_[row_[f]] = 0.0;
+    }
   }
 
  private:
-  using Sparse = Eigen::SparseMatrix<double, Eigen::ColMajor, Index>;
-
-  // out_p = c_p (B E B)_p where E holds v_p on the diagonal and off_scale * v_p off it.
-  void sandwich(const MatrixXd& B, const VectorXd& v, double off_scale, VectorXd& out) {
-    double* values = pattern_.valuePtr();
-    for (std::size_t p = 0; p < pairs_.size(); ++p) {
-      const double value = pairs_[p].first == pairs_[p].second ? v[static_cast<Index>(p)]
-                                                                : off_scale * v[static_cast<Index>(p)];
-      values[slots_[p][0]] = value;
-      values[slots_[p][1]] = value;
-    }
-    product_.noalias() = pattern_ * B;  // column i is E B e_i, so (B E B)_ij = B.col(j) . column i
-    out.resize(size());
-    for (std::size_t p = 0; p < pairs_.size(); ++p) {
-      const auto [i, j] = pairs_[p];
-      out[static_cast<Index>(p)] = weight(pairs_[p]) * B.col(j).dot(product_.col(i));
-    }
-  }
-
   Index m_;
   std::vector<std::pair<Index, Index>> pairs_;
-  std::vector<std::array<Index, 2>> slots_;  // positions of (i, j) and (j, i) in pattern_'s values
-  Sparse pattern_;
-  MatrixXd product_;
+  std::vector<Index> start_, row_, pair_;  // column c of the pattern: rows row_[e], pairs pair_[e]
+  std::vector<Index> first_;               // the pairs (i, j) of column j: first_[j] .. first_[j + 1]
+  std::vector<double> value_;              // E on the pattern, entry by entry
+  VectorXd column_;                        // hessian_times: D w_j
+  VectorXd y_;                             // precondition: rho x_j, zero between columns
 };
 
 // Solves H v = rhs on the free pairs by preconditioned conjugate gradients from v = 0, to a
@@ -308,12 +373,16 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
   double f = objective(X, S, R, factor);
   if (!std::isfinite(f)) throw std::invalid_argument("the start point is not positive definite");
   // The default start is diagonal (1 / S_ii): its inverse is free, a dpotri is not.
-  const bool diagonal_start = X.isDiagonal(0.0);
-  MatrixXd W = diagonal_start ? MatrixXd(X.diagonal().cwiseInverse().asDiagonal()) : factor.inverse();
+  MatrixXd W(m, m);
+  if (X.isDiagonal(0.0))
+    W = X.diagonal().cwiseInverse().asDiagonal();
+  else
+    factor.inverse(W);
+  SiceResult result;
   DualCertificate certificate(S, R, opt);
   certificate.offer_inverse(W);
+  if (!(result.bounded = find_dual_point(certificate, S))) return result;
 
-  SiceResult result;
   MatrixXd G(m, m), D(m, m), Ut(m, m), trial(m, m);
   FreePairs pairs(m);
   std::vector<double> sign;
@@ -324,6 +393,7 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
   Index orthant_run = 0;
   bool stalled = false;  // the previous step failed: two failures in a row end the run
   Index nnz = (X.array() != 0.0).count(), cd_steps = 0;
+  bool certified = true;  // the current W has been offered to the certificate
 
   for (Index iter = 0; iter < opt.max_iter; ++iter) {
     if (relative_gap(f, certificate.value()) <= opt.tol) {
@@ -386,17 +456,20 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
     }
     stalled = false;
     X.swap(trial);
-    const double progress = f - f_trial;
     f = f_trial;
-    W = factor.inverse();
-    // The certificate costs a factorisation; while F still drops by more than 1e-3 relative per
-    // step (the first phase, far from the optimum) it cannot be tight, so it waits.
-    if (local || progress <= 1e-3 * std::max(1.0, std::abs(f))) certificate.offer_inverse(W);
+    factor.inverse(W);
+    // The certificate costs a factorisation: only once the bound says it can meet the tolerance
+    // (the slack covers the bound's rounding).
+    certified = certifiable_gap_bound(X, W, S, R) <= (opt.tol + 1e-13) * std::max(1.0, std::abs(f));
+    if (certified) certificate.offer_inverse(W);
     result.n_iter = iter + 1;
     result.relative_gaps.push_back(relative_gap(f, certificate.value()));
     check_interrupt(poll);
   }
-  if (!result.converged) result.converged = relative_gap(f, certificate.value()) <= opt.tol;
+  if (!result.converged) {
+    if (!certified) certificate.offer_inverse(W);  // the best bound for the last iterate
+    result.converged = relative_gap(f, certificate.value()) <= opt.tol;
+  }
   result.precision = std::move(X);
   result.primal = f;
   result.dual = certificate.point();
@@ -426,17 +499,19 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
   SpdFactor factor(opt.potrf, opt.potri);
   if (!std::isfinite(objective(M0, S, R, factor)))
     throw std::invalid_argument("the start point is not positive definite");
-  MatrixXd Y = M0;
-  MatrixXd Lambda = (factor.inverse() - S).cwiseMax(-R).cwiseMin(R);
+  MatrixXd Y = M0, Lambda(m, m);
+  factor.inverse(Lambda);
+  Lambda = (Lambda - S).cwiseMax(-R).cwiseMin(R);
+  SiceResult result;
   DualCertificate certificate(S, R, opt);
   certificate.offer_step(Lambda);
+  if (!(result.bounded = find_dual_point(certificate, S))) return result;
 
   double mu = opt.mu;
   if (!(mu > 0.0)) {
     Eigen::SelfAdjointEigenSolver<MatrixXd> eig(M0, Eigen::EigenvaluesOnly);
     mu = eig.eigenvalues().minCoeff() * eig.eigenvalues().maxCoeff();
   }
-  SiceResult result;
   MatrixXd A(m, m), V, M(m, m), Minv(m, m), Z(m, m), best_primal_point = M0;
   VectorXd d, g;
   double best_primal = kInf;

@@ -59,14 +59,20 @@ struct SiceResult {
   Eigen::MatrixXd dual;       // Z: positive definite, |Z - S| <= R entrywise
   double primal = 0.0;        // F(M)
   double dual_value = 0.0;    // log det Z + m
+  // false: no positive definite Z was found in the box (see find_dual_point in sice.cpp), so the
+  // problem is taken to be unbounded below; nothing was solved and the other fields are empty.
+  bool bounded = true;
   Index n_iter = 0;
   bool converged = false;
-  std::vector<double> relative_gaps;  // (F(M) - dual) / max(1, |F(M)|) after each iteration
+  // (F(M) - best dual value so far) / max(1, |F(M)|) after each iteration. newton factors its dual
+  // point only once a cheap bound says it can meet tol, so its early entries lag the true gap.
+  std::vector<double> relative_gaps;
 };
 
 // S and R symmetric m x m, R >= 0 (R_ii = 0 leaves the diagonal unpenalised). M0 is the start
-// (positive definite; empty = diag(1 / S_ii)). Throws std::invalid_argument if S_ii <= 0 where
-// R_ii = 0 ... (callers check boundedness first), std::runtime_error on numerical breakdown.
+// (positive definite; empty = diag(1 / S_ii)). Throws std::invalid_argument if M0 is empty and
+// some S_ii <= 0 (no dual point exists then: Z_ii = S_ii as R_ii = 0), std::runtime_error on
+// numerical breakdown. An unbounded problem is reported by SiceResult::bounded.
 SiceResult solve_sice(const Eigen::MatrixXd& S, const Eigen::MatrixXd& R, const Eigen::MatrixXd& M0,
                       const SiceOptions& options, const InterruptPoll& poll = {});
 
