@@ -55,6 +55,13 @@ Fn scipy_lapack(const char* name) {
   return reinterpret_cast<Fn>(table[name].cast<py::capsule>().get_pointer());
 }
 
+// The same for a BLAS routine (scipy.linalg.cython_blas).
+template <class Fn>
+Fn scipy_blas(const char* name) {
+  py::dict table = py::module_::import("scipy.linalg.cython_blas").attr("__pyx_capi__");
+  return reinterpret_cast<Fn>(table[name].cast<py::capsule>().get_pointer());
+}
+
 inline SyevdFn scipy_dsyevd() {
   static const SyevdFn fn = scipy_lapack<SyevdFn>("dsyevd");
   return fn;

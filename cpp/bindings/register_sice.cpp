@@ -27,10 +27,10 @@ void register_sice(py::module_& m) {
         opt.mu = mu;
         opt.mu_period = mu_period;
         opt.syevd = scipy_dsyevd();
-        static const PotrfFn potrf = scipy_lapack<PotrfFn>("dpotrf");
-        static const PotriFn potri = scipy_lapack<PotriFn>("dpotri");
-        opt.potrf = potrf;
-        opt.potri = potri;
+        static const SpdRoutines lapack{scipy_lapack<PotrfFn>("dpotrf"), scipy_lapack<TrtriFn>("dtrtri"),
+                                        scipy_lapack<LauumFn>("dlauum"), scipy_blas<TrmmFn>("dtrmm"),
+                                        scipy_blas<TrsmFn>("dtrsm")};
+        opt.lapack = lapack;
         // Copies into column-major Eigen matrices (m <= a few thousand, so O(m^2) is nothing next
         // to the O(m^3) iterations); the solve then touches no Python object.
         const Eigen::MatrixXd s = S, r = R, m0 = M0;

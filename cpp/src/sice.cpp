@@ -21,21 +21,22 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // LAPACK (scipy's, handed in by the binding) when available, Eigen's LLT otherwise.
 class SpdFactor {
  public:
-  SpdFactor(PotrfFn potrf, PotriFn potri) : potrf_(potrf), potri_(potri) {}
+  explicit SpdFactor(const SpdRoutines& lapack) : lapack_(lapack) {}
 
-  // Factors A; false when A is not (numerically) positive definite.
+  // Factors A (its lower triangle); false when A is not (numerically) positive definite.
   bool compute(const MatrixXd& A) {
-    if (potrf_) {
-      factor_ = A;
+    if (lapack_.potrf) {
+      factor_.resize(A.rows(), A.cols());
+      factor_.triangularView<Eigen::Lower>() = A;  // dpotrf reads (and overwrites) only this half
       char uplo = 'L';
       int n = static_cast<int>(A.rows()), lda = n, info = 0;
-      potrf_(&uplo, &n, factor_.data(), &lda, &info);
+      lapack_.potrf(&uplo, &n, factor_.data(), &lda, &info);
       if (info != 0) return false;
     } else {
       llt_.compute(A);
       if (llt_.info() != Eigen::Success) return false;
     }
-    const MatrixXd& L = potrf_ ? factor_ : llt_.matrixLLT();
+    const MatrixXd& L = lapack_.potrf ? factor_ : llt_.matrixLLT();
     double sum = 0.0;
     for (Index i = 0; i < L.rows(); ++i) {
       const double d = L(i, i);
@@ -51,17 +52,19 @@ class SpdFactor {
   // The inverse of the last matrix factored, exactly symmetric (the clips downstream rely on it),
   // written into inv (its storage is reused: an m x m allocation per iteration page-faults).
   void inverse(MatrixXd& inv) const {
-    if (potrf_ && potri_) {
-      inv = factor_;
+    if (lapack_.can_invert()) {
+      inv.resize(factor_.rows(), factor_.cols());
+      inv.triangularView<Eigen::Lower>() = factor_;
+      invert_lower_triangle(inv);
       char uplo = 'L';
       int n = static_cast<int>(inv.rows()), lda = n, info = 0;
-      potri_(&uplo, &n, inv.data(), &lda, &info);
-      if (info != 0) throw std::runtime_error("dpotri failed, info = " + std::to_string(info));
+      lapack_.lauum(&uplo, &n, inv.data(), &lda, &info);  // L^-T L^-1 into the lower triangle
+      if (info != 0) throw std::runtime_error("dlauum failed, info = " + std::to_string(info));
       inv.triangularView<Eigen::StrictlyUpper>() = inv.transpose();
       return;
     }
-    const Index m = potrf_ ? factor_.rows() : llt_.matrixLLT().rows();
-    if (potrf_) {
+    const Index m = lapack_.potrf ? factor_.rows() : llt_.matrixLLT().rows();
+    if (lapack_.potrf) {
       const MatrixXd half = factor_.triangularView<Eigen::Lower>().solve(MatrixXd::Identity(m, m));
       inv.noalias() = half.transpose() * half;  // (L L')^-1 = L^-T L^-1
     } else {
@@ -71,8 +74,28 @@ class SpdFactor {
   }
 
  private:
-  PotrfFn potrf_;
-  PotriFn potri_;
+  // L^-1 in place (lower triangle), LAPACK's blocked dtrtri: blocks from the bottom right, where
+  // with L = [A 0; B C] and C^-1 known, the block column below A becomes -C^-1 B A^-1.
+  void invert_lower_triangle(MatrixXd& L) const {
+    constexpr int block = 64;
+    const int n = static_cast<int>(L.rows());
+    int lda = n, info = 0;
+    char left = 'L', right = 'R', lower = 'L', no_trans = 'N', non_unit = 'N';
+    double one = 1.0, minus_one = -1.0;
+    for (int j = ((n - 1) / block) * block; j >= 0; j -= block) {
+      int jb = std::min(block, n - j), rest = n - j - jb;
+      double* diagonal = &L(j, j);
+      if (rest > 0) {
+        double* below = &L(j + jb, j);
+        lapack_.trmm(&left, &lower, &no_trans, &non_unit, &rest, &jb, &one, &L(j + jb, j + jb), &lda, below, &lda);
+        lapack_.trsm(&right, &lower, &no_trans, &non_unit, &rest, &jb, &minus_one, diagonal, &lda, below, &lda);
+      }
+      lapack_.trtri(&lower, &non_unit, &jb, diagonal, &lda, &info);
+      if (info != 0) throw std::runtime_error("dtrtri failed, info = " + std::to_string(info));
+    }
+  }
+
+  SpdRoutines lapack_;
   MatrixXd factor_;
   Eigen::LLT<MatrixXd> llt_;
   double logdet_ = 0.0;
@@ -80,10 +103,15 @@ class SpdFactor {
 
 double weighted_l1(const MatrixXd& M, const MatrixXd& R) { return (R.array() * M.array().abs()).sum(); }
 
+// The smooth-free part of F: <S, M> + sum R |M|.
+double linear_part(const MatrixXd& M, const MatrixXd& S, const MatrixXd& R) {
+  return (S.array() * M.array()).sum() + weighted_l1(M, R);
+}
+
 // F(M), or +inf when M is not positive definite; factor keeps M's factor for M^-1.
 double objective(const MatrixXd& M, const MatrixXd& S, const MatrixXd& R, SpdFactor& factor) {
   if (!factor.compute(M)) return kInf;
-  return -factor.logdet() + (S.array() * M.array()).sum() + weighted_l1(M, R);
+  return -factor.logdet() + linear_part(M, S, R);
 }
 
 // Keeps the best dual point seen: every positive definite Z with |Z - S| <= R is a lower bound
@@ -91,7 +119,7 @@ double objective(const MatrixXd& M, const MatrixXd& S, const MatrixXd& R, SpdFac
 class DualCertificate {
  public:
   DualCertificate(const MatrixXd& S, const MatrixXd& R, const SiceOptions& opt)
-      : S_(S), R_(R), factor_(opt.potrf, nullptr) {}
+      : S_(S), R_(R), factor_(opt.lapack) {}
 
   // Offers Z = S + clip(W - S, -R, R), the box point nearest to W (an estimate of M^-1, which
   // is the dual optimum at the solution), and returns whether it improved the bound.
@@ -324,9 +352,9 @@ void coordinate_descent_direction(const MatrixXd& X, const MatrixXd& W, const Ma
 // The orthant-wise direction on the current support: each non-zero pair (and the diagonal) keeps
 // the sign s of X_ij, zero pairs stay zero (adding pairs is the CD step's job: freeing them here
 // took Newton steps that broke positive definiteness, measured). On that orthant F is smooth,
-// -log det X + <S + R o s, X>, and v solves its Newton system H v = rhs = -c o (G + R o s)
+// -log det X + <S + R o s, X>, and v solves its Newton system H v = rhs = -c o (S - W + R o s)
 // inexactly by preconditioned CG. Returns false when no pair is free.
-bool orthant_direction(const MatrixXd& X, const MatrixXd& W, const MatrixXd& G, const MatrixXd& R, Index max_cg,
+bool orthant_direction(const MatrixXd& X, const MatrixXd& W, const MatrixXd& S, const MatrixXd& R, Index max_cg,
                        FreePairs& pairs, std::vector<double>& sign, VectorXd& rhs, VectorXd& v) {
   const Index m = X.rows();
   std::vector<std::pair<Index, Index>> free;
@@ -345,7 +373,7 @@ bool orthant_direction(const MatrixXd& X, const MatrixXd& W, const MatrixXd& G, 
   rhs.resize(n);
   for (Index p = 0; p < n; ++p) {
     const auto [i, j] = pairs[p];
-    rhs[p] = -FreePairs::weight(pairs[p]) * (G(i, j) + R(i, j) * sign[static_cast<std::size_t>(p)]);
+    rhs[p] = -FreePairs::weight(pairs[p]) * (S(i, j) - W(i, j) + R(i, j) * sign[static_cast<std::size_t>(p)]);
   }
   // Forcing term min(0.1, sqrt|rhs|): superlinear convergence near the solution.
   conjugate_gradients(pairs, W, X, rhs, std::min(0.1, std::sqrt(rhs.norm())), max_cg, v);
@@ -369,10 +397,11 @@ bool orthant_direction(const MatrixXd& X, const MatrixXd& W, const MatrixXd& G, 
 SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOptions& opt,
                   const InterruptPoll& poll) {
   const Index m = S.rows();
-  SpdFactor factor(opt.potrf, opt.potri);
+  SpdFactor factor(opt.lapack);
   double f = objective(X, S, R, factor);
   if (!std::isfinite(f)) throw std::invalid_argument("the start point is not positive definite");
-  // The default start is diagonal (1 / S_ii): its inverse is free, a dpotri is not.
+  double linear = f + factor.logdet();  // linear_part(X), updated over the pairs by orthant steps
+  // The default start is diagonal (1 / S_ii): its inverse is free, an O(m^3) one is not.
   MatrixXd W(m, m);
   if (X.isDiagonal(0.0))
     W = X.diagonal().cwiseInverse().asDiagonal();
@@ -400,27 +429,30 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
       result.converged = true;
       break;
     }
-    G = S - W;
     // Near the optimum F is flat to rounding while the certificate (first order in the KKT
     // residual) is not yet tight: steps that do not raise F beyond rounding are taken.
     const double slack = 1e-13 * std::max(1.0, std::abs(f));
-    double step = 1.0, f_trial = kInf;
+    double step = 1.0, f_trial = kInf, linear_trial = 0.0;
     bool accepted = false;
     if (local && !cd_next) {
-      if (!orthant_direction(X, W, G, R, opt.max_cg, pairs, sign, rhs, v)) break;
+      if (!orthant_direction(X, W, S, R, opt.max_cg, pairs, sign, rhs, v)) break;
+      trial = X;  // the attempts below only rewrite the pairs
       for (int attempt = 0; attempt < 40; ++attempt, step *= 0.5) {
-        trial = X;
         double predicted = 0.0;  // orthant gradient times the projected move
+        linear_trial = linear;
         for (Index p = 0; p < pairs.size(); ++p) {
           const auto [i, j] = pairs[p];
-          double t = X(i, j) + step * v[p];
+          const double x = X(i, j);
+          double t = x + step * v[p];
           if (t * sign[static_cast<std::size_t>(p)] < 0.0) t = 0.0;
           trial(i, j) = t;
           trial(j, i) = t;
-          predicted -= rhs[p] * (t - X(i, j));
+          predicted -= rhs[p] * (t - x);
+          linear_trial += FreePairs::weight(pairs[p]) * (S(i, j) * (t - x) + R(i, j) * (std::abs(t) - std::abs(x)));
         }
         if (!(predicted < 0.0)) break;
-        f_trial = objective(trial, S, R, factor);
+        if (!factor.compute(trial)) continue;
+        f_trial = -factor.logdet() + linear_trial;
         if ((accepted = f_trial <= f + armijo * predicted + slack)) break;
       }
       cd_next = !accepted || step < 1.0 || ++orthant_run % 3 == 0;  // then let CD revise the support
@@ -432,6 +464,7 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
     } else {
       // More sweeps as the iterates settle (QUIC's 1 + k / 3), capped: late accuracy is phase 2's.
       cd_next = false;
+      G = S - W;
       coordinate_descent_direction(X, W, G, R, std::min<Index>(1 + cd_steps / 3, 10), D, Ut);
       ++cd_steps;
       const double decrease = (G.array() * D.array()).sum() + weighted_l1(X + D, R) - weighted_l1(X, R);
@@ -442,7 +475,9 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
       }
       for (int attempt = 0; attempt < 40; ++attempt, step *= 0.5) {
         trial = X + step * D;
-        f_trial = objective(trial, S, R, factor);
+        if (!factor.compute(trial)) continue;
+        linear_trial = linear_part(trial, S, R);
+        f_trial = -factor.logdet() + linear_trial;
         if ((accepted = f_trial <= f + armijo * step * decrease + slack)) break;
       }
       if (!accepted) {  // rounding stalls the search
@@ -457,11 +492,16 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
     stalled = false;
     X.swap(trial);
     f = f_trial;
+    linear = linear_trial;
     factor.inverse(W);
     // The certificate costs a factorisation: only once the bound says it can meet the tolerance
     // (the slack covers the bound's rounding).
     certified = certifiable_gap_bound(X, W, S, R) <= (opt.tol + 1e-13) * std::max(1.0, std::abs(f));
-    if (certified) certificate.offer_inverse(W);
+    if (certified) {
+      linear = linear_part(X, S, R);  // F exactly (no drift from the updates) for the certified gap
+      f = -factor.logdet() + linear;
+      certificate.offer_inverse(W);
+    }
     result.n_iter = iter + 1;
     result.relative_gaps.push_back(relative_gap(f, certificate.value()));
     check_interrupt(poll);
@@ -496,7 +536,7 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
 SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const MatrixXd& M0,
                                      const SiceOptions& opt, const InterruptPoll& poll) {
   const Index m = S.rows();
-  SpdFactor factor(opt.potrf, opt.potri);
+  SpdFactor factor(opt.lapack);
   if (!std::isfinite(objective(M0, S, R, factor)))
     throw std::invalid_argument("the start point is not positive definite");
   MatrixXd Y = M0, Lambda(m, m);
