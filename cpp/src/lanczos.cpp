@@ -57,6 +57,10 @@ class ThickRestart {
   // hardly changes between ncv = 1.6 k and 2 k, while the Gram-Schmidt cost grows with the basis.
   static Index default_ncv(Index k) { return k + std::max<Index>(20, (3 * k + 4) / 5); }
 
+  // A projection of a new Lanczos vector onto the basis at or below this fraction of its norm is
+  // rounding (full reorthogonalisation leaves about 1e-15): not worth a sweep over the basis.
+  static constexpr double kRoundingLevel = 1e-13;
+
   void resize_basis(Index ncv) {
     ncv = std::min(ncv, n_);
     if (ncv <= ncv_) return;
@@ -116,13 +120,22 @@ class ThickRestart {
         before = gs_.dot(w_.data(), w_.data());
         gs_.project(V_.data(), n_, cols, w_.data(), h_.data());
       }
-      // The subtraction also computes the projection a second pass would subtract (one sweep
-      // over V), so only that subtraction is conditional.
-      double after = gs_.subtract_then_project(V_.data(), n_, cols, h_.data(), w_.data(), h2_.data());
-      coef_ += h_;
-      if (after < 0.5 * before) {
-        after = gs_.subtract(V_.data(), n_, cols, h2_.data(), w_.data());
-        coef_ += h2_;
+      // After the local terms, h = V' w is the loss of orthogonality itself, and it is at the
+      // rounding level on almost every step (|h|_inf < 1e-14 |w| on all 1,400 steps of the 10^4
+      // bench problem, top 50). Subtracting it then changes neither the basis' orthogonality
+      // nor, beyond tol, the Krylov relation, so that sweep over V is skipped: half the basis
+      // traffic of a step. Otherwise the subtraction also computes the projection a second pass
+      // would subtract (one sweep over V), so only that second subtraction is conditional.
+      double after = before;
+      const double h_norm = h_.norm();
+      if (j == kept_ || h_norm > kRoundingLevel * std::sqrt(before) ||
+          h_norm > 1e-3 * opt_.tol * norm_estimate_) {
+        after = gs_.subtract_then_project(V_.data(), n_, cols, h_.data(), w_.data(), h2_.data());
+        coef_ += h_;
+        if (after < 0.5 * before) {
+          after = gs_.subtract(V_.data(), n_, cols, h2_.data(), w_.data());
+          coef_ += h2_;
+        }
       }
       H_.col(j).head(cols) = coef_;
       H_.row(j).head(cols) = coef_.transpose();
