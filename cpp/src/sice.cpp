@@ -103,7 +103,7 @@ class SpdFactor {
 
 double weighted_l1(const MatrixXd& M, const MatrixXd& R) { return (R.array() * M.array().abs()).sum(); }
 
-// The smooth-free part of F: <S, M> + sum R |M|.
+// F(M) + log det M: the part of F that is linear on each orthant, <S, M> + sum R |M|.
 double linear_part(const MatrixXd& M, const MatrixXd& S, const MatrixXd& R) {
   return (S.array() * M.array()).sum() + weighted_l1(M, R);
 }
