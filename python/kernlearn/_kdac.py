@@ -19,7 +19,7 @@ from threadpoolctl import threadpool_limits
 
 from . import _core
 from .metrics import nmi
-from ._validation import check_choice, check_data, check_int, check_real, resolve_n_threads
+from ._validation import check_bool, check_choice, check_data, check_int, check_real, resolve_n_threads
 
 __all__ = ["KDAC", "median_sigma"]
 
@@ -270,9 +270,8 @@ class KDAC(ClusterMixin, BaseEstimator):
         max_iter = check_int(self.max_iter, "max_iter", low=1)
         ism_max_iter = check_int(self.ism_max_iter, "ism_max_iter", low=1)
         check_real(self.tol, "tol")
-        for name in ("normalize_rows", "ism_acceleration"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise TypeError(f"{name} must be a bool, got {getattr(self, name)!r}")
+        check_bool(self.normalize_rows, "normalize_rows")
+        check_bool(self.ism_acceleration, "ism_acceleration")
         if self.callback is not None and not callable(self.callback):
             raise TypeError("callback must be callable")
         rng = check_random_state(self.random_state)

@@ -93,6 +93,13 @@ def check_real(value, name, *, low=None):
         raise ValueError(f"{name} must be {'>= ' + str(low) if low is not None else '> 0'}, got {value!r}")
 
 
+def check_bool(value, name):
+    """Return value as a Python bool, raising TypeError naming it if it is not a bool."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {value!r}")
+    return bool(value)
+
+
 def check_choice(value, name, choices):
     """Return value if it is one of choices, else raise ValueError listing them."""
     if not isinstance(value, str) or value not in choices:

@@ -39,7 +39,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._affinity import initial_affinities, laplacian_quadratic_form, propagate_affinities
 from ._sice import SparseInverseCovariance, sparse_inverse_covariance
-from ._validation import check_choice, check_data, check_int, check_real
+from ._validation import check_bool, check_choice, check_data, check_int, check_real
 from .constraints import check_pairs, from_labels
 
 __all__ = [
@@ -205,9 +205,10 @@ class S3ML(TransformerMixin, BaseEstimator):
         check_choice(self.solver, "solver", ("auto", "alm", "newton"))
         check_real(self.tol, "tol")
         check_int(self.max_iter, "max_iter", low=1)
-        for name in ("standardize", "supervised", "verbose"):
-            if not isinstance(getattr(self, name), (bool, np.bool_, numbers.Integral)):
-                raise TypeError(f"{name} must be a bool, got {getattr(self, name)!r}")
+        check_bool(self.standardize, "standardize")
+        check_bool(self.supervised, "supervised")
+        if not isinstance(self.verbose, (bool, np.bool_, numbers.Integral)):
+            raise TypeError(f"verbose must be a bool or an integer, got {self.verbose!r}")
 
     def _constraints(self, n, y, pairs, pair_labels):
         if pairs is None:
