@@ -47,19 +47,22 @@ py::array_t<T> to_numpy(std::vector<T>&& v) {
                         free_when_done);
 }
 
-// A LAPACK routine from the function table scipy.linalg.cython_lapack exports for exactly this
-// use: the core gets LAPACK without the wheel shipping one.
+// A routine from the function tables scipy.linalg.cython_lapack / cython_blas export for exactly
+// this use: the core gets LAPACK and BLAS without the wheel shipping them.
 template <class Fn>
-Fn scipy_lapack(const char* name) {
-  py::dict table = py::module_::import("scipy.linalg.cython_lapack").attr("__pyx_capi__");
+Fn scipy_routine(const char* module, const char* name) {
+  py::dict table = py::module_::import(module).attr("__pyx_capi__");
   return reinterpret_cast<Fn>(table[name].cast<py::capsule>().get_pointer());
 }
 
-// The same for a BLAS routine (scipy.linalg.cython_blas).
+template <class Fn>
+Fn scipy_lapack(const char* name) {
+  return scipy_routine<Fn>("scipy.linalg.cython_lapack", name);
+}
+
 template <class Fn>
 Fn scipy_blas(const char* name) {
-  py::dict table = py::module_::import("scipy.linalg.cython_blas").attr("__pyx_capi__");
-  return reinterpret_cast<Fn>(table[name].cast<py::capsule>().get_pointer());
+  return scipy_routine<Fn>("scipy.linalg.cython_blas", name);
 }
 
 inline SyevdFn scipy_dsyevd() {

@@ -175,10 +175,6 @@ void gamma_factor(const Eigen::MatrixXd& U, const RowMatrixXd& Yc, const Eigen::
   c.tail(ky).setConstant(-lambda);
 }
 
-}  // namespace
-
-namespace {
-
 // Anderson acceleration (type II, Walker & Ni, SIAM J. Numer. Anal. 2011) of the ISM map, acting
 // on the projectors P = W W' (d x d: the subspace, free of the sign and basis of W). From the last
 // few iterates x_i = vec(P_i) and map values g_i = vec(P(eig_min Phi(W_i))), it extrapolates
