@@ -26,7 +26,15 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from . import _core
-from ._validation import SYMMETRY_RTOL, blas_threads, check_choice, check_int, check_real, relative_asymmetry
+from ._validation import (
+    SYMMETRY_RTOL,
+    blas_threads,
+    check_bool,
+    check_choice,
+    check_int,
+    check_real,
+    relative_asymmetry,
+)
 
 __all__ = ["sparse_inverse_covariance", "SparseInverseCovariance"]
 
@@ -118,14 +126,14 @@ def sparse_inverse_covariance(
     S = _check_sigma(Sigma)
     m = S.shape[0]
     R = _check_rho(rho, m)
-    if not isinstance(penalize_diagonal, (bool, np.bool_)):
-        raise TypeError(f"penalize_diagonal must be a bool, got {penalize_diagonal!r}")
+    penalize_diagonal = check_bool(penalize_diagonal, "penalize_diagonal")
     check_choice(solver, "solver", _SOLVERS)
     check_real(tol, "tol")
     max_iter = check_int(max_iter, "max_iter", low=0)
 
-    S_eff = S + np.diag(np.diag(R)) if penalize_diagonal else S.copy()
-    R_eff = R.copy()
+    # S and R are this call's own arrays (_check_sigma / _check_rho build them), so no copies.
+    S_eff = S + np.diag(np.diag(R)) if penalize_diagonal else S
+    R_eff = R
     np.fill_diagonal(R_eff, 0.0)
     if (np.diag(S_eff) <= 0.0).any():  # Z_ii = S_eff_ii for every dual point Z
         _raise_unbounded(S_eff, penalize_diagonal)
@@ -174,7 +182,7 @@ def _check_sigma(Sigma):
         raise TypeError(f"Sigma must hold real numbers, got dtype {S.dtype}")
     if S.ndim != 2 or S.shape[0] != S.shape[1] or S.shape[0] == 0:
         raise ValueError(f"Sigma must be a non-empty square matrix, got shape {S.shape}")
-    S = np.array(S, dtype=np.float64, order="C")  # a copy: the caller's array is never touched
+    S = np.asarray(S, dtype=np.float64)  # only read: the symmetrised return value is a new array
     if not np.isfinite(S).all():
         raise ValueError("Sigma contains NaN or infinity")
     asymmetry = relative_asymmetry(S)
@@ -192,7 +200,7 @@ def _check_rho(rho, m):
         raise TypeError(f"rho must be a non-negative number or an (m, m) matrix, got {rho!r}")
     if R.shape != (m, m):
         raise ValueError(f"rho must be a scalar or have Sigma's shape {(m, m)}, got {R.shape}")
-    R = np.array(R, dtype=np.float64)
+    R = np.asarray(R, dtype=np.float64)  # only read: the symmetrised return value is a new array
     if not np.isfinite(R).all() or (R < 0).any():
         raise ValueError("rho must be finite and non-negative")
     if relative_asymmetry(R) > SYMMETRY_RTOL:
