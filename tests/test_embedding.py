@@ -86,6 +86,18 @@ def test_mve_step_matches_cvxpy():
     assert abs(ours - reference) <= 1e-4 * abs(reference)
 
 
+def test_an_inactive_bound_is_named_when_the_solver_stalls():
+    # Random points do not unfold: the default B leaves room the optimum does not use, A's top
+    # eigenvalue sits at 0 there and the dual is not differentiable. The warning says so; a bound
+    # the solution reaches converges.
+    X = np.random.default_rng(0).uniform(size=(40, 10))
+    with pytest.warns(ConvergenceWarning) as record:
+        MinimumVolumeEmbedding(n_components=1, n_neighbors=3, n_outer=1, init="pca", max_iter=200).fit(X)
+    assert any("leaves the bound B inactive" in str(w.message) for w in record)
+    model = MinimumVolumeEmbedding(n_components=1, n_neighbors=3, B=100.0, init="pca", max_iter=200).fit(X)
+    assert model.converged_ and all(model.history_["inner_converged"])
+
+
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # n_outer is reached on purpose
 def test_mve_outer_loop_is_monotone_and_concentrates_energy():
     X, _ = blobs(n=60, seed=2, d=5)

@@ -12,7 +12,9 @@ from kernlearn.npkl import SimpleNPKL
 ESTIMATORS = [
     SimpleNPKL(n_neighbors=3, random_state=0),
     KernelKMeans(2, random_state=0),
-    MinimumVolumeEmbedding(n_components=1, n_neighbors=3, outer_tol=1e-2, max_iter=5000, random_state=0),
+    # B: the default (room for unfolding) stays inactive on the checks' random data, where the
+    # dual is not differentiable at the optimum and the solver crawls (see embedding._inactive_bound_hint).
+    MinimumVolumeEmbedding(n_components=1, n_neighbors=3, B=1.0, random_state=0),
     StructurePreservingEmbedding(n_components=1, n_neighbors=3, max_rounds=3, random_state=0),
     ColoredMVU(n_components=1, n_neighbors=3, random_state=0),
     IndefiniteKernelLogisticRegression(kernel="rbf", learning_rate="auto", random_state=0),

@@ -190,9 +190,10 @@ class _SaddleEmbedding(BaseEstimator):
         emb[:, :r] = V[:, :r] * np.sqrt(lam[:r])
         self.embedding_ = emb
 
-    def _warn_unconverged(self, converged, what):
+    def _warn_unconverged(self, converged, what, solves=()):
         if not converged:
-            warnings.warn(f"{type(self).__name__}: {what}", ConvergenceWarning, stacklevel=3)
+            warnings.warn(f"{type(self).__name__}: {what}{_inactive_bound_hint(solves)}", ConvergenceWarning,
+                          stacklevel=3)
 
     def kernel(self, dense=False):
         """The learned kernel: the factor F = V sqrt(lambda) (K = F F'), or the n x n matrix."""
@@ -308,7 +309,7 @@ class ColoredMVU(_DistancePreserving):
         self.pairs_ = problem["pairs"]
         self.n_iter_, self.converged_ = int(out["n_iter"]), bool(out["converged"])
         self.history_ = {k: np.asarray(out[k]) for k in ("dual", "primal", "gap", "step", "matvecs", "rank")}
-        self._warn_unconverged(self.converged_, f"duality gap above tol after {self.n_iter_} iterations")
+        self._warn_unconverged(self.converged_, f"duality gap above tol after {self.n_iter_} iterations", [out])
         return self
 
     def _label_factor(self, y, n):
@@ -361,7 +362,10 @@ class MinimumVolumeEmbedding(_DistancePreserving):
     n_components : int, default 2
         d, the dimension whose eigenvalues are grown.
     n_neighbors, C, B, basis, rank, eigen_solver, max_iter, tol, random_state, n_jobs, verbose, callback
-        As in :class:`ColoredMVU` (max_iter and tol per inner solve).
+        As in :class:`ColoredMVU` (max_iter and tol per inner solve). B = None takes the squared
+        geodesic trace: room for the unfolded data. Data with nothing to unfold (e.g. uniform
+        noise) leave that bound inactive; the dual is then not differentiable at the optimum,
+        the inner solves crawl, and the convergence warning says so: give a smaller B.
     n_outer : int, default 50
     outer_tol : float, default 1e-3
         Stop when F changes by less than this, relative (measured: on standardized wine F still
@@ -425,7 +429,7 @@ class MinimumVolumeEmbedding(_DistancePreserving):
             out = self._solve(n, shift=1.0, alpha0=alpha, seed=seed, **problem)
             Vd, alpha = np.asarray(out["eigenvectors"])[:, :d], np.asarray(out["alpha"])
         history = {"objective": [], "energy_outside": [], "inner_iterations": [], "gap": [], "inner_converged": []}
-        converged, inner_total = False, 0
+        converged, inner_total, unconverged = False, 0, []
         change = np.inf  # relative change of F in the last outer step
         for outer in range(self.n_outer):
             # Inexact majorisation: while F still moves by much, an inner gap well below that
@@ -443,6 +447,8 @@ class MinimumVolumeEmbedding(_DistancePreserving):
             history["inner_iterations"].append(int(out["n_iter"]))
             history["gap"].append(float(out["gap"][-1] / max(abs(out["primal"][-1]), 1e-300)))
             history["inner_converged"].append(bool(out["converged"]))
+            if not out["converged"]:
+                unconverged.append(out)
             if self.verbose:
                 print(f"[MinimumVolumeEmbedding] outer {outer:3d}  F {F:.6e}  energy outside top {d} "
                       f"{history['energy_outside'][-1]:.3e}  inner tol {inner_tol:.1e}", flush=True)
@@ -461,7 +467,7 @@ class MinimumVolumeEmbedding(_DistancePreserving):
         self._warn_unconverged(converged, f"the outer loop did not settle in n_outer = {self.n_outer} steps")
         self._warn_unconverged(all(history["inner_converged"]),
                                f"{history['inner_converged'].count(False)} inner solve(s) stopped at max_iter = "
-                               f"{self.max_iter} above tol")
+                               f"{self.max_iter} above tol", unconverged)
         return self
 
 
@@ -598,6 +604,17 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
         return self._solve(n, sparse=W, pairs=np.ascontiguousarray(pairs, dtype=np.int64), rows=rows,
                            target=np.zeros(t), rho=0.0, dual_set="capped_simplex", upper=float(self.C),
                            alpha0=alpha, B=B, seed=seed, basis=basis)
+
+
+def _inactive_bound_hint(solves):
+    """Why unconverged solves crawl, when their iterates show it: an iterate with A_+ = 0 (K = 0)
+    means the optimum has A's top eigenvalue at 0, i.e. |K|_F^2 < B: the trace bound is inactive,
+    J = -sqrt(B) |A_+|_F + ... is not differentiable there and the dual steps stall."""
+    if not any(np.any(np.asarray(out["rank"])[1:] == 0) for out in solves):
+        return ""
+    return ("; iterates reached A_+ = 0: the optimum leaves the bound B inactive (|K|_F^2 < B), where the dual "
+            "is not differentiable and converges slowly. A smaller B, which the solution reaches, is solved "
+            "quickly")
 
 
 def _geodesic_trace(W, seed, n_sources=32):
