@@ -61,6 +61,7 @@ void register_hsic(py::module_& m) {
         out["n_iter"] = r.n_iter;
         out["converged"] = r.converged;
         out["cycled"] = r.cycled;
+        out["n_damped"] = r.n_damped;
         return out;
       },
       py::arg("X").noconvert(), py::arg("W0"), py::arg("A").noconvert(), py::arg("c"), py::arg("sigma"),
@@ -99,12 +100,13 @@ void register_hsic(py::module_& m) {
           info["dist_u"] = rec.dist_u;
           info["ism_iter"] = rec.ism_iter;
           info["ism_cycled"] = rec.ism_cycled;
+          info["ism_damped"] = rec.ism_damped;
           return py::bool_((*callback)(info)).cast<bool>();
         };
         const InterruptPoll poll = python_interrupt_poll();
         KdacResult r = run_interruptible([&] { return kdac(X, Y, W0, opt, monitor, poll); });
         std::vector<double> cost, quality, hsic_y, dist_w, dist_u;
-        std::vector<Index> ism_iter, matvecs;
+        std::vector<Index> ism_iter, ism_damped, matvecs;
         std::vector<bool> cycled;
         for (const auto& h : r.history) {
           cost.push_back(h.cost);
@@ -115,6 +117,7 @@ void register_hsic(py::module_& m) {
           ism_iter.push_back(h.ism_iter);
           matvecs.push_back(h.matvecs);
           cycled.push_back(h.ism_cycled);
+          ism_damped.push_back(h.ism_damped);
         }
         py::dict out;
         out["W"] = std::move(r.W);
@@ -146,6 +149,7 @@ void register_hsic(py::module_& m) {
         history["ism_iter"] = to_numpy(std::move(ism_iter));
         history["matvecs"] = to_numpy(std::move(matvecs));
         history["ism_cycled"] = py::cast(cycled);
+        history["ism_damped"] = to_numpy(std::move(ism_damped));
         out["history"] = history;
         return out;
       },

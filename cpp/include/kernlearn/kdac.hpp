@@ -22,8 +22,12 @@ struct IsmResult {
   std::vector<double> distance;     // projection distance between successive iterates
   Index n_iter = 0;
   bool converged = false;
-  bool cycled = false;              // a period-2 cycle was detected and the better end kept
+  Index n_damped = 0;               // steps to the subspace between the ends of a 2-cycle
+  bool cycled = false;              // a 2-cycle outlasted kMaxDampedSteps and the better end was kept
 };
+
+// Steps to the middle of a period-2 cycle that one W-step may take before keeping an end.
+constexpr Index kMaxDampedSteps = 5;
 
 // Algorithm 2: W <- the q eigenvectors of Phi(W) with the smallest eigenvalues, from W0, with
 // gamma = A diag(c) A' fixed. Stops when the projection distance between iterates is <= tol.
@@ -64,6 +68,7 @@ struct KdacIteration {
   double dist_w = 0.0, dist_u = 0.0;  // projection distances to the previous iteration
   Index ism_iter = 0;
   bool ism_cycled = false;
+  Index ism_damped = 0;
   Index matvecs = 0;      // kernel mat-vecs of the U-step (0 when dense)
 };
 
