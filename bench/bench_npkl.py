@@ -33,10 +33,6 @@ from kernlearn.npkl import SimpleNPKL
 from tables import row, run_sections, timed  # bench/tables.py
 
 
-
-
-
-
 def blobs(n, d, seed=0):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 3, n)
