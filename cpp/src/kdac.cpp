@@ -175,6 +175,16 @@ void gamma_factor(const Eigen::MatrixXd& U, const RowMatrixXd& Yc, const Eigen::
   c.tail(ky).setConstant(-lambda);
 }
 
+// The q leading eigenvectors of a symmetric d x d matrix (a combination of projectors), signs
+// fixed; false if the eigensolver fails.
+bool leading_subspace(const Eigen::MatrixXd& P, Index q, Eigen::MatrixXd& W) {
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(P);
+  if (es.info() != Eigen::Success) return false;
+  W = es.eigenvectors().rightCols(q);  // ascending order: the q largest
+  fix_signs(W);
+  return true;
+}
+
 // Anderson acceleration (type II, Walker & Ni, SIAM J. Numer. Anal. 2011) of the ISM map, acting
 // on the projectors P = W W' (d x d: the subspace, free of the sign and basis of W). From the last
 // few iterates x_i = vec(P_i) and map values g_i = vec(P(eig_min Phi(W_i))), it extrapolates
@@ -211,11 +221,8 @@ class AndersonProjector {
     const Eigen::VectorXd x = g_.back() - dG * gamma;
     Eigen::MatrixXd P = Eigen::Map<const Eigen::MatrixXd>(x.data(), d_, d_);
     P = (0.5 * (P + P.transpose())).eval();  // eval: the transpose aliases the target
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(P);
-    if (es.info() != Eigen::Success) return W_map;
-    Eigen::MatrixXd W_next = es.eigenvectors().rightCols(q_);  // the q largest
-    fix_signs(W_next);
-    return W_next;
+    Eigen::MatrixXd W_next;
+    return leading_subspace(P, q_, W_next) ? W_next : W_map;
   }
 
  private:
@@ -265,22 +272,23 @@ IsmResult ism(const MatrixRef& X, const Eigen::MatrixXd& W0, const MatrixRef& A,
       return out;
     }
     if (s >= 2) {
-      const double back = projection_distance(W_prev, W_next);
-      if (back <= std::max(tol, 1e-3 * dist) && out.n_damped < kMaxDampedSteps) {
-        // Period 2: W_{s+1} is W_{s-1} again. Step to the subspace between the two ends (the top
-        // q eigenvectors of W W' + W_next W_next') and iterate on: on the paper's MoonN from
-        // random starts 6 runs in 10 then reach the alternative clustering instead of 1, Moon's
-        // mean NMI goes from 0.44 to 0.68 (Table 1 came out the same with 20 steps allowed).
+      const bool two_cycle = projection_distance(W_prev, W_next) <= std::max(tol, 1e-3 * dist);
+      Eigen::MatrixXd middle;
+      // Period 2: W_{s+1} is W_{s-1} again. Step to the subspace between the two ends (the top
+      // q eigenvectors of W W' + W_next W_next') and iterate on: on the paper's MoonN from
+      // random starts 6 runs in 10 then reach the alternative clustering instead of 1, Moon's
+      // mean NMI goes from 0.44 to 0.68 (Table 1 came out the same with 20 steps allowed).
+      if (two_cycle && out.n_damped < kMaxDampedSteps &&
+          leading_subspace(W * W.transpose() + W_next * W_next.transpose(), q, middle)) {
         ++out.n_damped;
-        Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> between(W * W.transpose() + W_next * W_next.transpose());
         W_prev = std::move(W);
         trace_prev = ph.trace_gamma_k;
-        W = between.eigenvectors().rightCols(q);
+        W = std::move(middle);
         anderson.clear();
         residual_prev = std::numeric_limits<double>::infinity();
         continue;
       }
-      if (back <= std::max(tol, 1e-3 * dist)) {
+      if (two_cycle) {
         // Still a 2-cycle: keep the end with the larger Tr(gamma K), i.e. the smaller cost (4a)
         // under the fixed gamma of this W-step.
         out.cycled = true;

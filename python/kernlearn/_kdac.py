@@ -208,12 +208,12 @@ class KDAC(ClusterMixin, BaseEstimator):
       58, the same end point (cost equal to 4 digits), 4x faster.
     * ISM stops on the projection distance between subspaces. A period-2 cycle between two
       subspaces (seen with uniform-noise dimensions) is detected and the iteration steps to the
-      subspace between its ends (the top q eigenvectors of W W' + W' W'', up to 5 times per
-      W-step): from random starts on the paper's MoonN this reaches the alternative clustering in
-      6 runs of 10 instead of 1. A cycle that outlasts these steps ends the W-step at the end with
-      the smaller cost (4a), and a ConvergenceWarning says so. The outer alternation is watched the same
-      way for cycles of period 2 to 4 (W and U both back where they were), keeping the state with
-      the largest cost (2a).
+      subspace between its ends (the top q eigenvectors of W_s W_s' + W_s+1 W_s+1', up to 5
+      times per W-step): from random starts on the paper's MoonN this reaches the alternative
+      clustering in 6 runs of 10 instead of 1. A cycle that outlasts these steps ends the W-step
+      at the end with the smaller cost (4a), and a ConvergenceWarning says so. The outer
+      alternation is watched the same way for cycles of period 2 to 4 (W and U both back where
+      they were), keeping the state with the largest cost (2a).
     * Several existing clusterings (a list for y) are stacked into one Y: the novelty term is
       lambda sum_m HSIC(XW, Y_m) (the iterative multi-view use of Niu et al.).
     """
@@ -336,8 +336,9 @@ class KDAC(ClusterMixin, BaseEstimator):
         if any(self.history_["ism_cycled"]):
             warnings.warn(
                 "ISM fell into a period-2 cycle between two subspaces in "
-                f"{int(np.sum(self.history_['ism_cycled']))} W-step(s) that steps to the middle did not end; "
-                "the end with the smaller cost (4a) was kept. Uniform-noise dimensions cause this; a larger sigma or a smaller n_components may help.",
+                f"{int(np.sum(self.history_['ism_cycled']))} W-step(s) that steps to its middle did not "
+                "end; the end with the smaller cost (4a) was kept. Uniform-noise dimensions cause this; "
+                "a larger sigma or a smaller n_components may help.",
                 ConvergenceWarning,
                 stacklevel=2,
             )

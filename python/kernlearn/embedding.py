@@ -190,9 +190,10 @@ class _SaddleEmbedding(BaseEstimator):
         emb[:, :r] = V[:, :r] * np.sqrt(lam[:r])
         self.embedding_ = emb
 
-    def _warn_unconverged(self, converged, what, solves=()):
+    def _warn_unconverged(self, converged, what, ranks=()):
+        """ranks: the rank histories of the unconverged saddle-point solves behind ``what``."""
         if not converged:
-            warnings.warn(f"{type(self).__name__}: {what}{_inactive_bound_hint(solves)}", ConvergenceWarning,
+            warnings.warn(f"{type(self).__name__}: {what}{_inactive_bound_hint(ranks)}", ConvergenceWarning,
                           stacklevel=3)
 
     def kernel(self, dense=False):
@@ -309,7 +310,8 @@ class ColoredMVU(_DistancePreserving):
         self.pairs_ = problem["pairs"]
         self.n_iter_, self.converged_ = int(out["n_iter"]), bool(out["converged"])
         self.history_ = {k: np.asarray(out[k]) for k in ("dual", "primal", "gap", "step", "matvecs", "rank")}
-        self._warn_unconverged(self.converged_, f"duality gap above tol after {self.n_iter_} iterations", [out])
+        self._warn_unconverged(self.converged_, f"duality gap above tol after {self.n_iter_} iterations",
+                               [out["rank"]])
         return self
 
     def _label_factor(self, y, n):
@@ -448,7 +450,7 @@ class MinimumVolumeEmbedding(_DistancePreserving):
             history["gap"].append(float(out["gap"][-1] / max(abs(out["primal"][-1]), 1e-300)))
             history["inner_converged"].append(bool(out["converged"]))
             if not out["converged"]:
-                unconverged.append(out)
+                unconverged.append(np.asarray(out["rank"]))  # not out: it holds n x r eigenvectors
             if self.verbose:
                 print(f"[MinimumVolumeEmbedding] outer {outer:3d}  F {F:.6e}  energy outside top {d} "
                       f"{history['energy_outside'][-1]:.3e}  inner tol {inner_tol:.1e}", flush=True)
@@ -606,11 +608,11 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
                            alpha0=alpha, B=B, seed=seed, basis=basis)
 
 
-def _inactive_bound_hint(solves):
-    """Why unconverged solves crawl, when their iterates show it: an iterate with A_+ = 0 (K = 0)
-    means the optimum has A's top eigenvalue at 0, i.e. |K|_F^2 < B: the trace bound is inactive,
-    J = -sqrt(B) |A_+|_F + ... is not differentiable there and the dual steps stall."""
-    if not any(np.any(np.asarray(out["rank"])[1:] == 0) for out in solves):
+def _inactive_bound_hint(ranks):
+    """Why unconverged solves crawl, when their rank histories show it: an iterate with A_+ = 0
+    (K = 0) means the optimum has A's top eigenvalue at 0, i.e. |K|_F^2 < B: the trace bound is
+    inactive, J = -sqrt(B) |A_+|_F + ... is not differentiable there and the dual steps stall."""
+    if not any(np.any(np.asarray(rank)[1:] == 0) for rank in ranks):
         return ""
     return ("; iterates reached A_+ = 0: the optimum leaves the bound B inactive (|K|_F^2 < B), where the dual "
             "is not differentiable and converges slowly. A smaller B, which the solution reaches, is solved "
