@@ -32,19 +32,21 @@ const Csr& laplacian_of(Index n) {
   return cached;
 }
 
-void BM_spmv(benchmark::State& state) {
+void BM_spmv(benchmark::State& state) {  // args: n, threads, columns
   const Index n = state.range(0);
   const Csr& L = laplacian_of(n);
   kernlearn::ThreadTeam team(static_cast<int>(state.range(1)));
   const kernlearn::CsrOperator A(n, L.indptr.data(), L.indices.data(), L.data.data(), team);
-  Eigen::MatrixXd x = Eigen::MatrixXd::Ones(n, 1), y(n, 1);
+  const Index b = state.range(2);
+  Eigen::MatrixXd x = Eigen::MatrixXd::Ones(n, b), y(n, b);
   for (auto _ : state) {
     A.apply(x, y);
     benchmark::DoNotOptimize(y.data());
   }
-  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(L.data.size() * 16));
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(L.data.size() * 16 * b));
 }
-BENCHMARK(BM_spmv)->Args({10000, 1})->Args({100000, 1})->Args({100000, 2});
+// A single vector, and the block of 50 a warm start multiplies.
+BENCHMARK(BM_spmv)->Args({10000, 1, 1})->Args({100000, 1, 1})->Args({100000, 2, 1})->Args({10000, 2, 50});
 
 // One Gram-Schmidt step against a basis of 64 or 100 columns as Lanczos does it: project, then subtract
 // (fusing the second pass's projection), on a thread team of 1 or 2.
