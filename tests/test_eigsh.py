@@ -154,6 +154,22 @@ def test_warm_start_on_a_perturbed_matrix(scale):
         assert warm["n_matvec"] <= cold["n_matvec"]
 
 
+@pytest.mark.parametrize("which", ["LA", "SA"])
+def test_warm_blocks_wider_than_the_basis_or_dependent(which):
+    """Warm blocks the Rayleigh-Ritz step must trim: wider than ncv, with repeated columns, with
+    more columns than n (the first n independent ones span the space). The answer is exact, and a
+    block that already holds it costs its own 40 products and one probe of 20 steps: the basis
+    grown to take the block is not kept for the probe."""
+    A = random_sparse_symmetric(300, density=0.05, seed=3)
+    reference = eigsh(A, 5, which, method="dense")[0]
+    _, V, _ = eigsh(A, 40, which, method="lanczos", random_state=0)
+    noise = np.random.default_rng(4).standard_normal((300, 300))
+    for block in (V, np.c_[V, V[:, :7]], np.c_[V[:, :1], V[:, :1], noise]):
+        values, vectors, info = eigsh(A, 5, which, v0=block, ncv=12, method="lanczos")
+        check_pairs(A, values, vectors, info, reference)
+    assert eigsh(A, 5, which, v0=V, ncv=12, method="lanczos")[2]["n_matvec"] <= 40 + 20
+
+
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [

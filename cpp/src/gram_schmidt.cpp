@@ -81,7 +81,8 @@ __attribute__((target("avx512f"))) void subtract_then_project_avx512(const doubl
 // Y = V S by register tiles of R x 8 rows and C columns: per basis column j, R loads of V and C
 // broadcasts of S feed R * C FMAs. With R = 4, C = 6 (24 of the 32 registers accumulate) that is
 // 10 loads per 24 FMAs, where an 8 x 4 tile needed 5 per 4 and ran at half the FMA peak. The
-// 32 x m strip of V stays in L1 across the column tiles, so V streams from memory once.
+// 32 x m strip of V (256 m bytes) stays in L1 across the column tiles for bases up to about 150
+// columns, so V streams from memory once; wider bases re-read the strip from L2.
 template <int R, int C>
 __attribute__((target("avx512f"))) inline void rotate_tile_avx512(const double* V, Index ldv, Index m,
                                                                   const double* S, Index lds,
@@ -323,9 +324,9 @@ namespace {
 constexpr Index kMinBlockRows = 512;
 constexpr Index kMaxBlocks = 24;
 
-// The block count for n rows: as many as fit, rounded down to a multiple of 12 (or 6, or 2), so
-// that teams of 2, 3, 4 and 6 threads get equal shares. At n = 10^4, 19 blocks left one of two
-// threads waiting for a tenth of every Gram-Schmidt sweep.
+// The block count for n rows: as many as fit, rounded down to a multiple of 12 where possible
+// (equal shares for teams of 2, 3, 4 and 6 threads), else of 6 or 2. At n = 10^4 the old count,
+// 19, gave two threads unequal shares.
 Index block_count(Index n) {
   const Index fit = std::clamp<Index>(n / kMinBlockRows, 1, kMaxBlocks);
   for (Index multiple : {12, 6, 2})
@@ -338,7 +339,7 @@ double squared_norm(const double* w, Index rows) {
 }
 }  // namespace
 
-BasisProducts::BasisProducts(Index n, ThreadTeam& team) : n_(n), team_(team) {
+BasisProducts::BasisProducts(Index n, ThreadTeam& team) : team_(team) {
   const Index blocks = block_count(n);
   starts_.resize(static_cast<std::size_t>(blocks + 1));
   // Block boundaries on multiples of 8 rows, so the SIMD kernels see whole strips.

@@ -64,7 +64,18 @@ class ThickRestart {
   void resize_basis(Index ncv) {
     ncv = std::min(ncv, n_);
     if (ncv <= ncv_) return;
-    // conservativeResize keeps the vectors already computed (the threshold mode grows the basis).
+    // conservativeResize keeps the vectors already computed (the threshold mode grows the basis);
+    // the spare basis is scratch.
+    V_.conservativeResize(n_, ncv + 1);
+    spare_.resize(n_, ncv + 1);
+    H_.conservativeResize(ncv, ncv);
+    ncv_ = ncv;
+  }
+
+  // Back to ncv columns (a warm block wider than the basis grew it); keeps the first ones.
+  void shrink_basis(Index ncv) {
+    ncv = std::min(ncv, n_);
+    if (ncv >= ncv_) return;
     V_.conservativeResize(n_, ncv + 1);
     spare_.resize(n_, ncv + 1);
     H_.conservativeResize(ncv, ncv);
@@ -228,28 +239,27 @@ class ThickRestart {
   // that meet tol are locked and Lanczos starts from the sum of the others. Returns true when
   // the basis was seeded here.
   bool warm_start(const Eigen::MatrixXd& block) {
+    // The block may be wider than the basis the solve asked for: it is orthonormalised into a
+    // basis grown to fit, which shrinks back below once only the Ritz vectors that matter remain.
+    const Index ncv_asked = ncv_;
     const Index rank = orthonormalize_block(block);
     if (rank == 0) throw std::invalid_argument("v0 must not be zero");
-    // The products run on the basis kernels (two threads, AVX-512 where present): with Eigen's
+    // The products run on the basis kernels (on the team, AVX-512 where present): with Eigen's
     // Householder QR and GEMMs on one thread, this step cost 40 ms at n = 10^4, b = 50 (a tenth
     // of a cold solve) and made a warm start that locks nothing slower than a cold one.
     Eigen::MatrixXd W(n_, rank);
     A_.apply(V_.leftCols(rank), W);
     if (sign_ < 0) W = -W;
     n_matvec_ += rank;
-    Eigen::MatrixXd G(rank, rank);  // Q' A Q, column by column
-    for (Index c = 0; c < rank; ++c) gs_.project(V_.data(), n_, rank, W.col(c).data(), G.col(c).data());
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(G);  // reads the lower triangle
+    // Q' A Q: its lower triangle is all the eigensolver reads, column c from row c down.
+    Eigen::MatrixXd G = Eigen::MatrixXd::Zero(rank, rank);
+    for (Index c = 0; c < rank; ++c)
+      gs_.project(V_.col(c).data(), n_, rank - c, W.col(c).data(), G.col(c).data() + c);
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(G);
     if (eig.info() != Eigen::Success) throw std::runtime_error("eigensolver of the projected block failed");
     const Eigen::VectorXd theta = eig.eigenvalues().reverse();
     const Eigen::MatrixXd S = eig.eigenvectors().rowwise().reverse();
-    rotate_into_spare(rank, S, rank);  // V[:, :rank] = Q S, the Ritz vectors
-    Eigen::MatrixXd AY(n_, rank);
-    gs_.rotate(W.data(), n_, rank, S.data(), rank, rank, AY.data(), n_);
-    Eigen::VectorXd res(rank);
-    for (Index c = 0; c < rank; ++c) res(c) = (AY.col(c) - theta(c) * V_.col(c)).norm();
     norm_estimate_ = std::max(std::abs(theta(0)), std::abs(theta(rank - 1)));
-    const auto Y = V_.leftCols(rank);
 
     Index count = std::min(wanted_, rank);
     if (opt_.threshold_mode) {
@@ -257,10 +267,18 @@ class ThickRestart {
       while (count < rank && theta(count) > effective_threshold()) ++count;
       count = std::min(count + 1, rank);  // one pair at or below the threshold certifies the rest
     }
+    // Only the first `count` Ritz pairs are used: V[:, :count] = Q S, then A V into the spare
+    // basis, which holds the dead Q after the swap.
+    rotate_into_spare(rank, S, count);
+    gs_.rotate(W.data(), n_, rank, S.data(), rank, count, spare_.data(), n_);
+    Eigen::VectorXd res(count);
+    for (Index c = 0; c < count; ++c) res(c) = (spare_.col(c) - theta(c) * V_.col(c)).norm();
+    shrink_basis(std::max(ncv_asked, count));
+
     const bool certified = !opt_.threshold_mode || theta(count - 1) <= effective_threshold();
-    const bool all_converged = (res.head(count).array() <= opt_.tol * norm_estimate_).all();
+    const bool all_converged = (res.array() <= opt_.tol * norm_estimate_).all();
     if (!(certified && all_converged && count >= std::min(wanted_, rank) && count < n_))
-      return lock_converged(Y.leftCols(count), theta.head(count), res.head(count));
+      return lock_converged(count, theta.head(count), res);
     wanted_ = std::max(wanted_, count);
     resize_basis(std::max(ncv_, count + std::max<Index>(20, count / 2)));  // keeps the Ritz vectors
     V_.col(count) = fresh_vector(count);
@@ -273,13 +291,13 @@ class ThickRestart {
 
   // The block's columns, orthonormalised in order into the first basis columns by classical
   // Gram-Schmidt, with a second pass when the first cancelled much (columns that leave less than
-  // 1e-10 of their norm are dependent and dropped). Returns the number kept.
+  // 1e-10 of their norm are dependent and dropped). Returns the number kept, at most n.
   Index orthonormalize_block(const Eigen::MatrixXd& block) {
     const Index b = std::min(block.cols(), n_);
     resize_basis(std::max(ncv_, b));
     Eigen::VectorXd h(b), h2(b);
     Index rank = 0;
-    for (Index c = 0; c < b; ++c) {
+    for (Index c = 0; c < block.cols() && rank < b; ++c) {
       double* q = V_.col(rank).data();
       V_.col(rank) = block.col(c);
       const double drawn = gs_.dot(q, q);
@@ -300,21 +318,25 @@ class ThickRestart {
   // converged Ritz vectors after a thick restart) and Lanczos starts from the sum of the others,
   // so it spends its steps on the pairs that moved. Returns false when none converged: Lanczos
   // then starts from the sum of them all.
-  bool lock_converged(const Eigen::Ref<const Eigen::MatrixXd>& Y, const Eigen::Ref<const Eigen::VectorXd>& theta,
+  bool lock_converged(Index count, const Eigen::Ref<const Eigen::VectorXd>& theta,
                       const Eigen::Ref<const Eigen::VectorXd>& res) {
+    // The Ritz vectors are the basis's first `count` columns and are compacted in place: column c
+    // is read at step c, after every write (to columns locked <= c) that could reach it.
     warm_direction_.setZero(n_);
     H_.setZero();
     Index locked = 0;
-    for (Index c = 0; c < Y.cols(); ++c) {
+    for (Index c = 0; c < count; ++c) {
       if (res(c) <= opt_.tol * norm_estimate_) {
-        V_.col(locked) = Y.col(c);
+        if (locked != c) V_.col(locked) = V_.col(c);
         H_(locked, locked) = theta(c);
         ++locked;
       } else {
-        warm_direction_ += Y.col(c);
+        warm_direction_ += V_.col(c);
       }
     }
     if (locked == 0) return false;
+    // Room for Lanczos steps beyond the locked pairs (as after the certified path's probe).
+    resize_basis(std::max(ncv_, locked + std::max<Index>(20, locked / 2)));
     // Orthogonal to the locked ones (Ritz vectors are orthonormal); fresh if every pair converged
     // but the answer is not certified yet (threshold mode, or fewer pairs than wanted).
     const double norm = warm_direction_.norm();
@@ -368,8 +390,8 @@ class ThickRestart {
   }
 
   // V[:, :count] = V[:, :m] S[:, :count], written into the spare basis, which then becomes the
-  // basis: a copy back of the rotated vectors (n x count, on one thread) cost as much as the
-  // rotation itself on two.
+  // basis (its columns from count on are stale until written): a copy back of the rotated vectors
+  // (n x count, on one thread) cost as much as the rotation itself on two.
   void rotate_into_spare(Index m, Index count) { rotate_into_spare(m, S_, count); }
   void rotate_into_spare(Index m, const Eigen::MatrixXd& S, Index count) {
     gs_.rotate(V_.data(), n_, m, S.data(), S.rows(), count, spare_.data(), n_);

@@ -58,7 +58,6 @@ class BasisProducts {
   double reduce_scalars() const;
   void reserve(Index cols);
 
-  Index n_;
   ThreadTeam& team_;
   std::vector<Index> starts_;     // block b holds rows [starts_[b], starts_[b + 1])
   std::vector<double> partial_;   // block b's partial vector at b * stride_
