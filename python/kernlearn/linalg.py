@@ -66,8 +66,10 @@ def eigsh(
         graph's components would otherwise come back as rounding-level "positive" pairs).
     v0 : array of shape (n,) or (n, b), optional
         Start vector, or a block of vectors (e.g. the eigenvectors of the previous, similar
-        problem: a warm start); Lanczos starts from the sum of the columns. Default: a Gaussian
-        vector drawn from ``random_state``.
+        problem: a warm start). A block costs b products for one Rayleigh-Ritz step on its span;
+        the Ritz pairs that already meet ``tol`` are kept (if they are the whole answer, a short
+        probe for missed copies of repeated eigenvalues is all that is left) and Lanczos starts
+        from the sum of the others. Default: a Gaussian vector drawn from ``random_state``.
     tol : float
         Converged when ``||A v - lambda v|| <= tol * ||A||`` (``||A||`` estimated by the largest
         Ritz value magnitude).
