@@ -437,6 +437,12 @@ double BasisProducts::dot(const double* x, const double* y) {
   return reduce_scalars();
 }
 
+void BasisProducts::scale(const double* x, double a, double* y) {
+  for_blocks([&](Index, Index first, Index rows) {
+    Eigen::Map<Eigen::VectorXd>(y + first, rows) = a * Eigen::Map<const Eigen::VectorXd>(x + first, rows);
+  });
+}
+
 void BasisProducts::rotate(const double* V, Index ldv, Index m, const double* S, Index lds, Index p,
                            double* Y, Index ldy) {
   for_blocks([&](Index, Index first, Index rows) {

@@ -167,7 +167,7 @@ class ThickRestart {
         beta_ = 0.0;
         V_.col(j + 1) = fresh_vector(j + 1);
       } else {
-        V_.col(j + 1) = w_ / beta_;
+        gs_.scale(w_.data(), 1.0 / beta_, V_.col(j + 1).data());
       }
     }
     basis_size_ = std::min(ncv_, n_);

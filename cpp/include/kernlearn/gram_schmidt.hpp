@@ -46,6 +46,8 @@ class BasisProducts {
   double subtract(const double* V, Index ld, Index cols, const double* h, double* w);
   // <x, y>.
   double dot(const double* x, const double* y);
+  // y = a x.
+  void scale(const double* x, double a, double* y);
   // Y = V S as rotate_basis.
   void rotate(const double* V, Index ldv, Index m, const double* S, Index lds, Index p, double* Y, Index ldy);
 
