@@ -64,18 +64,18 @@ class ThickRestart {
   void resize_basis(Index ncv) {
     ncv = std::min(ncv, n_);
     if (ncv <= ncv_) return;
-    // conservativeResize keeps the vectors already computed (the threshold mode grows the basis);
-    // the spare basis is scratch.
-    V_.conservativeResize(n_, ncv + 1);
-    spare_.resize(n_, ncv + 1);
-    H_.conservativeResize(ncv, ncv);
-    ncv_ = ncv;
+    set_basis_size(ncv);
   }
 
   // Back to ncv columns (a warm block wider than the basis grew it); keeps the first ones.
   void shrink_basis(Index ncv) {
     ncv = std::min(ncv, n_);
-    if (ncv >= ncv_) return;
+    if (ncv < ncv_) set_basis_size(ncv);
+  }
+
+  // conservativeResize keeps the leading vectors already computed (the threshold mode grows the
+  // basis); the spare basis is scratch.
+  void set_basis_size(Index ncv) {
     V_.conservativeResize(n_, ncv + 1);
     spare_.resize(n_, ncv + 1);
     H_.conservativeResize(ncv, ncv);
@@ -96,14 +96,23 @@ class ThickRestart {
     // came back here as exactly the first basis vector, and 0 / 0 filled the basis with NaN).
     for (int draw = 0;; ++draw) {
       for (Index i = 0; i < n_; ++i) w(i) = normal(rng_);
-      const double drawn = w.norm();
-      for (int pass = 0; pass < 2; ++pass) {
-        const Eigen::VectorXd coefficients = V_.leftCols(cols).transpose() * w;
-        w.noalias() -= V_.leftCols(cols) * coefficients;
-      }
-      if (w.norm() > 1e-8 * drawn) return w / w.norm();
+      double drawn = 0.0;
+      const double left = orthogonalize(cols, w.data(), drawn);
+      if (left > 1e-16 * drawn) return w / std::sqrt(left);
       if (draw == 10) throw std::runtime_error("Lanczos: no direction left outside the basis");
     }
+  }
+
+  // w minus its projections on the first `cols` basis vectors: classical Gram-Schmidt on the
+  // basis kernels, with a second pass when the first cancelled much (the DGKS criterion, as in
+  // extend()). Sets `before` to |w|^2 as given and returns |w|^2 after.
+  double orthogonalize(Index cols, double* w, double& before) {
+    before = gs_.dot(w, w);
+    if (cols == 0) return before;
+    Eigen::VectorXd h(cols), h2(cols);
+    gs_.project(V_.data(), n_, cols, w, h.data());
+    const double left = gs_.subtract_then_project(V_.data(), n_, cols, h.data(), w, h2.data());
+    return left < 0.5 * before ? gs_.subtract(V_.data(), n_, cols, h2.data(), w) : left;
   }
 
   // Lanczos steps from column kept_ (already holding the next vector) to ncv_.
@@ -289,24 +298,17 @@ class ThickRestart {
     return true;
   }
 
-  // The block's columns, orthonormalised in order into the first basis columns by classical
-  // Gram-Schmidt, with a second pass when the first cancelled much (columns that leave less than
-  // 1e-10 of their norm are dependent and dropped). Returns the number kept, at most n.
+  // The block's columns, orthonormalised in order into the first basis columns (columns that
+  // leave less than 1e-10 of their norm are dependent and dropped). Returns the number kept, at
+  // most n.
   Index orthonormalize_block(const Eigen::MatrixXd& block) {
     const Index b = std::min(block.cols(), n_);
     resize_basis(std::max(ncv_, b));
-    Eigen::VectorXd h(b), h2(b);
     Index rank = 0;
     for (Index c = 0; c < block.cols() && rank < b; ++c) {
-      double* q = V_.col(rank).data();
       V_.col(rank) = block.col(c);
-      const double drawn = gs_.dot(q, q);
-      double left = drawn;
-      if (rank > 0) {
-        gs_.project(V_.data(), n_, rank, q, h.data());
-        left = gs_.subtract_then_project(V_.data(), n_, rank, h.data(), q, h2.data());
-        if (left < 0.5 * drawn) left = gs_.subtract(V_.data(), n_, rank, h2.data(), q);  // DGKS
-      }
+      double drawn = 0.0;
+      const double left = orthogonalize(rank, V_.col(rank).data(), drawn);
       if (!(left > 1e-20 * drawn)) continue;
       V_.col(rank) /= std::sqrt(left);
       ++rank;
