@@ -156,7 +156,8 @@ def section_sequence(args, table, steps=20, k=50):
             alphas.append(alphas[-1] * (1 + rng.uniform(-0.05, 0.05, t.size)))
         mats = [assemble(L, i, j, a * t) for a in alphas]
         totals = {}
-        for solver in ("arpack-cold", "arpack-sum-v0", "kernlearn-cold", "kernlearn-warm"):  # ARPACK first: the ratio column
+        # ARPACK first: every row's ratio column divides by its total.
+        for solver in ("arpack-cold", "arpack-sum-v0", "kernlearn-cold", "kernlearn-warm"):
             totals[solver], (matvecs, answers) = timed(lambda: run_sequence(solver, mats, k), args.repeats)
             # Checked after the clock stops: the residuals cost 5-10 ms per step, on every solver.
             worst = max(residual(A, w, V) for A, (w, V) in zip(mats, answers))
