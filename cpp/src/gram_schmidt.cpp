@@ -429,6 +429,16 @@ double BasisProducts::subtract(const double* V, Index ld, Index cols, const doub
   return reduce_scalars();
 }
 
+double BasisProducts::subtract_columns(const double* V, Index ld, const std::vector<Index>& columns,
+                                       const double* h, double* w) {
+  for_blocks([&](Index b, Index first, Index rows) {
+    Eigen::Map<Eigen::VectorXd> part(w + first, rows);
+    for (Index c : columns) part -= h[c] * Eigen::Map<const Eigen::VectorXd>(V + c * ld + first, rows);
+    scalars_[static_cast<std::size_t>(b)] = part.squaredNorm();
+  });
+  return reduce_scalars();
+}
+
 double BasisProducts::dot(const double* x, const double* y) {
   for_blocks([&](Index b, Index first, Index rows) {
     scalars_[static_cast<std::size_t>(b)] =

@@ -44,6 +44,8 @@ class BasisProducts {
   double subtract_then_project(const double* V, Index ld, Index cols, const double* h, double* w, double* h2);
   // w -= V h.
   double subtract(const double* V, Index ld, Index cols, const double* h, double* w);
+  // w -= h[c] V[:, c] for the listed columns c only (a few of a wide basis).
+  double subtract_columns(const double* V, Index ld, const std::vector<Index>& columns, const double* h, double* w);
   // <x, y>.
   double dot(const double* x, const double* y);
   // y = a x.
