@@ -69,7 +69,10 @@ def eigsh(
         problem: a warm start). A block costs b products for one Rayleigh-Ritz step on its span;
         the Ritz pairs that already meet ``tol`` are kept (if they are the whole answer, a short
         probe for missed copies of repeated eigenvalues is all that is left) and Lanczos starts
-        from the sum of the others. Default: a Gaussian vector drawn from ``random_state``.
+        from the sum of the others. An orthonormal block whose span is too far from invariant
+        for any pair to meet ``tol`` (Ritz residuals above ``sqrt(tol) * ||A||``, judged by one
+        product) skips that step and Lanczos starts from the sum of its columns. Default: a
+        Gaussian vector drawn from ``random_state``.
     tol : float
         Converged when ``||A v - lambda v|| <= tol * ||A||`` (``||A||`` estimated by the largest
         Ritz value magnitude).
