@@ -6,7 +6,9 @@
 // only when it cancelled much (DGKS). The coefficients give the projected matrix H column by
 // column. It then solves the small eigenproblem of H and restarts from the best Ritz vectors plus
 // the last Lanczos vector. That restart keeps the Krylov relation A V = V H + beta v e', so the
-// residual of a Ritz pair (theta, s) is beta |s_last| without touching A.
+// residual of a Ritz pair (theta, s) is beta |s_last| without touching A. Wanted pairs that have
+// converged well below tol are locked: they stay in the basis unrotated and out of the small
+// eigenproblem, their couplings counted in the other pairs' residuals.
 #pragma once
 
 #include <Eigen/Core>
@@ -39,14 +41,16 @@ struct LanczosResult {
   Eigen::VectorXd residuals;  // |A v - lambda v| estimates, one per pair
   Index n_matvec = 0;
   Index n_restart = 0;
-  Index n_locked = 0;         // pairs of a warm block locked without Lanczos steps
+  Index n_locked = 0;         // pairs of a warm block locked without Lanczos steps (not later locks)
   double norm_estimate = 0.0;
   LanczosStatus status = LanczosStatus::not_converged;
 };
 
 // start: one vector, or a block (b > 1: the eigenvectors of an earlier, similar problem). A block
 // gets one Rayleigh-Ritz step; the Ritz pairs that already meet tol are locked, and Lanczos
-// starts from the sum of the others (no component along the earlier unwanted eigenvectors).
+// starts from the sum of the others (no component along the earlier unwanted eigenvectors). An
+// orthonormal block that one product shows to be far from invariant skips the step and Lanczos
+// starts from the sum of its columns.
 // The basis products run on `team` (share it with the operator's).
 LanczosResult lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start,
                       const LanczosOptions& options, ThreadTeam& team, const InterruptPoll& poll = {});
