@@ -1,5 +1,7 @@
 #include "kernlearn/sice.hpp"
 
+#include "kernlearn/vector_ops.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -248,7 +250,7 @@ class FreePairs {
         column_[r] = sum;
       }
       for (Index p = first_[j]; p < first_[j + 1]; ++p)
-        out[p] = weight(pairs_[p]) * W.col(pairs_[p].first).dot(column_);
+        out[p] = weight(pairs_[p]) * dot(W.col(pairs_[p].first).data(), column_.data(), m_);
     }
   }
 
@@ -340,17 +342,17 @@ void coordinate_descent_direction(const MatrixXd& X, const MatrixXd& W, const Ma
         column = j;
       }
       const double a = i == j ? W(i, i) * W(i, i) : W(i, j) * W(i, j) + W(i, i) * W(j, j);
-      const double b = G(i, j) + W.col(i).dot(u);
+      const double b = G(i, j) + dot(W.col(i).data(), u.data(), m);
       const double c = X(i, j) + D(i, j);
       const double target = soft_threshold(c - b / a, R(i, j) / a);
       const double mu = target - c;
       if (mu == 0.0) continue;
       D(i, j) = target - X(i, j);  // so that X + D is exactly 0 where the threshold says so
-      Ut.col(j).noalias() += mu * W.col(i);
+      axpy(mu, W.col(i).data(), Ut.col(j).data(), m);
       u[j] += mu * W(j, i);
       if (i != j) {
         D(j, i) = D(i, j);
-        Ut.col(i).noalias() += mu * W.col(j);
+        axpy(mu, W.col(j).data(), Ut.col(i).data(), m);
         u[i] += mu * W(j, j);
       }
     }
