@@ -31,7 +31,8 @@ class ThickRestart {
 
     kept_ = locked_ = 0;
     if (start.cols() == 1 || !warm_start(start)) {
-      // One column: it is the start; a block that locked nothing: the sum of its Ritz vectors.
+      // One column: it is the start; a block that locked nothing: the sum of its Ritz vectors
+      // (or of its columns, when it was too far from invariant for the Rayleigh-Ritz step).
       const Eigen::VectorXd v0 = start.cols() == 1 ? Eigen::VectorXd(start.col(0)) : warm_direction_;
       if (!(v0.norm() > 0.0)) throw std::invalid_argument("v0 must not sum to the zero vector");
       V_.col(0) = v0 / v0.norm();
