@@ -296,3 +296,9 @@ def test_auto_rank_refuses_an_impossible_exact_solve(monkeypatch):
     X, y, pairs, labels, L = problem(n=600, n_pairs=400)
     with pytest.raises(ValueError, match="rank=<int>"):
         SimpleNPKL("linear", C=1.0).fit(X, pairs=pairs, pair_labels=labels)
+    # A rank Lanczos would find (below DENSE_FRACTION n), but whose two bases would outgrow the
+    # dense matrix refused above: refused as well (at n = 10^5 and 5% of n they need 13 GB).
+    monkeypatch.setattr(npkl, "DENSE_LIMIT_N", 60)
+    monkeypatch.setattr(npkl, "DENSE_FRACTION", 1.0)
+    with pytest.raises(ValueError, match="rank=<int>"):
+        SimpleNPKL("linear", C=1.0).fit(X, pairs=pairs, pair_labels=labels)

@@ -277,7 +277,10 @@ class SimpleNPKL(BaseEstimator):
             return "auto", SMALL_N_DENSE_FRACTION
         A = ConstraintAccumulator(pairs, n, base=-L, pair_labels=labels).assemble(np.full(len(pairs), self.C))
         estimate = estimate_count_beyond(A, 0.0, random_state=0)
-        if estimate <= DENSE_FRACTION * n:
+        # Lanczos holds two n x ncv bases (the basis and its restart spare, ncv about 1.6 times the
+        # count): no more than the dense matrix "auto" would allow.
+        basis_bytes = 2 * 8 * n * (estimate + max(20.0, 0.6 * estimate))
+        if estimate <= DENSE_FRACTION * n and basis_bytes <= 8 * DENSE_LIMIT_N**2:
             return "auto", DENSE_FRACTION
         if n > DENSE_LIMIT_N:
             raise ValueError(
