@@ -179,6 +179,51 @@ def test_warm_blocks_wider_than_the_basis_or_dependent(which):
     assert eigsh(A, 5, which, v0=V, ncv=12, method="lanczos")[2]["n_matvec"] <= 1 + 40 + 20
 
 
+def test_locking_leaves_room_for_late_copies_of_repeated_eigenvalues():
+    """Pairs locked early can be pushed out of the wanted window by copies of a repeated
+    eigenvalue that a single Krylov vector finds late. They must not take the room of the pairs
+    still converging: counted against it, the active part shrank to nothing and Lanczos ran to
+    maxiter (60 identical 6-node components, 5 large ones; a spectrum repeated five times)."""
+    rng = np.random.default_rng(42)
+    piece = sp.random(6, 6, density=0.3, random_state=rng)
+    piece = ((piece + piece.T) > 0).astype(float)
+    big = [sp.random(200, 200, density=0.3, random_state=np.random.default_rng(s)) for s in range(5)]
+    W = sp.block_diag([piece] * 60 + [((b + b.T) > 0).astype(float) for b in big]).tocsr()
+    L = (sp.diags(np.asarray(W.sum(axis=1)).ravel()) - W).tocsr()
+    spectrum_L = np.sort(scipy.linalg.eigvalsh(L.toarray()))
+    for k in (20, 100):  # k = 20: all 65 components' zeros
+        values, vectors, info = eigsh(L, k, "SA", method="lanczos", random_state=0, maxiter=20000)
+        assert info["converged"]
+        np.testing.assert_allclose(values, spectrum_L[:k], atol=1e-8 * spectrum_L[-1])
+        residuals = np.linalg.norm(L @ vectors - vectors * values, axis=0)
+        assert np.all(residuals <= 1.01 * info["residuals"] + 1e-12 * spectrum_L[-1])
+        np.testing.assert_allclose(vectors.T @ vectors, np.eye(k), atol=1e-8)
+    Q, _ = np.linalg.qr(rng.standard_normal((30, 30)))
+    spectrum = np.repeat(rng.standard_normal(6), 5)
+    A = (Q * spectrum) @ Q.T
+    values, vectors, info = eigsh(A, 25, "LA", ncv=27, method="lanczos", random_state=1, maxiter=3000)
+    assert info["converged"]
+    check_pairs(A, values, vectors, info, np.sort(spectrum)[::-1][:25])
+
+
+def test_warm_block_just_inside_tol_does_not_cap_the_others():
+    """A warm block whose pairs meet tol only just (0.3-0.9 tol, each tilted towards the one
+    eigenvector the block lacks): locked at tol, their couplings held the missing pair's residual
+    above tol for good. Only pairs at 1% of tol lock now."""
+    rng = np.random.default_rng(0)
+    n, k, tol = 200, 20, 1e-10
+    lam = np.linspace(2, 1, n)
+    X, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    A = (X * lam) @ X.T
+    A = (A + A.T) / 2
+    for fraction in (0.3, 0.9):
+        block = np.column_stack([X[:, c] + fraction * tol * 2 / abs(lam[10] - lam[c]) * X[:, 10]
+                                 for c in range(k) if c != 10])
+        values, vectors, info = eigsh(A, k, "LA", v0=block, method="lanczos", tol=tol, maxiter=20000)
+        assert info["converged"]
+        check_pairs(A, values, vectors, info, lam[:k], tol=tol)
+
+
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [

@@ -301,9 +301,9 @@ class ThickRestart {
   }
 
   // Warm start from a block (the eigenvectors of an earlier, similar matrix): one Rayleigh-Ritz
-  // step on its span (one block product). If the wanted Ritz pairs already meet tol, they are
-  // locked and only a probe (below) confirms them: a fraction of a cold solve. Otherwise those
-  // that meet tol are locked and Lanczos starts from the sum of the others. A block far from
+  // step on its span (one block product). If the wanted Ritz pairs already meet 1% of tol, they
+  // are locked and only a probe (below) confirms them: a fraction of a cold solve. Otherwise
+  // those that do are locked and Lanczos starts from the sum of the others. A block far from
   // invariant gets no Rayleigh-Ritz step: Lanczos starts from the sum of its columns. Returns
   // true when the basis was seeded here.
   bool warm_start(const Eigen::MatrixXd& block) {
@@ -344,16 +344,18 @@ class ThickRestart {
     for (Index c = 0; c < count; ++c) res(c) = (spare_.col(c) - theta(c) * V_.col(c)).norm();
     shrink_basis(std::max(ncv_asked, count));
 
+    // Pairs lock only well below tol (as at a restart): a warm pair's residual points anywhere,
+    // and the active pairs' residuals count their couplings to it, which never shrink. Locked at
+    // tol itself, a block 0.3-0.9 tol off the answer held the active pairs above tol for good.
+    const double lock_limit = kLockFraction * opt_.tol * norm_estimate_;
     const bool certified = !opt_.threshold_mode || theta(count - 1) <= effective_threshold();
-    const bool all_converged = (res.array() <= opt_.tol * norm_estimate_).all();
+    const bool all_converged = (res.array() <= lock_limit).all();
     if (!(certified && all_converged && count >= std::min(wanted_, rank) && count < n_))
-      return lock_converged(count, theta.head(count), res);
+      return lock_converged(count, theta.head(count), res, lock_limit);
     wanted_ = std::max(wanted_, count);
     resize_basis(std::max(ncv_, count + std::max<Index>(20, count / 2)));  // keeps the Ritz vectors
+    lock_kept(count, theta.head(count), res);
     V_.col(count) = fresh_vector(count);
-    H_.setZero();
-    H_.diagonal().head(count) = theta.head(count);
-    lock(count, res);
     confirmed_values_ = theta.head(count);
     kept_ = n_locked_ = count;
     return true;
@@ -363,9 +365,10 @@ class ThickRestart {
   // judged by one product and a few sweeps over Q, before the Rayleigh-Ritz step spends b
   // products and an orthonormalisation (O(n b^2)) on it: for z = Q 1, |(I - Q Q') A z| is the
   // Ritz residuals' norm over the block's directions. Above sqrt(tol) |A z| (halfway to tol, in
-  // orders of magnitude) nothing can lock: on the benchmark sequence (every pair value jittered
-  // by 1-5%) the residuals were 1e-2 |A| and that step made warm solves 5% slower than cold
-  // ones. Sets the start vector to z; a block that is not orthonormal (Q' z != 1) gets the step.
+  // orders of magnitude) the step would lock little (a few good columns could hide behind many
+  // poor ones; they are then found again by Lanczos): on the benchmark sequence (every pair value
+  // jittered by 1-5%) the residuals were 1e-2 |A| and that step made warm solves 5% slower than
+  // cold ones. Sets the start vector to z; a block that is not orthonormal (Q' z != 1) gets the step.
   bool far_from_invariant(const Eigen::MatrixXd& block) {
     const Index b = block.cols();
     warm_direction_ = block.rowwise().sum();
@@ -398,45 +401,47 @@ class ThickRestart {
     return rank;
   }
 
-  // Part of a warm block met tol: those Ritz pairs are locked as kept vectors (no coupling, like
-  // converged Ritz vectors after a thick restart) and Lanczos starts from the sum of the others,
+  // Part of a warm block met the lock limit: those Ritz pairs are locked as kept vectors (no
+  // coupling, like converged Ritz vectors after a thick restart) and Lanczos starts from the sum
+  // of the others,
   // so it spends its steps on the pairs that moved. Returns false when none converged: Lanczos
   // then starts from the sum of them all.
   bool lock_converged(Index count, const Eigen::Ref<const Eigen::VectorXd>& theta,
-                      const Eigen::Ref<const Eigen::VectorXd>& res) {
+                      const Eigen::Ref<const Eigen::VectorXd>& res, double lock_limit) {
     // The Ritz vectors are the basis's first `count` columns and are compacted in place: column c
     // is read at step c, after every write (to columns locked <= c) that could reach it.
     warm_direction_.setZero(n_);
-    H_.setZero();
-    Eigen::VectorXd locked_res(count);
+    Eigen::VectorXd kept_theta(count), kept_res(count);
     Index locked = 0;
     for (Index c = 0; c < count; ++c) {
-      if (res(c) <= opt_.tol * norm_estimate_) {
+      if (res(c) <= lock_limit) {
         if (locked != c) V_.col(locked) = V_.col(c);
-        H_(locked, locked) = theta(c);
-        locked_res(locked) = res(c);
+        kept_theta(locked) = theta(c);
+        kept_res(locked) = res(c);
         ++locked;
       } else {
         warm_direction_ += V_.col(c);
       }
     }
     if (locked == 0) return false;
+    lock_kept(locked, kept_theta.head(locked), kept_res.head(locked));
     // Room for Lanczos steps beyond the locked pairs (as after the certified path's probe).
     resize_basis(std::max(ncv_, locked + std::max<Index>(20, locked / 2)));
     // Orthogonal to the locked ones (Ritz vectors are orthonormal); fresh if every pair converged
     // but the answer is not certified yet (threshold mode, or fewer pairs than wanted).
     const double norm = warm_direction_.norm();
     V_.col(locked) = norm > 0.0 ? Eigen::VectorXd(warm_direction_ / norm) : fresh_vector(locked);
-    lock(locked, locked_res.head(locked));
     kept_ = n_locked_ = locked;
     return true;
   }
 
-  // The basis's first `count` columns are converged Ritz vectors with these residuals, decoupled
-  // in H: they are locked (see ritz and restart).
-  void lock(Index count, const Eigen::Ref<const Eigen::VectorXd>& residuals) {
+  // The basis's first `count` columns are converged Ritz vectors (values theta, residuals res),
+  // decoupled in H: they are locked (see ritz and restart), and a cycle starts after them.
+  void lock_kept(Index count, const Eigen::Ref<const Eigen::VectorXd>& theta, const Eigen::Ref<const Eigen::VectorXd>& res) {
+    H_.setZero();
+    H_.diagonal().head(count) = theta;
+    locked_residual_ = res;
     locked_ = count;
-    locked_residual_ = residuals;
   }
 
   // A single-vector Krylov space holds one vector of each eigenspace: the start vector's
@@ -458,10 +463,10 @@ class ThickRestart {
     const Index count = std::min(wanted_, basis_size_);
     resize_basis(std::max(ncv_, count + std::max<Index>(20, count / 2)));
     rotate_into_spare(basis_size_, count);
+    // Locked at tol, not below: their residuals lie along the Lanczos vector dropped here, which
+    // has no component along a missed copy of a repeated eigenvalue, the pair a probe looks for.
+    lock_kept(count, theta_.head(count), residual_.head(count));
     V_.col(count) = fresh_vector(count);
-    H_.setZero();
-    H_.diagonal().head(count) = theta_.head(count);
-    lock(count, residual_.head(count));
     kept_ = count;
     ++n_restart_;
   }
@@ -476,9 +481,16 @@ class ThickRestart {
     // last), then the best keep - L active Ritz vectors, those converged among the wanted first
     // (they lock now), then the last Lanczos vector, which is orthogonal to all of them and
     // carries the couplings beta * S(m - 1, i).
+    // Locked pairs that a better pair found later has pushed out of the wanted window (copies of
+    // a repeated eigenvalue surface late) do not take the active part's room: counting them, the
+    // active part shrank to nothing and Lanczos stalled. The basis grows to hold them instead.
     const double lock_limit = kLockFraction * opt_.tol * norm_estimate_;
+    Index locked_wanted = 0;
+    for (Index i = 0; i < std::min(wanted_, m); ++i) locked_wanted += ritz_locked_[static_cast<std::size_t>(i)] ? 1 : 0;
+    const Index room = std::max<Index>(1, ncv_ - keep);  // Lanczos steps per cycle
+    const Index active_target = std::max<Index>(1, keep - locked_wanted);
     std::vector<Index> newly_locked, still_active;
-    for (Index i = 0; i < m && static_cast<Index>(newly_locked.size() + still_active.size()) < keep - L; ++i) {
+    for (Index i = 0; i < m && static_cast<Index>(newly_locked.size() + still_active.size()) < active_target; ++i) {
       if (ritz_locked_[static_cast<std::size_t>(i)]) continue;
       (i < wanted_ && residual_(i) <= lock_limit ? newly_locked : still_active).push_back(i);
     }
@@ -515,6 +527,7 @@ class ThickRestart {
     locked_residual_.tail(nl) = residuals.head(nl);
     locked_ = L + nl;
     kept_ = kept;
+    if (kept_ + room > ncv_) resize_basis(kept_ + room);  // keeps the kept columns and H
     ++n_restart_;
   }
 

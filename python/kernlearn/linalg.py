@@ -69,9 +69,9 @@ def eigsh(
     v0 : array of shape (n,) or (n, b), optional
         Start vector, or a block of vectors (e.g. the eigenvectors of the previous, similar
         problem: a warm start). A block costs b products for one Rayleigh-Ritz step on its span;
-        the Ritz pairs that already meet ``tol`` are kept (if they are the whole answer, a short
-        probe for missed copies of repeated eigenvalues is all that is left) and Lanczos starts
-        from the sum of the others. An orthonormal block whose span is too far from invariant
+        the Ritz pairs that already meet 1% of ``tol`` are kept (if they are the whole answer, a
+        short probe for missed copies of repeated eigenvalues is all that is left) and Lanczos
+        starts from the sum of the others. An orthonormal block whose span is too far from invariant
         for any pair to meet ``tol`` (Ritz residuals above ``sqrt(tol) * ||A||``, judged by one
         product) skips that step and Lanczos starts from the sum of its columns. Default: a
         Gaussian vector drawn from ``random_state``.

@@ -86,9 +86,10 @@ class SimpleNPKL(BaseEstimator):
         "auto": every positive eigenpair of A (exact). An int r: the r largest only, the
         paper's practice; tr K^2 <= B is not a linear constraint, so Proposition 4 does not
         bound the rank and r is an approximation. With ``eigen_solver="auto"``, "auto" raises a
-        ValueError when the estimated positive rank is over 5 %% of n and n is too large for a
-        dense solve (mutual kNN graphs at n = 10^5 have thousands of positive eigenvalues):
-        use an int, or ``basis``.
+        ValueError when n is too large for a dense solve (over 16,000) and the estimated positive
+        rank is either over %(DENSE_FRACTION)g n or needs Lanczos bases larger than that dense
+        matrix (mutual kNN graphs at n = 10^5 have thousands of positive eigenvalues): use an
+        int, or ``basis``.
     eigen_solver : {"auto", "lanczos", "dense"}
         "auto": Lanczos while the positive rank (or ``rank``) stays below a fraction of n,
         LAPACK's dense solver from the first solve that finds more. The fraction is measured:

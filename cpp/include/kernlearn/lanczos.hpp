@@ -47,7 +47,7 @@ struct LanczosResult {
 };
 
 // start: one vector, or a block (b > 1: the eigenvectors of an earlier, similar problem). A block
-// gets one Rayleigh-Ritz step; the Ritz pairs that already meet tol are locked, and Lanczos
+// gets one Rayleigh-Ritz step; the Ritz pairs that already meet 1% of tol are locked, and Lanczos
 // starts from the sum of the others (no component along the earlier unwanted eigenvectors). An
 // orthonormal block that one product shows to be far from invariant skips the step and Lanczos
 // starts from the sum of its columns.
