@@ -86,6 +86,7 @@ inline py::dict result_to_python(SaddleResult&& r) {
   out["n_iter"] = r.n_iter;
   out["converged"] = r.converged;
   out["used_dense"] = r.used_dense;
+  out["unconverged_eigensolves"] = r.unconverged_eigensolves;
   return out;
 }
 

@@ -441,6 +441,7 @@ class SaddlePointSolver {
     if (start.cols() > 1) block_pays_ = r.n_locked > 0;
     K.matvecs = r.n_matvec;
     if (r.status == LanczosStatus::max_rank_reached) return false;
+    if (r.status == LanczosStatus::not_converged) ++unconverged_eigensolves_;
     values = std::move(r.values);
     vectors = std::move(r.vectors);
     return true;
@@ -512,6 +513,7 @@ class SaddlePointSolver {
     out.eigenvalues = K.lambda;
     out.eigenvectors = K.V;  // lambda is increasing in sigma, so already in decreasing order
     out.used_dense = use_dense_;
+    out.unconverged_eigensolves = unconverged_eigensolves_;
     return out;
   }
 
@@ -531,6 +533,7 @@ class SaddlePointSolver {
   bool accepted_at_once_ = false;  // the last step passed the backtracking test on its first trial
   bool block_pays_ = true;       // the last warm block locked pairs
   bool use_dense_ = false;       // LAPACK for every solve from now on
+  Index unconverged_eigensolves_ = 0;
   int solves_since_block_ = 0;
   Eigen::MatrixXd basis_;           // Section 5.4's U_b (empty: the exact problem)
   Eigen::VectorXd pair_coef_;       // R' alpha of the matrix assembled last

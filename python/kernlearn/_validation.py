@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
+from sklearn.exceptions import ConvergenceWarning
 
 __all__ = [
     "check_data",
@@ -183,3 +184,16 @@ def check_square_sparse(S, name="S"):
     if not np.all(np.isfinite(S.data)):
         raise ValueError(f"{name} contains NaN or infinity")
     return S
+
+
+def warn_unconverged_eigensolves(out, who):
+    """A ConvergenceWarning when some of a saddle-point solve's Lanczos runs stopped at their
+    mat-vec cap: their eigenpairs were used as found, so the kernel may be inaccurate."""
+    count = int(out["unconverged_eigensolves"])
+    if count:
+        warnings.warn(
+            f"{who}: {count} Lanczos eigensolve(s) reached their mat-vec limit before converging and "
+            "were used as found; eigen_solver='dense' avoids this where n allows it",
+            ConvergenceWarning,
+            stacklevel=3,
+        )

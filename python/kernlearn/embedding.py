@@ -86,6 +86,7 @@ from ._validation import (
     check_real,
     check_square_sparse,
     resolve_n_threads,
+    warn_unconverged_eigensolves,
 )
 from .graph import knn, knn_graph
 from .linalg import DENSE_FRACTION, DENSE_MAX_N, _fix_signs, eigsh
@@ -140,7 +141,7 @@ class _SaddleEmbedding(BaseEstimator):
         fraction = SMALL_N_DENSE_FRACTION if n <= DENSE_MAX_N else DENSE_FRACTION
         n_threads = resolve_n_threads(self.n_jobs)
         with blas_threads(n_threads):
-            return _core.saddle_point(
+            out = _core.saddle_point(
                 n, sparse.indptr.astype(np.int64), sparse.indices.astype(np.int64), sparse.data.astype(np.float64),
                 np.asfortranarray(lowrank, dtype=np.float64), np.asarray(coef, dtype=np.float64), float(shift), True,
                 pairs, "distance", *rows, np.asarray(target, dtype=np.float64), float(rho), dual_set, float(upper),
@@ -148,6 +149,8 @@ class _SaddleEmbedding(BaseEstimator):
                 int(self.max_iter if max_iter is None else max_iter), float(self.tol if tol is None else tol), 0.0, True, 1e-10, False, seed,
                 n_threads, self._monitor(), np.zeros((n, 0)) if basis is None else basis,
             )
+        warn_unconverged_eigensolves(out, type(self).__name__)
+        return out
 
     def _laplacian_basis(self, W, seed):
         """Section 5.4's fixed basis: the ``basis`` smoothest non-constant eigenvectors of the kNN

@@ -40,7 +40,15 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._validation import blas_threads, check_choice, check_data, check_int, check_real, resolve_n_threads
+from ._validation import (
+    blas_threads,
+    check_choice,
+    check_data,
+    check_int,
+    check_real,
+    resolve_n_threads,
+    warn_unconverged_eigensolves,
+)
 from .constraints import ConstraintAccumulator, check_pairs, from_labels
 from .graph import knn_graph, laplacian
 from .linalg import DENSE_FRACTION, DENSE_MAX_N, eigsh, estimate_count_beyond
@@ -317,6 +325,7 @@ class SimpleNPKL(BaseEstimator):
                 bool(self.warm_start), seed,
                 n_threads, self._monitor(), basis,
             )
+        warn_unconverged_eigensolves(out, "SimpleNPKL")
         if basis.shape[1]:
             self.eigen_solver_ = "basis"
         elif solver == "auto":  # what ran last

@@ -99,6 +99,7 @@ struct SaddleResult {
   Index n_iter = 0;
   bool converged = false;
   bool used_dense = false;       // the last solve was LAPACK's
+  Index unconverged_eigensolves = 0;  // Lanczos solves stopped by their mat-vec cap, pairs used as found
 };
 
 // Called after every iteration; returning true stops the solver (Ctrl-C, a user's callback).
