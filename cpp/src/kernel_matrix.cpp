@@ -8,6 +8,7 @@
 #include <Eigen/Eigenvalues>
 
 #include "kernlearn/simd.hpp"
+#include "kernlearn/vector_ops.hpp"
 
 #ifdef KERNLEARN_X86_DISPATCH
 #include <immintrin.h>
@@ -58,19 +59,6 @@ double dot_plain(const float* a, const double* x, Index n) {
   return (s0 + s1) + (s2 + s3);
 }
 
-double dot_plain(const double* a, const double* x, Index n) {
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  Index j = 0;
-  for (; j + 4 <= n; j += 4) {
-    s0 += a[j] * x[j];
-    s1 += a[j + 1] * x[j + 1];
-    s2 += a[j + 2] * x[j + 2];
-    s3 += a[j + 3] * x[j + 3];
-  }
-  for (; j < n; ++j) s0 += a[j] * x[j];
-  return (s0 + s1) + (s2 + s3);
-}
-
 #ifdef KERNLEARN_X86_DISPATCH
 __attribute__((target("avx2,fma"))) double hsum_avx2(__m256d v) {
   const __m128d lo = _mm256_castpd256_pd128(v), hi = _mm256_extractf128_pd(v, 1);
@@ -95,31 +83,17 @@ __attribute__((target("avx2,fma"))) double dot_avx2(const float* a, const double
   for (; j < n; ++j) s += static_cast<double>(a[j]) * x[j];
   return s;
 }
-
-__attribute__((target("avx2,fma"))) double dot_avx2(const double* a, const double* x, Index n) {
-  __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd(), s2 = _mm256_setzero_pd(),
-          s3 = _mm256_setzero_pd();
-  Index j = 0;
-  for (; j + 16 <= n; j += 16) {
-    s0 = _mm256_fmadd_pd(_mm256_loadu_pd(a + j), _mm256_loadu_pd(x + j), s0);
-    s1 = _mm256_fmadd_pd(_mm256_loadu_pd(a + j + 4), _mm256_loadu_pd(x + j + 4), s1);
-    s2 = _mm256_fmadd_pd(_mm256_loadu_pd(a + j + 8), _mm256_loadu_pd(x + j + 8), s2);
-    s3 = _mm256_fmadd_pd(_mm256_loadu_pd(a + j + 12), _mm256_loadu_pd(x + j + 12), s3);
-  }
-  double s = hsum_avx2(_mm256_add_pd(_mm256_add_pd(s0, s1), _mm256_add_pd(s2, s3)));
-  for (; j < n; ++j) s += a[j] * x[j];
-  return s;
-}
 #endif
 
-template <class Scalar>
-double row_dot(const Scalar* a, const double* x, Index n, bool avx2) {
+double row_dot(const float* a, const double* x, Index n, bool avx2) {
 #ifdef KERNLEARN_X86_DISPATCH
   if (avx2) return dot_avx2(a, x, n);
 #endif
   (void)avx2;
   return dot_plain(a, x, n);
 }
+
+double row_dot(const double* a, const double* x, Index n, bool) { return dot(a, x, n); }
 
 }  // namespace
 

@@ -507,11 +507,18 @@ class ThickRestart {
     }
     // A basis that spans the whole space (m = n) has no next Lanczos vector (column m was never
     // written): restart from a random direction orthogonal to the kept vectors instead.
+    // The rotated vectors land in the spare basis; whichever is narrower, the locked columns or
+    // the rotated ones, is copied so that both sit in one basis.
     gs_.rotate(V_.col(L).data(), n_, a, Ssel.data(), a, kept_active, spare_.col(L).data(), n_);
-    if (L > 0) spare_.leftCols(L) = V_.leftCols(L);
     const Index kept = L + kept_active;
-    if (m < n_) spare_.col(kept) = V_.col(m);
-    V_.swap(spare_);
+    if (L <= kept_active) {
+      if (L > 0) spare_.leftCols(L) = V_.leftCols(L);
+      if (m < n_) spare_.col(kept) = V_.col(m);
+      V_.swap(spare_);
+    } else {
+      V_.middleCols(L, kept_active) = spare_.middleCols(L, kept_active);
+      if (m < n_) V_.col(kept) = V_.col(m);  // kept <= m: column m is read before any write reaches it
+    }
     if (m == n_) V_.col(kept) = fresh_vector(kept);
     // The locked rows keep their couplings to the active vectors that stay active (rotated with
     // them); among locked vectors, and to the ones locking now, the couplings are left out: they
