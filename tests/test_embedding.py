@@ -50,7 +50,7 @@ def square_loss_value(K, M, pairs, D, C):
     return -np.trace(M @ K) + C / 2 * np.sum((D - distances(K, pairs)) ** 2)
 
 
-@pytest.mark.parametrize("eigen_solver", ["lanczos", "dense"])
+@pytest.mark.parametrize("eigen_solver", ["lanczos", "dense", "mixed"])
 def test_colored_mvu_matches_cvxpy(eigen_solver):
     X, y = blobs()
     pairs, D = knn_pairs(X, 3)

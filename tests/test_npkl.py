@@ -137,6 +137,35 @@ def test_lanczos_equals_dense():
     np.testing.assert_allclose(lanczos.dual_coef_, dense.dual_coef_, atol=1e-5)
 
 
+@pytest.mark.parametrize("loss", ["linear", "squared_hinge"])
+def test_mixed_precision_equals_dense(loss):
+    """Single-precision reduction, one Rayleigh-Ritz step in double: the same positive count,
+    eigenvalues to rounding, an orthonormal factor, and a certified gap that holds for the K
+    returned (its primal recomputed here in double)."""
+    X, y, pairs, labels, L = problem(n=300, n_pairs=300, graph="mutual")
+    kw = dict(C=1.0, B=30.0, n_neighbors=3, graph="mutual", tol=1e-8, max_iter=5000)
+    dense = SimpleNPKL(loss, eigen_solver="dense", **kw).fit(X, pairs=pairs, pair_labels=labels)
+    mixed = SimpleNPKL(loss, eigen_solver="mixed", **kw).fit(X, pairs=pairs, pair_labels=labels)
+    assert (dense.eigen_solver_, mixed.eigen_solver_) == ("dense", "mixed")
+    assert mixed.eigenvalues_.size == dense.eigenvalues_.size > 30  # a large positive rank
+    V = mixed.eigenvectors_
+    np.testing.assert_allclose(V.T @ V, np.eye(V.shape[1]), atol=1e-12)
+    np.testing.assert_allclose(mixed.eigenvalues_, dense.eigenvalues_, atol=1e-7 * dense.eigenvalues_[0])
+    np.testing.assert_allclose(mixed.kernel(dense=True), dense.kernel(dense=True), atol=1e-4 * dense.eigenvalues_[0])
+    h = mixed.history_
+    assert h["gap"][-1] <= 1e-8 * abs(h["primal"][-1])
+    ours, reference = primal(mixed, L, pairs, labels, loss, 1.0), primal(dense, L, pairs, labels, loss, 1.0)
+    assert abs(ours - reference) <= 1e-8 * abs(reference)
+
+
+def test_auto_reduces_in_single_precision_from_2000_points():
+    X, y, pairs, labels, L = problem(n=2000, n_pairs=2000, graph="mutual")
+    model = SimpleNPKL("linear", C=1.0, n_neighbors=3, graph="mutual").fit(X, pairs=pairs, pair_labels=labels)
+    assert model.eigen_solver_ == "mixed"
+    small = SimpleNPKL("linear", C=1.0, n_neighbors=3, graph="mutual").fit(X[:1000], y[:1000])
+    assert small.eigen_solver_ == "dense"
+
+
 def test_later_solves_are_cheaper_and_warm_start_agrees():
     X, y, pairs, labels, L = problem(n=600, n_pairs=400, graph="mutual")
     kw = dict(C=0.3, B=60.0, n_neighbors=5, graph="mutual", eigen_solver="lanczos", random_state=0, tol=1e-6,

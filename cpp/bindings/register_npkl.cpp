@@ -20,6 +20,8 @@ NpklLoss loss_named(const std::string& name) {
 }  // namespace
 
 void register_npkl(py::module_& m) {
+  // The size from which eigen_solver="auto" makes its dense solves mixed precision.
+  m.attr("MIXED_PRECISION_MIN_N") = SpectralOptions{}.mixed_precision_from;
   m.def(
       "simple_npkl",
       [](Index n, const py::array_t<Index, py::array::c_style>& indptr,

@@ -13,11 +13,23 @@
 
 namespace kernlearn::bindings {
 
-inline SpectralSolver spectral_solver_named(const std::string& name) {
-  if (name == "lanczos") return SpectralSolver::lanczos;
-  if (name == "dense") return SpectralSolver::dense;
-  if (name == "auto") return SpectralSolver::automatic;
-  throw std::invalid_argument("unknown eigen_solver '" + name + "'");
+// "dense" is LAPACK in double at every n, "mixed" the mixed-precision dense path at every n;
+// "auto" takes the core's default size from which its dense solves are mixed.
+inline void set_spectral_solver(SpectralOptions& opt, const std::string& name) {
+  if (name == "lanczos") {
+    opt.eigen_solver = SpectralSolver::lanczos;
+  } else if (name == "dense" || name == "mixed") {
+    opt.eigen_solver = SpectralSolver::dense;
+    opt.mixed_precision_from = name == "mixed" ? 1 : 0;
+  } else if (name == "auto") {
+    opt.eigen_solver = SpectralSolver::automatic;
+  } else {
+    throw std::invalid_argument("unknown eigen_solver '" + name + "'");
+  }
+  static const MixedPrecisionLapack mixed{scipy_lapack<SsytrdFn>("ssytrd"), scipy_lapack<SstedcFn>("sstedc"),
+                                          scipy_lapack<SormtrFn>("sormtr"), scipy_lapack<DsygvdFn>("dsygvd"),
+                                          scipy_blas<DgemmFn>("dgemm")};
+  opt.mixed_lapack = mixed;
 }
 
 // The solver options both bindings take, in the same order and with the same names.
@@ -30,7 +42,7 @@ inline void set_spectral_options(SpectralOptions& opt, double p, bool penalty, d
   opt.B = B;
   opt.G = G;
   opt.rank = rank;
-  opt.eigen_solver = spectral_solver_named(eigen_solver);
+  set_spectral_solver(opt, eigen_solver);
   opt.dense_fraction = dense_fraction;
   opt.syevd = scipy_dsyevd();
   opt.max_iter = max_iter;
@@ -86,6 +98,7 @@ inline py::dict result_to_python(SaddleResult&& r) {
   out["n_iter"] = r.n_iter;
   out["converged"] = r.converged;
   out["used_dense"] = r.used_dense;
+  out["used_mixed_precision"] = r.used_mixed_precision;
   out["unconverged_eigensolves"] = r.unconverged_eigensolves;
   return out;
 }

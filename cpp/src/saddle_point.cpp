@@ -404,7 +404,18 @@ class SaddlePointSolver {
       D.colwise() -= D.rowwise().mean();
     }
     // p = 1 needs the top eigenvalue and its copies: all pairs above the level, then trimmed.
-    dense_eigenpairs_above(D, zero, opt_.p == 1.0 ? 0 : opt_.rank, opt_.syevd, values, vectors);
+    const Index cap = opt_.p == 1.0 ? 0 : opt_.rank;
+    if (mixed_precision()) {
+      Eigen::MatrixXf Af = D.cast<float>();
+      D.resize(0, 0);
+      mixed_eigenpairs_above(Af, op(), zero, cap, opt_.mixed_lapack, values, vectors);
+    } else {
+      dense_eigenpairs_above(D, zero, cap, opt_.syevd, values, vectors);
+    }
+  }
+
+  bool mixed_precision() const {
+    return opt_.mixed_precision_from > 0 && n_ >= opt_.mixed_precision_from && opt_.mixed_lapack.available();
   }
 
   // Lanczos in threshold mode (every pair above `zero`) or for the wanted top pairs; with
@@ -513,6 +524,7 @@ class SaddlePointSolver {
     out.eigenvalues = K.lambda;
     out.eigenvectors = K.V;  // lambda is increasing in sigma, so already in decreasing order
     out.used_dense = use_dense_;
+    out.used_mixed_precision = use_dense_ && mixed_precision();
     out.unconverged_eigensolves = unconverged_eigensolves_;
     return out;
   }

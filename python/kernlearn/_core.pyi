@@ -88,6 +88,8 @@ class ConstraintAccumulator:
         self, V: npt.NDArray[np.float64], lam: npt.NDArray[np.float64], n_threads: int
     ) -> npt.NDArray[np.float64]: ...
 
+MIXED_PRECISION_MIN_N: int
+
 def simple_npkl(
     n: int,
     indptr: npt.NDArray[np.int64],

@@ -94,7 +94,7 @@ from .npkl import SMALL_N_DENSE_FRACTION
 
 __all__ = ["ColoredMVU", "MinimumVolumeEmbedding", "StructurePreservingEmbedding"]
 
-_SOLVERS = ("auto", "lanczos", "dense")
+_SOLVERS = ("auto", "lanczos", "dense", "mixed")
 
 # MVE's init="auto" solves MVU first up to this n: MVU's first iterate has rank n - 1, so its
 # solves are dense (about 20 ms each at n = 569).
@@ -266,7 +266,9 @@ class ColoredMVU(_DistancePreserving):
         an r x r eigenproblem, so this is the option for large n.
     rank : "auto" or int
         All positive eigenpairs of A per iteration (exact), or the top ``rank`` only.
-    eigen_solver : {"auto", "lanczos", "dense"}
+    eigen_solver : {"auto", "lanczos", "dense", "mixed"}
+        As in :class:`kernlearn.npkl.SimpleNPKL` (mixed precision: single-precision reduction,
+        double-precision refinement).
     max_iter, tol : int, float
         Saddle-point iterations and the relative duality gap to stop at.
     random_state, n_jobs, verbose, callback

@@ -98,12 +98,20 @@ class SimpleNPKL(BaseEstimator):
         rank is either over %(DENSE_FRACTION)g n or needs Lanczos bases larger than that dense
         matrix (mutual kNN graphs at n = 10^5 have thousands of positive eigenvalues): use an
         int, or ``basis``.
-    eigen_solver : {"auto", "lanczos", "dense"}
+    eigen_solver : {"auto", "lanczos", "dense", "mixed"}
         "auto": Lanczos while the positive rank (or ``rank``) stays below a fraction of n,
-        LAPACK's dense solver from the first solve that finds more. The fraction is measured:
+        a dense solver from the first solve that finds more. The fraction is measured:
         %(SMALL)g for n <= %(DENSE_MAX_N)d, %(DENSE_FRACTION)g above, where the rank at the first
         iterate is estimated beforehand (kernel polynomial method) so that no Lanczos run is
-        wasted.
+        wasted. From n = 2000 on, "auto"'s dense solves are mixed precision. "dense": LAPACK in
+        double precision (dsyevd). "mixed": the tridiagonal reduction, which is bound by memory
+        bandwidth, in single precision, only the wanted eigenvectors transformed back, then one
+        Rayleigh-Ritz step in double against the exact A: 1.5-2x as fast as
+        "dense" at n = 6414, with the same positive count, eigenvalues within about 1e-9 |A| and
+        an orthonormal factor, but vector residuals of about 1e-6 |A| (single precision's). The
+        objective, the duality gap and the constraint values depend on the eigenvalues and on K
+        itself, so they stay accurate: K is feasible by construction and tr(A K) uses the
+        refined eigenvalues.
     max_iter : int, default 200
     tol : float, default 1e-4
         Relative duality gap at which the saddle-point iteration stops.
@@ -142,7 +150,7 @@ class SimpleNPKL(BaseEstimator):
     n_features_in_ : number of features of X
     n_iter_, converged_ : iterations and whether the gap met tol
     history_ : dict of arrays per iteration: dual, primal, gap, step, matvecs, rank
-    eigen_solver_ : the solver used ("lanczos", "dense" or "basis")
+    eigen_solver_ : the solver used ("lanczos", "dense", "mixed" or "basis")
     basis_ : Section 5.4's U (n x basis), or None
     """
 
@@ -244,7 +252,7 @@ class SimpleNPKL(BaseEstimator):
     def _check_params(self, n):
         check_choice(self.loss, "loss", LOSSES)
         check_choice(self.graph, "graph", ("mutual", "symmetric"))
-        check_choice(self.eigen_solver, "eigen_solver", ("auto", "lanczos", "dense"))
+        check_choice(self.eigen_solver, "eigen_solver", ("auto", "lanczos", "dense", "mixed"))
         check_real(self.p, "p", low=1.0)
         check_real(self.C, "C")
         if self.B is not None and self.G is not None:
@@ -298,7 +306,7 @@ class SimpleNPKL(BaseEstimator):
                 f"{8 * n * n / 2**30:.0f} GiB. Pass rank=<int> (the paper's truncation to the top pairs) "
                 "or basis=<int> (Section 5.4), or force eigen_solver='lanczos'."
             )
-        return "dense", DENSE_FRACTION
+        return "mixed" if n >= _core.MIXED_PRECISION_MIN_N else "dense", DENSE_FRACTION
 
     def _basis(self, L, seed):
         """Section 5.4's U: the smallest eigenvectors of L, as the largest of 2I - L."""
@@ -328,10 +336,10 @@ class SimpleNPKL(BaseEstimator):
         warn_unconverged_eigensolves(out, "SimpleNPKL")
         if basis.shape[1]:
             self.eigen_solver_ = "basis"
-        elif solver == "auto":  # what ran last
-            self.eigen_solver_ = "dense" if out["used_dense"] else "lanczos"
+        elif out["used_dense"]:  # what ran last
+            self.eigen_solver_ = "mixed" if out["used_mixed_precision"] else "dense"
         else:
-            self.eigen_solver_ = solver
+            self.eigen_solver_ = "lanczos"
         return out
 
     def _monitor(self):
