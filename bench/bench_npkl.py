@@ -89,7 +89,7 @@ def section_adult(args, table):
     runs = [(loss, rank, True) for loss in ("linear", "squared_hinge") for rank in ("auto", 200)]
     runs.append(("squared_hinge", 200, False))  # Lanczos mat-vecs per iteration without warm start
     for loss, rank, warm in runs:
-        model = SimpleNPKL(loss, C=1.0, B=float(n), n_neighbors=50, rank=rank, warm_start=warm, n_jobs=-1,
+        model = SimpleNPKL(loss, C=1.0, B=float(n), n_neighbors=50, graph="mutual", rank=rank, warm_start=warm, n_jobs=-1,
                            random_state=0, max_iter=300)
         t, model = timed(lambda: model.fit(X, pairs=pairs, pair_labels=labels), 1)
         mv = model.history_["matvecs"]
