@@ -90,7 +90,7 @@ from ._validation import (
 )
 from .graph import knn, knn_graph
 from .linalg import DENSE_FRACTION, DENSE_MAX_N, _fix_signs, eigsh
-from .npkl import SMALL_N_DENSE_FRACTION
+from .npkl import DENSE_LIMIT_N, SMALL_N_DENSE_FRACTION
 
 __all__ = ["ColoredMVU", "MinimumVolumeEmbedding", "StructurePreservingEmbedding"]
 
@@ -138,6 +138,8 @@ class _SaddleEmbedding(BaseEstimator):
         coef = np.zeros(lowrank.shape[1]) if coef is None else coef
         rank = 0 if isinstance(self.rank, str) else int(self.rank)
         solver = self.eigen_solver
+        if solver == "auto" and n > DENSE_LIMIT_N:
+            solver = "lanczos"  # "auto" never switches to an n x n matrix at this size
         fraction = SMALL_N_DENSE_FRACTION if n <= DENSE_MAX_N else DENSE_FRACTION
         n_threads = resolve_n_threads(self.n_jobs)
         with blas_threads(n_threads):
@@ -268,7 +270,9 @@ class ColoredMVU(_DistancePreserving):
         All positive eigenpairs of A per iteration (exact), or the top ``rank`` only.
     eigen_solver : {"auto", "lanczos", "dense", "mixed"}
         As in :class:`kernlearn.npkl.SimpleNPKL` (mixed precision: single-precision reduction,
-        double-precision refinement).
+        double-precision refinement). Above 16,000 points "auto" keeps to Lanczos: an
+        intermediate iterate with many positive eigenvalues then costs Lanczos time and bases,
+        not an n x n matrix.
     max_iter, tol : int, float
         Saddle-point iterations and the relative duality gap to stop at.
     random_state, n_jobs, verbose, callback
