@@ -137,6 +137,23 @@ def test_lanczos_equals_dense():
     np.testing.assert_allclose(lanczos.dual_coef_, dense.dual_coef_, atol=1e-5)
 
 
+@pytest.mark.parametrize("graph, n_pairs, C, mrrr", [("symmetric", 20, 0.01, True), ("mutual", 200, 1.0, False)])
+def test_dense_route_equals_numpy_closed_form(graph, n_pairs, C, mrrr):
+    """The dense route takes T's wanted pairs by MRRR when they are at most a tenth of n, by
+    divide and conquer otherwise, and transforms only those back: both against numpy's eigh."""
+    X, y, pairs, labels, L = problem(n=300, n_pairs=n_pairs, graph=graph)
+    model = SimpleNPKL("linear", C=C, B=2.0, n_neighbors=3, graph=graph, eigen_solver="dense")
+    model.fit(X, pairs=pairs, pair_labels=labels)
+    T = np.zeros_like(L)
+    T[pairs[:, 0], pairs[:, 1]] = T[pairs[:, 1], pairs[:, 0]] = labels
+    w, V = scipy.linalg.eigh(C * T - L)
+    positive = w > 1e-10 * np.abs(w).max()
+    assert (positive.sum() <= 30) == mrrr  # the branch this case is for
+    plus = (V[:, positive] * w[positive]) @ V[:, positive].T
+    np.testing.assert_allclose(model.kernel(dense=True), np.sqrt(2.0) * plus / np.linalg.norm(plus), atol=1e-12)
+    np.testing.assert_allclose(model.eigenvectors_.T @ model.eigenvectors_, np.eye(positive.sum()), atol=1e-13)
+
+
 @pytest.mark.parametrize("loss", ["linear", "squared_hinge"])
 def test_mixed_precision_equals_dense(loss):
     """Single-precision reduction, one Rayleigh-Ritz step in double: the same positive count,

@@ -65,9 +65,20 @@ Fn scipy_blas(const char* name) {
   return scipy_routine<Fn>("scipy.linalg.cython_blas", name);
 }
 
-inline SyevdFn scipy_dsyevd() {
-  static const SyevdFn fn = scipy_lapack<SyevdFn>("dsyevd");
-  return fn;
+// Every routine the dense eigensolvers use (kernlearn/dense_eigen.hpp).
+inline const DenseLapack& scipy_dense_lapack() {
+  static const DenseLapack lapack = [] {
+    DenseLapack l;
+    l.exact = {scipy_lapack<SytrdFn<double>>("dsytrd"), scipy_lapack<StedcFn<double>>("dstedc"),
+               scipy_lapack<OrmtrFn<double>>("dormtr")};
+    l.dstemr = scipy_lapack<DstemrFn>("dstemr");
+    l.single = {scipy_lapack<SytrdFn<float>>("ssytrd"), scipy_lapack<StedcFn<float>>("sstedc"),
+                scipy_lapack<OrmtrFn<float>>("sormtr")};
+    l.dsygvd = scipy_lapack<DsygvdFn>("dsygvd");
+    l.dgemm = scipy_blas<DgemmFn>("dgemm");
+    return l;
+  }();
+  return lapack;
 }
 
 // A CSR matrix copied from numpy arrays, checked for consistent shapes and in-range indices.

@@ -26,10 +26,6 @@ inline void set_spectral_solver(SpectralOptions& opt, const std::string& name) {
   } else {
     throw std::invalid_argument("unknown eigen_solver '" + name + "'");
   }
-  static const MixedPrecisionLapack mixed{scipy_lapack<SsytrdFn>("ssytrd"), scipy_lapack<SstedcFn>("sstedc"),
-                                          scipy_lapack<SormtrFn>("sormtr"), scipy_lapack<DsygvdFn>("dsygvd"),
-                                          scipy_blas<DgemmFn>("dgemm")};
-  opt.mixed_lapack = mixed;
 }
 
 // The solver options both bindings take, in the same order and with the same names.
@@ -44,7 +40,7 @@ inline void set_spectral_options(SpectralOptions& opt, double p, bool penalty, d
   opt.rank = rank;
   set_spectral_solver(opt, eigen_solver);
   opt.dense_fraction = dense_fraction;
-  opt.syevd = scipy_dsyevd();
+  opt.dense_lapack = scipy_dense_lapack();
   opt.max_iter = max_iter;
   opt.tol = tol;
   opt.step = step;

@@ -12,6 +12,11 @@ namespace kernlearn {
 
 namespace {
 
+// MRRR instead of divide and conquer for T's pairs when at most this part of them is wanted.
+// Measured at n = 100: MRRR 0.11 ms for 2-5 pairs and 0.42 ms for 10-25 (clusters cost it
+// more), divide and conquer 0.45 ms for all 100.
+constexpr double kMrrrFraction = 0.1;
+
 // Ascending eigenvalues w and their vectors Z (columns): keep the largest, above `lower`.
 void select_top(const Eigen::Ref<const Eigen::VectorXd>& w, const Eigen::Ref<const Eigen::MatrixXd>& Z,
                 double lower, Index max_count, Eigen::VectorXd& values, Eigen::MatrixXd& vectors) {
@@ -31,62 +36,91 @@ void check_info(int info, const char* routine) {
   if (info != 0) throw std::runtime_error(std::string(routine) + " failed, info = " + std::to_string(info));
 }
 
-void with_lapack(Eigen::MatrixXd& A, double lower, Index max_count, SyevdFn syevd, Eigen::VectorXd& values,
-                 Eigen::MatrixXd& vectors) {
-  check_lapack_size(A.rows());
-  int n = static_cast<int>(A.rows()), lda = n, info = 0, lwork = -1, liwork = -1, iwork_query = 0;
-  char jobz = 'V', uplo = 'L';
-  Eigen::VectorXd w(n);
-  double work_query = 0.0;
-  syevd(&jobz, &uplo, &n, A.data(), &lda, w.data(), &work_query, &lwork, &iwork_query, &liwork, &info);
-  check_info(info, "dsyevd workspace query");
-  lwork = static_cast<int>(work_query);
-  liwork = iwork_query;
-  std::vector<double> work(static_cast<std::size_t>(lwork));
-  std::vector<int> iwork(static_cast<std::size_t>(liwork));
-  syevd(&jobz, &uplo, &n, A.data(), &lda, w.data(), work.data(), &lwork, iwork.data(), &liwork, &info);
-  check_info(info, "dsyevd");
-  select_top(w, A, lower, max_count, values, vectors);  // A now holds the eigenvectors
-}
+int workspace_size(double query) { return std::max(1, static_cast<int>(query)); }
 
-// Householder reduction of Af (lower triangle) to the tridiagonal (d, e), in single precision.
-void reduce_to_tridiagonal(Eigen::MatrixXf& Af, const MixedPrecisionLapack& lapack, Eigen::VectorXf& d,
-                           Eigen::VectorXf& e, std::vector<float>& tau) {
-  int n = static_cast<int>(Af.rows()), lda = n, lwork = -1, info = 0;
+// Householder reduction of A (lower triangle) to the tridiagonal (d, e); A keeps the reflectors.
+template <class T>
+void reduce_to_tridiagonal(Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& A, const HouseholderRoutines<T>& lapack,
+                           Eigen::Matrix<T, Eigen::Dynamic, 1>& d, Eigen::Matrix<T, Eigen::Dynamic, 1>& e,
+                           std::vector<T>& tau) {
+  int n = static_cast<int>(A.rows()), lda = n, lwork = -1, info = 0;
   char uplo = 'L';
   d.resize(n);
-  e.setZero(std::max(n - 1, 1));
-  tau.assign(static_cast<std::size_t>(std::max(n - 1, 1)), 0.0f);
-  float query = 0.0f;
-  lapack.ssytrd(&uplo, &n, Af.data(), &lda, d.data(), e.data(), tau.data(), &query, &lwork, &info);
-  check_info(info, "ssytrd workspace query");
-  lwork = std::max(1, static_cast<int>(query));
-  std::vector<float> work(static_cast<std::size_t>(lwork));
-  lapack.ssytrd(&uplo, &n, Af.data(), &lda, d.data(), e.data(), tau.data(), work.data(), &lwork, &info);
-  check_info(info, "ssytrd");
+  e.setZero(n);  // n - 1 entries, and the workspace entry dstemr wants
+  tau.assign(static_cast<std::size_t>(std::max(n - 1, 1)), T(0));
+  T query = 0;
+  lapack.sytrd(&uplo, &n, A.data(), &lda, d.data(), e.data(), tau.data(), &query, &lwork, &info);
+  check_info(info, "xsytrd workspace query");
+  lwork = workspace_size(query);
+  std::vector<T> work(static_cast<std::size_t>(lwork));
+  lapack.sytrd(&uplo, &n, A.data(), &lda, d.data(), e.data(), tau.data(), work.data(), &lwork, &info);
+  check_info(info, "xsytrd");
 }
 
 // Every eigenpair of the tridiagonal (d, e) by divide and conquer: d becomes the ascending
-// eigenvalues, Z the vectors. MRRR (dstemr) for only the wanted ones was slower: 4.6 s against
-// 1.5 s for 2,256 of 6,414 pairs of the Adult-like problem, which has tight clusters.
-void tridiagonal_pairs(Eigen::VectorXf& d, Eigen::VectorXf& e, const MixedPrecisionLapack& lapack,
-                       Eigen::MatrixXf& Z) {
+// eigenvalues, Z the vectors. (MRRR was slower for many pairs: 4.6 s against 1.5 s for 2,256 of
+// 6,414 pairs of the Adult-like problem, which has tight clusters.)
+template <class T>
+void all_tridiagonal_pairs(Eigen::Matrix<T, Eigen::Dynamic, 1>& d, Eigen::Matrix<T, Eigen::Dynamic, 1>& e,
+                           const HouseholderRoutines<T>& lapack, Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& Z) {
   int n = static_cast<int>(d.size()), ldz = n, lwork = -1, liwork = -1, iwork_query = 0, info = 0;
   char compz = 'I';
-  float work_query = 0.0f;
+  T work_query = 0;
   Z.resize(n, n);
-  lapack.sstedc(&compz, &n, d.data(), e.data(), Z.data(), &ldz, &work_query, &lwork, &iwork_query, &liwork, &info);
-  check_info(info, "sstedc workspace query");
-  lwork = std::max(1, static_cast<int>(work_query));
+  lapack.stedc(&compz, &n, d.data(), e.data(), Z.data(), &ldz, &work_query, &lwork, &iwork_query, &liwork, &info);
+  check_info(info, "xstedc workspace query");
+  lwork = workspace_size(work_query);
   liwork = std::max(1, iwork_query);
-  std::vector<float> work(static_cast<std::size_t>(lwork));
+  std::vector<T> work(static_cast<std::size_t>(lwork));
   std::vector<int> iwork(static_cast<std::size_t>(liwork));
-  lapack.sstedc(&compz, &n, d.data(), e.data(), Z.data(), &ldz, work.data(), &lwork, iwork.data(), &liwork, &info);
-  check_info(info, "sstedc");
+  lapack.stedc(&compz, &n, d.data(), e.data(), Z.data(), &ldz, work.data(), &lwork, iwork.data(), &liwork, &info);
+  check_info(info, "xstedc");
 }
 
-// C = op(A)' op(B) or A B by BLAS (the core's Eigen is built for baseline x86-64 and one thread).
-void gemm(const MixedPrecisionLapack& lapack, bool transpose_a, const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
+// The top `count` pairs of the tridiagonal (d, e) by MRRR, ascending (d, e destroyed).
+void top_tridiagonal_pairs(Eigen::VectorXd& d, Eigen::VectorXd& e, Index count, const DenseLapack& lapack,
+                           Eigen::VectorXd& w, Eigen::MatrixXd& Z) {
+  int n = static_cast<int>(d.size()), il = n - static_cast<int>(count) + 1, iu = n, m = 0, ldz = n;
+  int nzc = static_cast<int>(count), tryrac = 0, lwork = -1, liwork = -1, iwork_query = 0, info = 0;
+  char jobz = 'V', range = 'I';
+  double vl = 0.0, vu = 0.0, work_query = 0.0;
+  w.resize(n);
+  Z.resize(n, count);
+  std::vector<int> isuppz(2 * static_cast<std::size_t>(count));
+  lapack.dstemr(&jobz, &range, &n, d.data(), e.data(), &vl, &vu, &il, &iu, &m, w.data(), Z.data(), &ldz, &nzc,
+                isuppz.data(), &tryrac, &work_query, &lwork, &iwork_query, &liwork, &info);
+  check_info(info, "dstemr workspace query");
+  lwork = workspace_size(work_query);
+  liwork = std::max(1, iwork_query);
+  std::vector<double> work(static_cast<std::size_t>(lwork));
+  std::vector<int> iwork(static_cast<std::size_t>(liwork));
+  lapack.dstemr(&jobz, &range, &n, d.data(), e.data(), &vl, &vu, &il, &iu, &m, w.data(), Z.data(), &ldz, &nzc,
+                isuppz.data(), &tryrac, work.data(), &lwork, iwork.data(), &liwork, &info);
+  check_info(info, "dstemr");
+  w.conservativeResize(m);
+  Z.conservativeResize(n, m);
+}
+
+// V = Q V for the reflectors A and tau of reduce_to_tridiagonal (only V's columns are touched).
+template <class T>
+void back_transform(Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& A, std::vector<T>& tau,
+                    const HouseholderRoutines<T>& lapack, Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& V) {
+  int rows = static_cast<int>(A.rows()), cols = static_cast<int>(V.cols()), lda = rows, info = 0, lwork = -1;
+  if (cols == 0) return;
+  char side = 'L', uplo = 'L', trans = 'N';
+  T query = 0;
+  lapack.ormtr(&side, &uplo, &trans, &rows, &cols, A.data(), &lda, tau.data(), V.data(), &rows, &query, &lwork,
+               &info);
+  check_info(info, "xormtr workspace query");
+  lwork = workspace_size(query);
+  std::vector<T> work(static_cast<std::size_t>(lwork));
+  lapack.ormtr(&side, &uplo, &trans, &rows, &cols, A.data(), &lda, tau.data(), V.data(), &rows, work.data(), &lwork,
+               &info);
+  check_info(info, "xormtr");
+}
+
+// C = A' B or A B by BLAS (the core's Eigen is built for baseline x86-64 and one thread).
+void gemm(const DenseLapack& lapack, bool transpose_a, const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
           Eigen::MatrixXd& C) {
   char ta = transpose_a ? 'T' : 'N', tb = 'N';
   int m = static_cast<int>(transpose_a ? A.cols() : A.rows()), n = static_cast<int>(B.cols());
@@ -101,7 +135,7 @@ void gemm(const MixedPrecisionLapack& lapack, bool transpose_a, const Eigen::Mat
 
 // Rayleigh-Ritz in double on the span of V (orthonormal only to single precision): the pencil
 // H s = theta G s with H = V'AV and G = V'V, then the Ritz vectors V s, ascending.
-void rayleigh_ritz(const SymmetricOperator& op, const Eigen::MatrixXd& V, const MixedPrecisionLapack& lapack,
+void rayleigh_ritz(const SymmetricOperator& op, const Eigen::MatrixXd& V, const DenseLapack& lapack,
                    Eigen::VectorXd& theta, Eigen::MatrixXd& ritz) {
   int cols = static_cast<int>(V.cols()), itype = 1, lwork = -1, liwork = -1, iwork_query = 0, info = 0;
   char jobz = 'V', uplo = 'L';
@@ -116,7 +150,7 @@ void rayleigh_ritz(const SymmetricOperator& op, const Eigen::MatrixXd& V, const 
   lapack.dsygvd(&itype, &jobz, &uplo, &cols, H.data(), &cols, G.data(), &cols, theta.data(), &work_query, &lwork,
                 &iwork_query, &liwork, &info);
   check_info(info, "dsygvd workspace query");
-  lwork = std::max(1, static_cast<int>(work_query));
+  lwork = workspace_size(work_query);
   liwork = std::max(1, iwork_query);
   std::vector<double> work(static_cast<std::size_t>(lwork));
   std::vector<int> iwork(static_cast<std::size_t>(liwork));
@@ -126,21 +160,64 @@ void rayleigh_ritz(const SymmetricOperator& op, const Eigen::MatrixXd& V, const 
   gemm(lapack, false, V, H, ritz);
 }
 
+// The number of eigenvalues of the tridiagonal (d, e) above x: n minus the negative pivots of
+// the LDL' factorisation of T - x I (Sturm's count, as in LAPACK's bisection, O(n)).
+Index count_above(const Eigen::VectorXd& d, const Eigen::VectorXd& e, double x) {
+  const Index n = d.size();
+  double pivmin = std::numeric_limits<double>::min();
+  for (Index i = 0; i + 1 < n; ++i) pivmin = std::max(pivmin, e(i) * e(i) * std::numeric_limits<double>::min());
+  Index negative = 0;
+  double q = 1.0;
+  for (Index i = 0; i < n; ++i) {
+    q = d(i) - x - (i > 0 ? e(i - 1) * e(i - 1) / q : 0.0);
+    if (std::abs(q) < pivmin) q = -pivmin;
+    negative += q < 0.0;
+  }
+  return n - negative;
+}
+
+// The Householder route in double: Sturm's count gives the number p of wanted pairs; T's pairs
+// by MRRR for p <= kMrrrFraction n, by divide and conquer otherwise; only p vectors transformed
+// back.
+void exact_route(Eigen::MatrixXd& A, double lower, Index max_count, const DenseLapack& lapack, Eigen::VectorXd& values,
+                 Eigen::MatrixXd& vectors) {
+  const Index n = A.rows();
+  Eigen::VectorXd d, e, w;
+  std::vector<double> tau;
+  reduce_to_tridiagonal(A, lapack.exact, d, e, tau);
+  Index wanted = count_above(d, e, lower);
+  if (max_count > 0) wanted = std::min(wanted, max_count);
+  if (wanted == 0) {
+    values.resize(0);
+    vectors.resize(n, 0);
+    return;
+  }
+  Eigen::MatrixXd Z;
+  if (static_cast<double>(wanted) <= kMrrrFraction * static_cast<double>(n)) {
+    top_tridiagonal_pairs(d, e, wanted, lapack, w, Z);
+  } else {
+    all_tridiagonal_pairs(d, e, lapack.exact, Z);
+    w = d.tail(wanted);
+    Z = Z.rightCols(wanted).eval();
+  }
+  back_transform(A, tau, lapack.exact, Z);
+  select_top(w, Z, lower, max_count, values, vectors);
+}
+
 }  // namespace
 
 void mixed_eigenpairs_above(Eigen::MatrixXf& Af, const SymmetricOperator& op, double lower, Index max_count,
-                            const MixedPrecisionLapack& lapack, Eigen::VectorXd& values, Eigen::MatrixXd& vectors) {
+                            const DenseLapack& lapack, Eigen::VectorXd& values, Eigen::MatrixXd& vectors) {
   check_lapack_size(Af.rows());
   const Index n = Af.rows();
   Eigen::VectorXf d, e;
   std::vector<float> tau;
-  reduce_to_tridiagonal(Af, lapack, d, e, tau);
+  reduce_to_tridiagonal(Af, lapack.single, d, e, tau);
   double norm = 0.0;  // Gershgorin bound on |T| = |A| (up to single-precision rounding)
   for (Index i = 0; i < n; ++i)
-    norm = std::max<double>(norm, std::abs(d(i)) + (i + 1 < n ? std::abs(e(i)) : 0.0f) +
-                                      (i > 0 ? std::abs(e(i - 1)) : 0.0f));
+    norm = std::max<double>(norm, std::abs(d(i)) + std::abs(e(i)) + (i > 0 ? std::abs(e(i - 1)) : 0.0f));
   Eigen::MatrixXf Z;
-  tridiagonal_pairs(d, e, lapack, Z);
+  all_tridiagonal_pairs(d, e, lapack.single, Z);
   // Single-precision eigenvalues are off by about sqrt(n) eps_single |A| (1e-5 |A| at n = 10^4):
   // pairs down to 10x that below `lower` enter the Rayleigh-Ritz step. With a cap, the top
   // max_count and some below them.
@@ -148,25 +225,14 @@ void mixed_eigenpairs_above(Eigen::MatrixXf& Af, const SymmetricOperator& op, do
   Index keep = 0;
   while (keep < n && d(n - 1 - keep) > from) ++keep;
   if (max_count > 0) keep = std::min(keep, max_count + std::max<Index>(8, max_count / 10));
-  Eigen::MatrixXf Vf = Z.rightCols(keep);
-  Z.resize(0, 0);
-  int rows = static_cast<int>(n), cols = static_cast<int>(keep), lda = rows, info = 0, lwork = -1;
-  if (cols == 0) {
+  if (keep == 0) {
     values.resize(0);
     vectors.resize(n, 0);
     return;
   }
-  // Back to A's basis: V = Q Z, in single precision (only the kept columns).
-  char side = 'L', uplo = 'L', trans = 'N';
-  float query = 0.0f;
-  lapack.sormtr(&side, &uplo, &trans, &rows, &cols, Af.data(), &lda, tau.data(), Vf.data(), &rows, &query, &lwork,
-                &info);
-  check_info(info, "sormtr workspace query");
-  lwork = std::max(1, static_cast<int>(query));
-  std::vector<float> work(static_cast<std::size_t>(lwork));
-  lapack.sormtr(&side, &uplo, &trans, &rows, &cols, Af.data(), &lda, tau.data(), Vf.data(), &rows, work.data(),
-                &lwork, &info);
-  check_info(info, "sormtr");
+  Eigen::MatrixXf Vf = Z.rightCols(keep);
+  Z.resize(0, 0);
+  back_transform(Af, tau, lapack.single, Vf);
   Af.resize(0, 0);  // the caller's copy: free it before the double-precision step
   Eigen::VectorXd theta;
   Eigen::MatrixXd ritz;
@@ -174,9 +240,10 @@ void mixed_eigenpairs_above(Eigen::MatrixXf& Af, const SymmetricOperator& op, do
   select_top(theta, ritz, lower, max_count, values, vectors);
 }
 
-void dense_eigenpairs_above(Eigen::MatrixXd& A, double lower, Index max_count, SyevdFn syevd,
+void dense_eigenpairs_above(Eigen::MatrixXd& A, double lower, Index max_count, const DenseLapack& lapack,
                             Eigen::VectorXd& values, Eigen::MatrixXd& vectors) {
-  if (syevd) return with_lapack(A, lower, max_count, syevd, values, vectors);
+  check_lapack_size(A.rows());
+  if (lapack.exact_available()) return exact_route(A, lower, max_count, lapack, values, vectors);
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(A);
   if (eig.info() != Eigen::Success) throw std::runtime_error("dense eigensolver failed");
   select_top(eig.eigenvalues(), eig.eigenvectors(), lower, max_count, values, vectors);

@@ -408,14 +408,14 @@ class SaddlePointSolver {
     if (mixed_precision()) {
       Eigen::MatrixXf Af = D.cast<float>();
       D.resize(0, 0);
-      mixed_eigenpairs_above(Af, op(), zero, cap, opt_.mixed_lapack, values, vectors);
+      mixed_eigenpairs_above(Af, op(), zero, cap, opt_.dense_lapack, values, vectors);
     } else {
-      dense_eigenpairs_above(D, zero, cap, opt_.syevd, values, vectors);
+      dense_eigenpairs_above(D, zero, cap, opt_.dense_lapack, values, vectors);
     }
   }
 
   bool mixed_precision() const {
-    return opt_.mixed_precision_from > 0 && n_ >= opt_.mixed_precision_from && opt_.mixed_lapack.available();
+    return opt_.mixed_precision_from > 0 && n_ >= opt_.mixed_precision_from && opt_.dense_lapack.mixed_available();
   }
 
   // Lanczos in threshold mode (every pair above `zero`) or for the wanted top pairs; with

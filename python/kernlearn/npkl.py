@@ -103,12 +103,13 @@ class SimpleNPKL(BaseEstimator):
         a dense solver from the first solve that finds more. The fraction is measured:
         %(SMALL)g for n <= %(DENSE_MAX_N)d, %(DENSE_FRACTION)g above, where the rank at the first
         iterate is estimated beforehand (kernel polynomial method) so that no Lanczos run is
-        wasted. From n = 2000 on, "auto"'s dense solves are mixed precision. "dense": LAPACK in
-        double precision (dsyevd). "mixed": the tridiagonal reduction, which is bound by memory
-        bandwidth, in single precision, only the wanted eigenvectors transformed back, then one
-        Rayleigh-Ritz step in double against the exact A: 1.5-2x as fast as
-        "dense" at n = 6414, with the same positive count, eigenvalues within about 1e-9 |A| and
-        an orthonormal factor, but vector residuals of about 1e-6 |A| (single precision's). The
+        wasted. From n = 2000 on, "auto"'s dense solves are mixed precision. "dense": LAPACK's
+        Householder route in double precision, only the wanted eigenvectors computed (MRRR when
+        they are few) and transformed back. "mixed": the tridiagonal reduction, which is bound by
+        memory bandwidth, in single precision, then one Rayleigh-Ritz step in double against the
+        exact A: 1.5x as fast as "dense" at n = 6414 (2x dsyevd), with the same positive count,
+        eigenvalues within about 1e-10 |A| and an orthonormal factor, but vector residuals of
+        about 1e-6 |A| (single precision's). The
         objective, the duality gap and the constraint values depend on the eigenvalues and on K
         itself, so they stay accurate: K is feasible by construction and tr(A K) uses the
         refined eigenvalues.

@@ -71,11 +71,10 @@ struct SpectralOptions {
   Index rank = 0;          // 0: every positive eigenpair of A; r > 0: the r largest only
   SpectralSolver eigen_solver = SpectralSolver::lanczos;
   double dense_fraction = 0.05;  // automatic: the rank fraction from which LAPACK is used
-  SyevdFn syevd = nullptr;  // the dense solver's LAPACK (none: Eigen's solver)
+  DenseLapack dense_lapack;  // the dense solver's LAPACK (none: Eigen's solver)
   // From this n on, the dense solver reduces in single precision and refines in double (see
   // dense_eigen.hpp; SimpleNPKL fits measured 1.3x faster at n = 1500, 1.8x at 6414); 0 = never.
   Index mixed_precision_from = 2000;
-  MixedPrecisionLapack mixed_lapack;  // its routines (none: always double)
   Index max_iter = 200;
   double tol = 1e-4;       // on the relative duality gap (P - J) / |P|
   double step = 0.0;       // 0: 1 / (local Lipschitz constant) with backtracking; else fixed
