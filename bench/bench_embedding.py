@@ -150,6 +150,8 @@ def solve_row(table, problem_name, solver, repeats, fn, objective, reference, t_
 
 def cvxpy_rows(table, problem_name, build, objective, data, reference, t_ours, repeats, extra):
     """SCS (median of `repeats`) and Clarabel (once) on the SDP that build(data) returns."""
+    import cvxpy as cp
+
     for solver, count in (("SCS", repeats), ("CLARABEL", 1)):
         def solve():  # a fresh problem each time: cvxpy would warm-start SCS from the last solution
             solve.problem, K = build(data)

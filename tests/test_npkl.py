@@ -177,10 +177,33 @@ def test_mixed_precision_equals_dense(loss):
 
 def test_auto_reduces_in_single_precision_from_2000_points():
     X, y, pairs, labels, L = problem(n=2000, n_pairs=2000, graph="mutual")
-    model = SimpleNPKL("linear", C=1.0, n_neighbors=3, graph="mutual").fit(X, pairs=pairs, pair_labels=labels)
+    kw = dict(C=1.0, n_neighbors=3, graph="mutual")
+    model = SimpleNPKL("linear", **kw).fit(X, pairs=pairs, pair_labels=labels)
     assert model.eigen_solver_ == "mixed"
-    small = SimpleNPKL("linear", C=1.0, n_neighbors=3, graph="mutual").fit(X[:1000], y[:1000])
-    assert small.eigen_solver_ == "dense"
+    exact = SimpleNPKL("linear", eigen_solver="dense", **kw).fit(X, pairs=pairs, pair_labels=labels)
+    assert exact.eigen_solver_ == "dense"  # an explicit "dense" stays in double precision
+    np.testing.assert_allclose(model.eigenvalues_, exact.eigenvalues_, atol=1e-9 * exact.eigenvalues_[0])
+
+
+@pytest.mark.parametrize("solver", ["dense", "mixed"])
+@pytest.mark.parametrize("rank, p", [(2, 2.0), (5, 2.0), ("auto", 1.0)])
+def test_dense_routes_with_a_rank_cap_and_p1(solver, rank, p):
+    """The top-r truncation and p = 1 (the top eigenvalue's eigenspace) on both dense routes,
+    against numpy's eigh of A = C T - L."""
+    X, y, pairs, labels, L = problem(n=120, n_pairs=150, graph="mutual")
+    model = SimpleNPKL("linear", C=1.0, B=3.0, p=p, rank=rank, n_neighbors=3, graph="mutual", eigen_solver=solver)
+    model.fit(X, pairs=pairs, pair_labels=labels)
+    T = np.zeros_like(L)
+    T[pairs[:, 0], pairs[:, 1]] = T[pairs[:, 1], pairs[:, 0]] = labels
+    w, V = scipy.linalg.eigh(T - L)
+    top = np.arange(len(w) - 1, len(w) - 1 - (1 if p == 1 else rank), -1)
+    assert w[top[-1]] > w[top[-1] - 1] + 1e-6  # the cut falls in a gap: the answer is unique
+    lam = w[top] if p == 2 else np.ones(1)
+    scale = np.sqrt(3.0) / np.linalg.norm(lam) if p == 2 else 3.0
+    expected = (V[:, top] * (scale * lam)) @ V[:, top].T
+    atol = 1e-12 if solver == "dense" else 1e-6
+    np.testing.assert_allclose(model.kernel(dense=True), expected, atol=atol * np.abs(expected).max())
+    assert model.eigen_solver_ == solver
 
 
 def test_later_solves_are_cheaper_and_warm_start_agrees():

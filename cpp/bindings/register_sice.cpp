@@ -26,7 +26,7 @@ void register_sice(py::module_& m) {
         opt.max_iter = max_iter;
         opt.mu = mu;
         opt.mu_period = mu_period;
-        opt.eigen_lapack = scipy_dense_lapack();
+        opt.dense_lapack = scipy_dense_lapack();
         static const SpdRoutines lapack{scipy_lapack<PotrfFn>("dpotrf"), scipy_lapack<TrtriFn>("dtrtri"),
                                         scipy_lapack<LauumFn>("dlauum"), scipy_blas<TrmmFn>("dtrmm"),
                                         scipy_blas<TrsmFn>("dtrsm")};

@@ -17,6 +17,10 @@ namespace {
 // more), divide and conquer 0.45 ms for all 100.
 constexpr double kMrrrFraction = 0.1;
 
+// The mixed route's Rayleigh-Ritz step costs O(n k^2 + k^3) for k kept pairs: above this part of
+// n the double-precision route is taken instead (the embeddings' iterates reach rank n - 1).
+constexpr double kMixedMaxFraction = 0.5;
+
 // Ascending eigenvalues w and their vectors Z (columns): keep the largest, above `lower`.
 void select_top(const Eigen::Ref<const Eigen::VectorXd>& w, const Eigen::Ref<const Eigen::MatrixXd>& Z,
                 double lower, Index max_count, Eigen::VectorXd& values, Eigen::MatrixXd& vectors) {
@@ -36,7 +40,9 @@ void check_info(int info, const char* routine) {
   if (info != 0) throw std::runtime_error(std::string(routine) + " failed, info = " + std::to_string(info));
 }
 
-int workspace_size(double query) { return std::max(1, static_cast<int>(query)); }
+// LAPACK reports workspace sizes in the matrix's precision: a float cannot hold 1 + 4n + n^2
+// exactly from n = 4096 on, so round up with room to spare.
+int workspace_size(double query) { return std::max(1, static_cast<int>(std::ceil(query * (1.0 + 1e-6))) + 1); }
 
 // Householder reduction of A (lower triangle) to the tridiagonal (d, e); A keeps the reflectors.
 template <class T>
@@ -77,8 +83,9 @@ void all_tridiagonal_pairs(Eigen::Matrix<T, Eigen::Dynamic, 1>& d, Eigen::Matrix
   check_info(info, "xstedc");
 }
 
-// The top `count` pairs of the tridiagonal (d, e) by MRRR, ascending (d, e destroyed).
-void top_tridiagonal_pairs(Eigen::VectorXd& d, Eigen::VectorXd& e, Index count, const DenseLapack& lapack,
+// The top `count` pairs of the tridiagonal (d, e) by MRRR, ascending (d, e destroyed); false
+// when MRRR fails (it may on extreme clusters), and the caller falls back to divide and conquer.
+bool top_tridiagonal_pairs(Eigen::VectorXd& d, Eigen::VectorXd& e, Index count, const DenseLapack& lapack,
                            Eigen::VectorXd& w, Eigen::MatrixXd& Z) {
   int n = static_cast<int>(d.size()), il = n - static_cast<int>(count) + 1, iu = n, m = 0, ldz = n;
   int nzc = static_cast<int>(count), tryrac = 0, lwork = -1, liwork = -1, iwork_query = 0, info = 0;
@@ -96,26 +103,28 @@ void top_tridiagonal_pairs(Eigen::VectorXd& d, Eigen::VectorXd& e, Index count, 
   std::vector<int> iwork(static_cast<std::size_t>(liwork));
   lapack.dstemr(&jobz, &range, &n, d.data(), e.data(), &vl, &vu, &il, &iu, &m, w.data(), Z.data(), &ldz, &nzc,
                 isuppz.data(), &tryrac, work.data(), &lwork, iwork.data(), &liwork, &info);
-  check_info(info, "dstemr");
+  if (info != 0) return false;
   w.conservativeResize(m);
   Z.conservativeResize(n, m);
+  return true;
 }
 
-// V = Q V for the reflectors A and tau of reduce_to_tridiagonal (only V's columns are touched).
+// V = Q V for the reflectors A and tau of reduce_to_tridiagonal, V the last `count` columns of
+// the n-row Z (only those are touched).
 template <class T>
 void back_transform(Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& A, std::vector<T>& tau,
-                    const HouseholderRoutines<T>& lapack, Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& V) {
-  int rows = static_cast<int>(A.rows()), cols = static_cast<int>(V.cols()), lda = rows, info = 0, lwork = -1;
+                    const HouseholderRoutines<T>& lapack, Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& Z,
+                    Index count) {
+  int rows = static_cast<int>(A.rows()), cols = static_cast<int>(count), lda = rows, info = 0, lwork = -1;
   if (cols == 0) return;
+  T* V = Z.data() + (Z.cols() - count) * Z.rows();
   char side = 'L', uplo = 'L', trans = 'N';
   T query = 0;
-  lapack.ormtr(&side, &uplo, &trans, &rows, &cols, A.data(), &lda, tau.data(), V.data(), &rows, &query, &lwork,
-               &info);
+  lapack.ormtr(&side, &uplo, &trans, &rows, &cols, A.data(), &lda, tau.data(), V, &rows, &query, &lwork, &info);
   check_info(info, "xormtr workspace query");
   lwork = workspace_size(query);
   std::vector<T> work(static_cast<std::size_t>(lwork));
-  lapack.ormtr(&side, &uplo, &trans, &rows, &cols, A.data(), &lda, tau.data(), V.data(), &rows, work.data(), &lwork,
-               &info);
+  lapack.ormtr(&side, &uplo, &trans, &rows, &cols, A.data(), &lda, tau.data(), V, &rows, work.data(), &lwork, &info);
   check_info(info, "xormtr");
 }
 
@@ -193,23 +202,27 @@ void exact_route(Eigen::MatrixXd& A, double lower, Index max_count, const DenseL
     return;
   }
   Eigen::MatrixXd Z;
-  if (static_cast<double>(wanted) <= kMrrrFraction * static_cast<double>(n)) {
-    top_tridiagonal_pairs(d, e, wanted, lapack, w, Z);
-  } else {
-    all_tridiagonal_pairs(d, e, lapack.exact, Z);
-    w = d.tail(wanted);
-    Z = Z.rightCols(wanted).eval();
+  const bool few = static_cast<double>(wanted) <= kMrrrFraction * static_cast<double>(n);
+  if (few) {
+    Eigen::VectorXd d_mrrr = d, e_mrrr = e;  // MRRR destroys them; divide and conquer may need them
+    if (top_tridiagonal_pairs(d_mrrr, e_mrrr, wanted, lapack, w, Z)) {
+      back_transform(A, tau, lapack.exact, Z, Z.cols());
+      select_top(w, Z, lower, max_count, values, vectors);
+      return;
+    }
   }
-  back_transform(A, tau, lapack.exact, Z);
-  select_top(w, Z, lower, max_count, values, vectors);
+  all_tridiagonal_pairs(d, e, lapack.exact, Z);
+  back_transform(A, tau, lapack.exact, Z, wanted);
+  select_top(d.tail(wanted), Z.rightCols(wanted), lower, max_count, values, vectors);
 }
 
 }  // namespace
 
-void mixed_eigenpairs_above(Eigen::MatrixXf& Af, const SymmetricOperator& op, double lower, Index max_count,
+bool mixed_eigenpairs_above(Eigen::MatrixXd& A, const SymmetricOperator& op, double lower, Index max_count,
                             const DenseLapack& lapack, Eigen::VectorXd& values, Eigen::MatrixXd& vectors) {
-  check_lapack_size(Af.rows());
-  const Index n = Af.rows();
+  check_lapack_size(A.rows());
+  const Index n = A.rows();
+  Eigen::MatrixXf Af = A.cast<float>();
   Eigen::VectorXf d, e;
   std::vector<float> tau;
   reduce_to_tridiagonal(Af, lapack.single, d, e, tau);
@@ -225,19 +238,31 @@ void mixed_eigenpairs_above(Eigen::MatrixXf& Af, const SymmetricOperator& op, do
   Index keep = 0;
   while (keep < n && d(n - 1 - keep) > from) ++keep;
   if (max_count > 0) keep = std::min(keep, max_count + std::max<Index>(8, max_count / 10));
+  if (static_cast<double>(keep) > kMixedMaxFraction * static_cast<double>(n)) {
+    Z.resize(0, 0);
+    Af.resize(0, 0);
+    exact_route(A, lower, max_count, lapack, values, vectors);
+    return false;
+  }
+  A.resize(0, 0);
   if (keep == 0) {
     values.resize(0);
     vectors.resize(n, 0);
-    return;
+    return true;
   }
   Eigen::MatrixXf Vf = Z.rightCols(keep);
   Z.resize(0, 0);
-  back_transform(Af, tau, lapack.single, Vf);
-  Af.resize(0, 0);  // the caller's copy: free it before the double-precision step
+  back_transform(Af, tau, lapack.single, Vf, keep);
+  Af.resize(0, 0);
   Eigen::VectorXd theta;
   Eigen::MatrixXd ritz;
-  rayleigh_ritz(op, Vf.cast<double>(), lapack, theta, ritz);
+  {
+    const Eigen::MatrixXd V = Vf.cast<double>();
+    Vf.resize(0, 0);
+    rayleigh_ritz(op, V, lapack, theta, ritz);
+  }
   select_top(theta, ritz, lower, max_count, values, vectors);
+  return true;
 }
 
 void dense_eigenpairs_above(Eigen::MatrixXd& A, double lower, Index max_count, const DenseLapack& lapack,

@@ -391,7 +391,7 @@ class SaddlePointSolver {
     K.V = vectors.leftCols(count);
   }
 
-  void dense_spectrum(double zero, Eigen::VectorXd& values, Eigen::MatrixXd& vectors) const {
+  void dense_spectrum(double zero, Eigen::VectorXd& values, Eigen::MatrixXd& vectors) {
     Eigen::MatrixXd D = Eigen::MatrixXd::Zero(n_, n_);
     const auto& indptr = acc_.indptr();
     const auto& indices = acc_.indices();
@@ -406,10 +406,9 @@ class SaddlePointSolver {
     // p = 1 needs the top eigenvalue and its copies: all pairs above the level, then trimmed.
     const Index cap = opt_.p == 1.0 ? 0 : opt_.rank;
     if (mixed_precision()) {
-      Eigen::MatrixXf Af = D.cast<float>();
-      D.resize(0, 0);
-      mixed_eigenpairs_above(Af, op(), zero, cap, opt_.dense_lapack, values, vectors);
+      last_dense_mixed_ = mixed_eigenpairs_above(D, op(), zero, cap, opt_.dense_lapack, values, vectors);
     } else {
+      last_dense_mixed_ = false;
       dense_eigenpairs_above(D, zero, cap, opt_.dense_lapack, values, vectors);
     }
   }
@@ -524,7 +523,7 @@ class SaddlePointSolver {
     out.eigenvalues = K.lambda;
     out.eigenvectors = K.V;  // lambda is increasing in sigma, so already in decreasing order
     out.used_dense = use_dense_;
-    out.used_mixed_precision = use_dense_ && mixed_precision();
+    out.used_mixed_precision = use_dense_ && last_dense_mixed_;
     out.unconverged_eigensolves = unconverged_eigensolves_;
     return out;
   }
@@ -542,6 +541,7 @@ class SaddlePointSolver {
   std::mt19937_64 rng_;
   double gram_bound_ = 0.0;
   double last_step_ = 0.0;
+  bool last_dense_mixed_ = false;  // the last dense solve ran in mixed precision
   bool accepted_at_once_ = false;  // the last step passed the backtracking test on its first trial
   bool block_pays_ = true;       // the last warm block locked pairs
   bool use_dense_ = false;       // LAPACK for every solve from now on

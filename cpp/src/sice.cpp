@@ -570,7 +570,7 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
 
   for (Index iter = 0; iter < opt.max_iter; ++iter) {
     A = Y - mu * (S + Lambda);
-    dense_eigenpairs_above(A, -kInf, 0, opt.eigen_lapack, d, V);
+    dense_eigenpairs_above(A, -kInf, 0, opt.dense_lapack, d, V);
     g = (d.array() + (d.array().square() + 4.0 * mu).sqrt()) / 2.0;
     M.noalias() = V * g.asDiagonal() * V.transpose();
     Minv.noalias() = V * g.cwiseInverse().asDiagonal() * V.transpose();

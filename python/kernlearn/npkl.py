@@ -63,7 +63,8 @@ LOSSES = ("linear", "squared_hinge", "hinge", "square")
 # Larger n use DENSE_FRACTION: Lanczos's cost grows as n k^2 and loses earlier.
 SMALL_N_DENSE_FRACTION = 0.12
 
-# Largest n for which "auto" forms the dense n x n matrix (1.9 GiB; LAPACK takes minutes there).
+# Largest n for which "auto" forms the dense n x n matrix (1.9 GiB, the dense solver's peak twice
+# that; LAPACK takes minutes there). Above it "auto" keeps to Lanczos.
 DENSE_LIMIT_N = 16_000
 
 
@@ -103,13 +104,13 @@ class SimpleNPKL(BaseEstimator):
         a dense solver from the first solve that finds more. The fraction is measured:
         %(SMALL)g for n <= %(DENSE_MAX_N)d, %(DENSE_FRACTION)g above, where the rank at the first
         iterate is estimated beforehand (kernel polynomial method) so that no Lanczos run is
-        wasted. From n = 2000 on, "auto"'s dense solves are mixed precision. "dense": LAPACK's
+        wasted. From n = %(MIXED)d on, "auto"'s dense solves are mixed precision. "dense": LAPACK's
         Householder route in double precision, only the wanted eigenvectors computed (MRRR when
         they are few) and transformed back. "mixed": the tridiagonal reduction, which is bound by
         memory bandwidth, in single precision, then one Rayleigh-Ritz step in double against the
         exact A: 1.5x as fast as "dense" at n = 6414 (2x dsyevd), with the same positive count,
         eigenvalues within about 1e-10 |A| and an orthonormal factor, but vector residuals of
-        about 1e-6 |A| (single precision's). The
+        about 2e-6 |A| (single precision's). The
         objective, the duality gap and the constraint values depend on the eigenvalues and on K
         itself, so they stay accurate: K is feasible by construction and tr(A K) uses the
         refined eigenvalues.
@@ -288,9 +289,11 @@ class SimpleNPKL(BaseEstimator):
         "auto" tries Lanczos and switches for good once the positive rank exceeds the fraction.
         Above DENSE_MAX_N points the rank at the first iterate (alpha = C) is estimated first
         (kernel polynomial method), so no Lanczos run is wasted on a large rank."""
+        n = L.shape[0]
+        if self.eigen_solver == "auto" and rank > 0 and n > DENSE_LIMIT_N:
+            return "lanczos", DENSE_FRACTION  # never an n x n matrix at this size
         if self.eigen_solver != "auto" or rank > 0:
             return self.eigen_solver, DENSE_FRACTION
-        n = L.shape[0]
         if n <= DENSE_MAX_N:
             return "auto", SMALL_N_DENSE_FRACTION
         A = ConstraintAccumulator(pairs, n, base=-L, pair_labels=labels).assemble(np.full(len(pairs), self.C))
@@ -382,8 +385,7 @@ class SimpleNPKL(BaseEstimator):
         self.history_ = {key: np.asarray(out[key]) for key in ("dual", "primal", "gap", "step", "matvecs", "rank")}
 
 
-
-
 SimpleNPKL.__doc__ = SimpleNPKL.__doc__ % {
-    "DENSE_MAX_N": DENSE_MAX_N, "DENSE_FRACTION": DENSE_FRACTION, "SMALL": SMALL_N_DENSE_FRACTION
+    "DENSE_MAX_N": DENSE_MAX_N, "DENSE_FRACTION": DENSE_FRACTION, "SMALL": SMALL_N_DENSE_FRACTION,
+    "MIXED": _core.MIXED_PRECISION_MIN_N,
 }

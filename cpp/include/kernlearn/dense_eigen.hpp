@@ -69,11 +69,13 @@ struct DenseLapack {
 void dense_eigenpairs_above(Eigen::MatrixXd& A, double lower, Index max_count, const DenseLapack& lapack,
                             Eigen::VectorXd& values, Eigen::MatrixXd& vectors);
 
-// The same from Af, a single-precision copy of the operator `op` (lower triangle read,
-// overwritten), refined against `op` in double (see the header comment). Pairs whose
-// single-precision eigenvalue lies within a margin below `lower` enter the Rayleigh-Ritz step, so
-// no pair above `lower` is lost to rounding.
-void mixed_eigenpairs_above(Eigen::MatrixXf& Af, const SymmetricOperator& op, double lower, Index max_count,
+// The same in mixed precision: A (the operator `op` as a dense matrix; lower triangle read,
+// freed or overwritten) reduced in single precision, the result refined against `op` in double
+// (see the header comment). Pairs whose single-precision eigenvalue lies within a margin below
+// `lower` enter the Rayleigh-Ritz step, so no pair above `lower` is lost to rounding. When more
+// than half of the pairs would enter it, the double-precision route runs on A instead: returns
+// whether the mixed route ran. Peak memory 16 n^2 bytes, as the double route's.
+bool mixed_eigenpairs_above(Eigen::MatrixXd& A, const SymmetricOperator& op, double lower, Index max_count,
                             const DenseLapack& lapack, Eigen::VectorXd& values, Eigen::MatrixXd& vectors);
 
 }  // namespace kernlearn

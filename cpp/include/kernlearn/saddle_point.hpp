@@ -73,7 +73,8 @@ struct SpectralOptions {
   double dense_fraction = 0.05;  // automatic: the rank fraction from which LAPACK is used
   DenseLapack dense_lapack;  // the dense solver's LAPACK (none: Eigen's solver)
   // From this n on, the dense solver reduces in single precision and refines in double (see
-  // dense_eigen.hpp; SimpleNPKL fits measured 1.3x faster at n = 1500, 1.8x at 6414); 0 = never.
+  // dense_eigen.hpp; SimpleNPKL fits on the Adult-like data measured against the double route:
+  // 1.2x faster at n = 1500, 1.3x at 2500 and 4000, 1.45x at 6414); 0 = never.
   Index mixed_precision_from = 2000;
   Index max_iter = 200;
   double tol = 1e-4;       // on the relative duality gap (P - J) / |P|

@@ -64,7 +64,7 @@ struct SiceOptions {
   Index max_cg = 200;      // newton: conjugate-gradient iterations per step
   double mu = 0.0;         // alm: fixed step (0 = the gamma_min * gamma_max rule)
   Index mu_period = 20;    // alm: iterations between step re-estimates
-  DenseLapack eigen_lapack;  // alm: LAPACK's eigensolver when available (Eigen's otherwise)
+  DenseLapack dense_lapack;  // alm: LAPACK's eigensolver when available (Eigen's otherwise)
   // Every iteration factors M and Z and inverts M, O(m^3) each; at m = 500 (rho = 0.1, gap 1e-8)
   // LAPACK took a solve from 0.47 s with Eigen to 0.21 s (bench/results/sice.md).
   SpdRoutines lapack;
