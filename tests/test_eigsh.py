@@ -312,3 +312,19 @@ def test_count_estimate_and_auto_threshold():
     assert info["method"] == "lanczos" and len(values) == (w > np.quantile(w, 0.97)).sum()
     values, _, info = eigsh(A, threshold=np.quantile(w, 1 - 2 * DENSE_FRACTION), random_state=0)
     assert info["method"] == "dense" and "estimated_count" in info
+
+
+@pytest.mark.parametrize("which", ["LA", "SA"])
+@pytest.mark.parametrize("count", [5, 120])  # MRRR (at most n / 10 pairs) and divide and conquer
+def test_dense_method_top_k_and_threshold_against_scipy(which, count):
+    A = random_sparse_symmetric(300, seed=7)
+    w, V = scipy.linalg.eigh(A.toarray())
+    order = np.arange(299, 299 - count, -1) if which == "LA" else np.arange(count)
+    values, vectors, info = eigsh(A, count, which, method="dense")
+    np.testing.assert_allclose(values, w[order], atol=1e-12)
+    np.testing.assert_allclose(np.abs(vectors.T @ V[:, order]), np.eye(count), atol=1e-8)
+    assert info["residuals"].max() <= 1e-12 * np.abs(w).max()
+    # the same pairs by threshold: halfway between the count-th and the next eigenvalue
+    t = 0.5 * (w[order[-1]] + w[order[-1] - 1 if which == "LA" else order[-1] + 1])
+    by_threshold, _, _ = eigsh(A, threshold=t, which=which, method="dense")
+    np.testing.assert_allclose(by_threshold, w[order], atol=1e-12)

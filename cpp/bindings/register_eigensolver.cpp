@@ -106,6 +106,23 @@ void register_eigensolver(py::module_& m) {
       },
       py::arg("n"), py::arg("matmat"), py::arg("n_threads"), KERNLEARN_SOLVER_ARGS,
       "Thick-restart Lanczos on a Python callback X -> A @ X.");
+
+  m.def(
+      "dense_eigenpairs_above",
+      [](const Eigen::Ref<const RowMatrixXd>& M, double lower, Index max_count) {
+        const DenseLapack& lapack = scipy_dense_lapack();
+        Eigen::MatrixXd A = M;  // the solver overwrites it; the caller's array stays as it was
+        Eigen::VectorXd values;
+        Eigen::MatrixXd vectors;
+        {
+          py::gil_scoped_release release;  // C++ and LAPACK only below
+          dense_eigenpairs_above(A, lower, max_count, lapack, values, vectors);
+        }
+        return py::make_tuple(values, vectors);
+      },
+      py::arg("M").noconvert(), py::arg("lower"), py::arg("max_count"),
+      "Eigenpairs of the symmetric M (lower triangle read) above `lower`, at most max_count (0: all), "
+      "decreasing: LAPACK's Householder route with only the wanted pairs (kernlearn/dense_eigen.hpp).");
 }
 
 }  // namespace kernlearn::bindings

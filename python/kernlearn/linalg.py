@@ -10,7 +10,6 @@ import numbers
 import warnings
 
 import numpy as np
-import scipy.linalg
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 from sklearn.exceptions import ConvergenceWarning
@@ -86,8 +85,9 @@ def eigsh(
         Threshold mode: return at most this many eigenpairs (status "max_rank_reached" when more
         lie beyond the threshold).
     method : {"auto", "lanczos", "dense"}
-        "auto" is dense (LAPACK through :func:`scipy.linalg.eigh`) when ``n <= DENSE_MAX_N`` or
-        more than ``DENSE_FRACTION * n`` eigenpairs are wanted, Lanczos otherwise.
+        "auto" is dense when ``n <= DENSE_MAX_N`` or more than ``DENSE_FRACTION * n`` eigenpairs
+        are wanted, Lanczos otherwise. Dense: LAPACK's Householder route (scipy's LAPACK) with
+        only the wanted eigenvectors computed (MRRR when they are few) and transformed back.
     random_state : int, RandomState or Generator, optional
         Draws the default start vector (and fresh vectors after an invariant subspace).
     check_symmetric : bool
@@ -261,20 +261,19 @@ def _dense(operator, n, k, which, threshold, max_rank, tol):
         M = A
     else:
         M = np.asarray(A.matmat(np.eye(n)), dtype=np.float64)
+    # The core's dense route computes and transforms back only the wanted pairs (MRRR for a few,
+    # divide and conquer for many): at n = 6414 with 2,252 wanted, 17.7 s where scipy's evd took
+    # 24 s for all and evr's subset path 46-70 s. The smallest pairs are the largest of -M.
+    sign = 1.0 if which == "LA" else -1.0
+    S = np.ascontiguousarray(sign * M, dtype=np.float64)
     if threshold is None:
-        subset = (n - k, n - 1) if which == "LA" else (0, k - 1)
-        values, vectors = scipy.linalg.eigh(M, subset_by_index=subset)
-        status = "converged"
+        values, vectors = _core.dense_eigenpairs_above(S, -np.inf, k)
     else:
-        # Every pair, then the wanted ones: divide and conquer (evd) takes 19 s at n = 6414 on
-        # two cores where evr's subset path (subset_by_value) takes 46 s.
-        values, vectors = scipy.linalg.eigh(M, driver="evd")
-        margin = tol * float(np.abs(values).max(initial=0.0))  # as Lanczos: closer is "at" it
-        keep = values > threshold + margin if which == "LA" else values < threshold - margin
-        values, vectors = values[keep], vectors[:, keep]
-        status = "converged"
-    if which == "LA":
-        values, vectors = values[::-1], vectors[:, ::-1]
+        # As Lanczos, a pair within tol |A| of the threshold counts as at it (|A| <= max row sum).
+        margin = tol * float(np.abs(M).sum(axis=1).max(initial=0.0))
+        values, vectors = _core.dense_eigenpairs_above(S, sign * threshold + margin, 0)
+    values = sign * values
+    status = "converged"
     if values.size > max_rank:
         values, vectors, status = values[:max_rank], vectors[:, :max_rank], "max_rank_reached"
     residuals = np.linalg.norm(M @ vectors - vectors * values, axis=0)
