@@ -220,12 +220,12 @@ def test_mve_unrolls_a_swiss_roll():
 def test_auto_keeps_to_lanczos_above_the_dense_limit(monkeypatch):
     """Above DENSE_LIMIT_N points "auto" must not switch to an n x n matrix, even when an iterate
     has most of its spectrum positive (here: ranks near n, where "auto" goes dense at once)."""
-    import kernlearn.embedding as embedding
+    import kernlearn.npkl as npkl
 
     X, y = blobs(n=40, seed=2, d=5)
     dense_run = ColoredMVU(n_neighbors=4, max_iter=30).fit(X, y)
     assert (dense_run.history_["matvecs"] == 0).any()  # the premise: "auto" goes dense here
-    monkeypatch.setattr(embedding, "DENSE_LIMIT_N", 30)
+    monkeypatch.setattr(npkl, "DENSE_LIMIT_N", 30)  # the limit the embeddings share with SimpleNPKL
     model = ColoredMVU(n_neighbors=4, max_iter=30).fit(X, y)
     assert (model.history_["matvecs"] > 0).all()
     np.testing.assert_allclose(model.history_["dual"][:5], dense_run.history_["dual"][:5], rtol=1e-8)

@@ -76,6 +76,7 @@ inline const DenseLapack& scipy_dense_lapack() {
                 scipy_lapack<OrmtrFn<float>>("sormtr")};
     l.dsygvd = scipy_lapack<DsygvdFn>("dsygvd");
     l.dgemm = scipy_blas<DgemmFn>("dgemm");
+    l.dsyrk = scipy_blas<DsyrkFn>("dsyrk");
     return l;
   }();
   return lapack;

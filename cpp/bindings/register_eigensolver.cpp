@@ -3,6 +3,8 @@
 #include <pybind11/eigen.h>
 #include <pybind11/functional.h>
 
+#include <cmath>
+
 #include "common.hpp"
 #include "kernlearn/lanczos.hpp"
 #include "kernlearn/operator.hpp"
@@ -108,21 +110,29 @@ void register_eigensolver(py::module_& m) {
       "Thick-restart Lanczos on a Python callback X -> A @ X.");
 
   m.def(
-      "dense_eigenpairs_above",
-      [](const Eigen::Ref<const RowMatrixXd>& M, double lower, Index max_count) {
+      "dense_eigenpairs",
+      [](const Eigen::Ref<const RowMatrixXd>& M, bool largest, double threshold, double tol, Index max_count) {
         const DenseLapack& lapack = scipy_dense_lapack();
-        Eigen::MatrixXd A = M;  // the solver overwrites it; the caller's array stays as it was
         Eigen::VectorXd values;
         Eigen::MatrixXd vectors;
         {
           py::gil_scoped_release release;  // C++ and LAPACK only below
+          // The solver overwrites its matrix: one copy, contiguous (M is symmetric, so its
+          // row-major transpose is M); the smallest pairs are the largest of -M.
+          Eigen::MatrixXd A = M.transpose();
+          if (!largest) A = -A;
+          double lower = largest ? threshold : -threshold;
+          // As Lanczos, a pair within tol |M| of the threshold counts as at it (|M| <= max row sum).
+          if (std::isfinite(lower)) lower += tol * A.cwiseAbs().colwise().sum().maxCoeff();
           dense_eigenpairs_above(A, lower, max_count, lapack, values, vectors);
+          if (!largest) values = -values;
         }
         return py::make_tuple(values, vectors);
       },
-      py::arg("M").noconvert(), py::arg("lower"), py::arg("max_count"),
-      "Eigenpairs of the symmetric M (lower triangle read) above `lower`, at most max_count (0: all), "
-      "decreasing: LAPACK's Householder route with only the wanted pairs (kernlearn/dense_eigen.hpp).");
+      py::arg("M").noconvert(), py::arg("largest"), py::arg("threshold"), py::arg("tol"), py::arg("max_count"),
+      "Eigenpairs of the symmetric M (lower triangle read) beyond the threshold (above for largest, "
+      "below otherwise; +-inf: all), at most max_count (0: all), the extreme first: LAPACK's Householder "
+      "route with only the wanted pairs (kernlearn/dense_eigen.hpp).");
 }
 
 }  // namespace kernlearn::bindings

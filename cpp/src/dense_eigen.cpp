@@ -152,7 +152,13 @@ void rayleigh_ritz(const SymmetricOperator& op, const Eigen::MatrixXd& V, const 
   op.apply(V, AV);
   gemm(lapack, true, V, AV, H);
   AV.resize(0, 0);
-  gemm(lapack, true, V, V, G);
+  {  // G = V'V, lower triangle only (all dsygvd reads): half a GEMM
+    char lower = 'L', trans = 'T';
+    int rows = static_cast<int>(V.rows()), lda = std::max(1, rows);
+    double one = 1.0, zero = 0.0;
+    G.setZero(cols, cols);
+    lapack.dsyrk(&lower, &trans, &cols, &rows, &one, const_cast<double*>(V.data()), &lda, &zero, G.data(), &cols);
+  }
   H = (0.5 * (H + H.transpose())).eval();
   double work_query = 0.0;
   theta.resize(cols);

@@ -68,8 +68,8 @@ def lanczos_callback(
     max_matvec: int,
     seed: int,
 ) -> dict: ...
-def dense_eigenpairs_above(
-    M: npt.NDArray[np.float64], lower: float, max_count: int
+def dense_eigenpairs(
+    M: npt.NDArray[np.float64], largest: bool, threshold: float, tol: float, max_count: int
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 
 class ConstraintAccumulator:

@@ -89,8 +89,8 @@ from ._validation import (
     warn_unconverged_eigensolves,
 )
 from .graph import knn, knn_graph
-from .linalg import DENSE_FRACTION, DENSE_MAX_N, _fix_signs, eigsh
-from .npkl import DENSE_LIMIT_N, SMALL_N_DENSE_FRACTION
+from .linalg import DENSE_MAX_N, _fix_signs, eigsh
+from .npkl import _auto_dense_fraction
 
 __all__ = ["ColoredMVU", "MinimumVolumeEmbedding", "StructurePreservingEmbedding"]
 
@@ -138,9 +138,7 @@ class _SaddleEmbedding(BaseEstimator):
         coef = np.zeros(lowrank.shape[1]) if coef is None else coef
         rank = 0 if isinstance(self.rank, str) else int(self.rank)
         solver = self.eigen_solver
-        if solver == "auto" and n > DENSE_LIMIT_N:
-            solver = "lanczos"  # "auto" never switches to an n x n matrix at this size
-        fraction = SMALL_N_DENSE_FRACTION if n <= DENSE_MAX_N else DENSE_FRACTION
+        fraction = _auto_dense_fraction(n)
         n_threads = resolve_n_threads(self.n_jobs)
         with blas_threads(n_threads):
             out = _core.saddle_point(

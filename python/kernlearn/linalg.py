@@ -263,16 +263,13 @@ def _dense(operator, n, k, which, threshold, max_rank, tol):
         M = np.asarray(A.matmat(np.eye(n)), dtype=np.float64)
     # The core's dense route computes and transforms back only the wanted pairs (MRRR for a few,
     # divide and conquer for many): at n = 6414 with 2,252 wanted, 17.7 s where scipy's evd took
-    # 24 s for all and evr's subset path 46-70 s. The smallest pairs are the largest of -M.
-    sign = 1.0 if which == "LA" else -1.0
-    S = np.ascontiguousarray(sign * M, dtype=np.float64)
+    # 24 s for all and evr's subset path 46-70 s.
+    M = np.ascontiguousarray(M, dtype=np.float64)
+    largest = which == "LA"
     if threshold is None:
-        values, vectors = _core.dense_eigenpairs_above(S, -np.inf, k)
+        values, vectors = _core.dense_eigenpairs(M, largest, -np.inf if largest else np.inf, 0.0, k)
     else:
-        # As Lanczos, a pair within tol |A| of the threshold counts as at it (|A| <= max row sum).
-        margin = tol * float(np.abs(M).sum(axis=1).max(initial=0.0))
-        values, vectors = _core.dense_eigenpairs_above(S, sign * threshold + margin, 0)
-    values = sign * values
+        values, vectors = _core.dense_eigenpairs(M, largest, float(threshold), tol, 0)
     status = "converged"
     if values.size > max_rank:
         values, vectors, status = values[:max_rank], vectors[:, :max_rank], "max_rank_reached"

@@ -68,6 +68,15 @@ SMALL_N_DENSE_FRACTION = 0.12
 DENSE_LIMIT_N = 16_000
 
 
+def _auto_dense_fraction(n):
+    """The positive-rank fraction of n from which the core's eigen_solver="auto" switches to a
+    dense solve (for the rest of the run): the measured crossovers, and above DENSE_LIMIT_N points
+    1.0, never (no rank exceeds n), so that no n x n matrix is formed there."""
+    if n > DENSE_LIMIT_N:
+        return 1.0
+    return SMALL_N_DENSE_FRACTION if n <= DENSE_MAX_N else DENSE_FRACTION
+
+
 class SimpleNPKL(BaseEstimator):
     """Non-parametric kernel learning from pairwise constraints (transductive).
 
@@ -290,19 +299,16 @@ class SimpleNPKL(BaseEstimator):
         Above DENSE_MAX_N points the rank at the first iterate (alpha = C) is estimated first
         (kernel polynomial method), so no Lanczos run is wasted on a large rank."""
         n = L.shape[0]
-        if self.eigen_solver == "auto" and rank > 0 and n > DENSE_LIMIT_N:
-            return "lanczos", DENSE_FRACTION  # never an n x n matrix at this size
-        if self.eigen_solver != "auto" or rank > 0:
-            return self.eigen_solver, DENSE_FRACTION
-        if n <= DENSE_MAX_N:
-            return "auto", SMALL_N_DENSE_FRACTION
+        fraction = _auto_dense_fraction(n)
+        if self.eigen_solver != "auto" or rank > 0 or n <= DENSE_MAX_N:
+            return self.eigen_solver, fraction
         A = ConstraintAccumulator(pairs, n, base=-L, pair_labels=labels).assemble(np.full(len(pairs), self.C))
         estimate = estimate_count_beyond(A, 0.0, random_state=0)
         # Lanczos holds two n x ncv bases (the basis and its restart spare, ncv about 1.6 times the
         # count): no more than the dense matrix "auto" would allow.
         basis_bytes = 2 * 8 * n * (estimate + max(20.0, 0.6 * estimate))
         if estimate <= DENSE_FRACTION * n and basis_bytes <= 8 * DENSE_LIMIT_N**2:
-            return "auto", DENSE_FRACTION
+            return "auto", fraction
         if n > DENSE_LIMIT_N:
             raise ValueError(
                 f"rank='auto' needs every positive eigenpair of A, about {estimate:.0f} of n = {n} "
@@ -310,7 +316,7 @@ class SimpleNPKL(BaseEstimator):
                 f"{8 * n * n / 2**30:.0f} GiB. Pass rank=<int> (the paper's truncation to the top pairs) "
                 "or basis=<int> (Section 5.4), or force eigen_solver='lanczos'."
             )
-        return "mixed" if n >= _core.MIXED_PRECISION_MIN_N else "dense", DENSE_FRACTION
+        return "mixed" if n >= _core.MIXED_PRECISION_MIN_N else "dense", fraction
 
     def _basis(self, L, seed):
         """Section 5.4's U: the smallest eigenvectors of L, as the largest of 2I - L."""

@@ -44,6 +44,8 @@ using DsygvdFn = void (*)(int* itype, char* jobz, char* uplo, int* n, double* a,
                           double* w, double* work, int* lwork, int* iwork, int* liwork, int* info);
 using DgemmFn = void (*)(char* transa, char* transb, int* m, int* n, int* k, double* alpha, double* a, int* lda,
                          double* b, int* ldb, double* beta, double* c, int* ldc);
+using DsyrkFn = void (*)(char* uplo, char* trans, int* n, int* k, double* alpha, double* a, int* lda, double* beta,
+                         double* c, int* ldc);
 
 // The Householder route in one precision.
 template <class T>
@@ -60,8 +62,9 @@ struct DenseLapack {
   HouseholderRoutines<float> single;   // ssytrd, sstedc, sormtr
   DsygvdFn dsygvd = nullptr;           // the Rayleigh-Ritz step of the mixed route
   DgemmFn dgemm = nullptr;
+  DsyrkFn dsyrk = nullptr;
   bool exact_available() const { return exact.available() && dstemr; }
-  bool mixed_available() const { return single.available() && dsygvd && dgemm; }
+  bool mixed_available() const { return single.available() && dsygvd && dgemm && dsyrk; }
 };
 
 // The eigenpairs of the symmetric A (column-major n x n, lower triangle read, overwritten) with
