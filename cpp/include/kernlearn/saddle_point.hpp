@@ -83,6 +83,7 @@ struct SpectralOptions {
   bool adaptive_step = true;  // with step = 0: grow the step while backtracking accepts it at once
   double eig_tol = 1e-10;  // Lanczos residual tolerance, relative to |A|
   bool warm_start = false;  // start each Lanczos solve from the previous eigenvectors (measured: rarely pays)
+  int filter_degree = 0;   // > 0: Lanczos on a Chebyshev filter of A of this degree (chebyshev_filter.hpp)
   std::uint64_t seed = 0;
 };
 
