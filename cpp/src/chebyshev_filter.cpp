@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 namespace kernlearn {
@@ -16,9 +17,12 @@ constexpr Index kMinFilteredSize = 64;
 // A's lowest eigenvalue is wanted only roughly: residual 1e-3 |A|.
 constexpr double kBottomTolerance = 1e-3;
 
-// a sits this part of (b - estimate) below the estimate (or a residual below, if more): a
-// too-high a would let p exceed 1 at A's bottom, and that pair would pass for a wanted one.
+// a sits this part of (b - estimate) below the estimate (or a residual below, if more). An odd
+// degree makes p negative below a, so an a above A's bottom cannot promote those pairs.
 constexpr double kBottomMargin = 0.01;
+
+// Below this (b - estimate) relative to their size, the filter has nothing to damp.
+constexpr double kMinWidth = 1e-6;
 
 }  // namespace
 
@@ -42,8 +46,11 @@ void ChebyshevFilter::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::R
 LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
                                double level, int degree, Eigen::VectorXd& bottom, ThreadTeam& team,
                                const InterruptPoll& poll) {
+  if (!options.largest || options.threshold_mode)
+    throw std::invalid_argument("filtered_lanczos: the largest pairs by count only");
   const Index n = A.rows();
-  if (n < kMinFilteredSize || degree < 1) return lanczos(A, start, options, team, poll);
+  // Degree 1 is an affine map of A: the same Krylov spaces, nothing gained.
+  if (n < kMinFilteredSize || degree < 2) return lanczos(A, start, options, team, poll);
 
   LanczosOptions low_options;
   low_options.k = 1;
@@ -61,18 +68,19 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   const LanczosResult low = lanczos(A, low_start, low_options, team, poll);
   const double estimate = low.values(0);
   bottom = low.vectors.col(0);
-  if (!(estimate < level)) {  // nothing below the level to filter out
-    LanczosResult plain = lanczos(A, start, options, team, poll);
-    plain.n_matvec += low.n_matvec;
-    return plain;
-  }
+  auto plain = [&](const Eigen::MatrixXd& from, Index spent) {
+    LanczosResult r = lanczos(A, from, options, team, poll);
+    r.n_matvec += spent;
+    return r;
+  };
+  // Nothing (or next to nothing) below the level to damp.
+  if (!(level - estimate > kMinWidth * std::max(std::abs(estimate), std::abs(level)))) return plain(start, low.n_matvec);
   const double lower = estimate - std::max(low.residuals(0), kBottomMargin * (level - estimate));
 
   const ChebyshevFilter filter(A, lower, level, degree);
   LanczosOptions filtered_options = options;
-  if (options.threshold_mode) filtered_options.threshold = 1.0;  // p(b)
   if (options.max_matvec > 0) filtered_options.max_matvec = std::max<Index>(1, options.max_matvec / degree);
-  LanczosResult found = lanczos(filter, start, filtered_options, team, poll);
+  const LanczosResult found = lanczos(filter, start, filtered_options, team, poll);
 
   // A's eigenvalues: the Rayleigh quotients; residuals against A.
   const Index m = found.vectors.cols();
@@ -83,26 +91,31 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   std::vector<Index> order(static_cast<std::size_t>(m));
   std::iota(order.begin(), order.end(), Index{0});
   std::stable_sort(order.begin(), order.end(), [&](Index x, Index y) { return quotient(x) > quotient(y); });
-  Index kept = m;
-  if (options.threshold_mode)
-    kept = std::count_if(order.begin(), order.end(), [&](Index c) { return quotient(c) > options.threshold; });
 
   LanczosResult result;
-  result.values.resize(kept);
-  result.vectors.resize(n, kept);
-  result.residuals.resize(kept);
-  for (Index i = 0; i < kept; ++i) {
+  result.values.resize(m);
+  result.vectors.resize(n, m);
+  result.residuals.resize(m);
+  for (Index i = 0; i < m; ++i) {
     const Index c = order[static_cast<std::size_t>(i)];
     result.values(i) = quotient(c);
     result.vectors.col(i) = found.vectors.col(c);
     result.residuals(i) = (AV.col(c) - quotient(c) * found.vectors.col(c)).norm();
   }
-  result.n_matvec = low.n_matvec + degree * found.n_matvec + m;
+  const Index spent = low.n_matvec + degree * found.n_matvec + m;
+  result.n_matvec = spent;
   result.n_restart = found.n_restart;
   result.n_locked = found.n_locked;
-  result.norm_estimate = std::max(std::abs(estimate), m > 0 ? std::abs(quotient(order[0])) : 0.0);
+  result.norm_estimate = std::max(std::abs(lower), m > 0 ? std::abs(result.values(0)) : 0.0);
   result.status = found.status;
-  return result;
+
+  // Below b, p is not monotone: the order holds only when every pair found lies above b. The
+  // tolerance held on p(A), relative to p(lambda_max), is checked against A. Otherwise plain
+  // Lanczos finishes from the pairs found (its warm start locks those that have converged).
+  const bool ordered = m == 0 || result.values(m - 1) > level;
+  const bool accurate = m == 0 || result.residuals.maxCoeff() <= options.tol * result.norm_estimate;
+  if (found.status == LanczosStatus::converged && ordered && accurate) return result;
+  return plain(m > 0 ? result.vectors : start, spent);
 }
 
 }  // namespace kernlearn

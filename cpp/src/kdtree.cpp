@@ -67,13 +67,11 @@ Index KdTree::build(Index begin, Index end) {
 double KdTree::box_distance2(Index node, const double* q) const {
   const double* lo = lo_.data() + node * d_;
   const double* hi = hi_.data() + node * d_;
-  double s = 0.0;
-  for (Index j = 0; j < d_; ++j) {
+  return ordered_sum(d_, [&](Index j) {  // squared_distance's order (distance.hpp)
     const double below = lo[j] - q[j], above = q[j] - hi[j];
     const double gap = below > 0.0 ? below : (above > 0.0 ? above : 0.0);
-    s += gap * gap;
-  }
-  return s;
+    return gap * gap;
+  });
 }
 
 void KdTree::search(Index node_id, const double* q, Index self, NeighborHeap& heap) const {

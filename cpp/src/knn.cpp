@@ -108,7 +108,7 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
     }
   } else {
     for (Index i = 0; i < n; ++i) {
-      const double len = std::sqrt(dot(X.row(i).data(), X.row(i).data(), d));
+      const double len = std::sqrt(ranking_dot(X.row(i).data(), X.row(i).data(), d));
       if (len > 0.0) Z.row(i) /= len;
     }
     a.setConstant(1.0 - tol);
@@ -128,7 +128,7 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
 
   auto exact = [&](Index i, Index j) {
     return euclidean ? squared_distance(X.row(i).data(), X.row(j).data(), d)
-                     : 1.0 - dot(Z.row(i).data(), Z.row(j).data(), d);
+                     : 1.0 - ranking_dot(Z.row(i).data(), Z.row(j).data(), d);
   };
   auto threshold = [&](Index i) { return round_up(c * heaps[i].bound() - a(i)); };
 

@@ -35,11 +35,12 @@ class ChebyshevFilter final : public SymmetricOperator {
   mutable Eigen::MatrixXd previous_, product_;
 };
 
-// The largest eigenpairs of A (options.largest must hold) above `level` in threshold mode, or
-// the top options.k, found by Lanczos on p(A) with b = level. `bottom` carries A's lowest
-// eigenvector from one call to the next (empty: a random start), which estimates a cheaply.
-// When the whole spectrum lies above the level, plain Lanczos runs. n_matvec counts products
-// with A.
+// The top options.k eigenpairs of A (options.largest, not threshold mode), found by Lanczos on
+// p(A) with b = level and the degree given (odd: p < -1 below a). `bottom` carries A's lowest
+// eigenvector from one call to the next (empty: a random start), which estimates a cheaply. The
+// pairs are checked against A: when one lies at or below b (where p does not keep the order),
+// or misses tol |A|, or the filtered run did not converge, plain Lanczos finishes from them.
+// Plain Lanczos alone when nothing lies below the level. n_matvec counts products with A.
 LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
                                double level, int degree, Eigen::VectorXd& bottom, ThreadTeam& team,
                                const InterruptPoll& poll = {});

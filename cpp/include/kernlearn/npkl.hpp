@@ -31,10 +31,10 @@ enum class NpklLoss { linear, squared_hinge, hinge, square };
 struct NpklOptions : SpectralOptions {
   NpklLoss loss = NpklLoss::squared_hinge;
   double C = 0.1;
-  // The top-r solves on a degree-6 Chebyshev filter (chebyshev_filter.hpp). Adult-like problem,
-  // rank 200 (bench/bench_npkl.py): linear loss 1.35 -> 0.91 s with degree 6 (2: 1.03, 4: 0.95,
-  // 8: 0.92 s), squared hinge 9.6 -> 5.4 s.
-  NpklOptions() { filter_degree = 6; }
+  // The top-r solves on a degree-5 Chebyshev filter (chebyshev_filter.hpp). Adult-like problem,
+  // rank 200 (bench/bench_npkl.py): linear loss 1.25 -> 0.88 s (degree 2: 1.03, 4: 0.95, 6: 0.83,
+  // 7: 0.88, 8: 0.92 s), squared hinge 9.6 -> 5.5 s (7: 5.6 s). Odd degrees only: p < -1 below a.
+  NpklOptions() { filter_degree = 5; }
 };
 
 // L: the graph Laplacian (CSR, sorted indices, symmetric); pairs: m x 2 distinct unordered pairs
