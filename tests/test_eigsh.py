@@ -240,6 +240,9 @@ def test_warm_block_just_inside_tol_does_not_cap_the_others():
         ({"threshold": np.inf}, ValueError, "threshold must be finite"),
         ({"threshold": "big"}, TypeError, "threshold must be a real number"),
         ({"k": 3, "method": "arpack"}, ValueError, "method must be one of"),
+        ({"threshold": 0.0, "filter_level": 0.0}, ValueError, "filter_level applies to a count k"),
+        ({"k": 3, "filter_level": np.nan}, ValueError, "filter_level must be finite"),
+        ({"k": 3, "filter_level": "low"}, TypeError, "filter_level must be a real number"),
     ],
 )
 def test_bad_arguments(kwargs, error, match):
@@ -328,3 +331,41 @@ def test_dense_method_top_k_and_threshold_against_scipy(which, count):
     t = 0.5 * (w[order[-1]] + w[order[-1] - 1 if which == "LA" else order[-1] + 1])
     by_threshold, _, _ = eigsh(A, threshold=t, which=which, method="dense")
     np.testing.assert_allclose(by_threshold, w[order], atol=1e-12)
+
+
+def npkl_like(side=30, seed=0):
+    """-L of a grid plus random +-1/2 pairs: SimpleNPKL's A, a wide negative spectrum (to -8.7)
+    and 43 positive pairs within 0.84 of zero."""
+    L = grid_laplacian(side)
+    n = L.shape[0]
+    rng = np.random.default_rng(seed)
+    i, j = rng.integers(0, n, (2, 3 * n))
+    keep = i != j
+    T = sp.coo_matrix((rng.choice([-1.0, 1.0], keep.sum()), (i[keep], j[keep])), shape=(n, n))
+    return (0.5 * (T + T.T) - L).tocsr()
+
+
+@pytest.mark.parametrize("which", ["LA", "SA"])
+def test_filtered_lanczos_against_scipy(which):
+    """A level below the top 20 (above the bottom 20 of -A): the Chebyshev-filtered pairs are
+    A's own, and the filter takes a fraction of plain Lanczos's restarts."""
+    A = npkl_like() if which == "LA" else -npkl_like()
+    reference = scipy.linalg.eigvalsh(A.toarray())
+    reference = reference[::-1][:20] if which == "LA" else reference[:20]
+    values, V, info = eigsh(A, 20, which, filter_level=0.0, method="lanczos", random_state=0)
+    assert info["filtered"] and info["converged"]
+    np.testing.assert_allclose(values, reference, rtol=0, atol=1e-10)
+    residual = np.linalg.norm(A @ V - V * values, axis=0)
+    assert residual.max() <= 1e-10 * info["norm_estimate"]
+    np.testing.assert_allclose(V.T @ V, np.eye(20), atol=1e-12)
+    plain = eigsh(A, 20, which, method="lanczos", random_state=0)[2]
+    assert not plain["filtered"] and info["n_restart"] < plain["n_restart"] / 2
+
+
+@pytest.mark.parametrize("level, why", [(0.56, "inside the wanted pairs"), (-10.0, "below the whole spectrum")])
+def test_filter_level_that_cannot_serve_falls_back_to_plain_lanczos(level, why):
+    A = npkl_like()
+    reference = scipy.linalg.eigvalsh(A.toarray())[::-1][:20]
+    values, V, info = eigsh(A, 20, filter_level=level, method="lanczos", random_state=0)
+    assert not info["filtered"], why
+    np.testing.assert_allclose(values, reference, rtol=0, atol=1e-10)

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "common.hpp"
+#include "kernlearn/chebyshev_filter.hpp"
 #include "kernlearn/lanczos.hpp"
 #include "kernlearn/operator.hpp"
 
@@ -38,7 +39,7 @@ class PythonOperator final : public SymmetricOperator {
 
 py::dict solve(const SymmetricOperator& A, ThreadTeam& team, const Eigen::MatrixXd& start, Index k, bool largest,
                bool threshold_mode, double threshold, Index max_rank, Index ncv, double tol,
-               Index max_matvec, std::uint64_t seed) {
+               Index max_matvec, std::uint64_t seed, double filter_level, int filter_degree) {
   LanczosOptions opt;
   opt.k = k;
   opt.largest = largest;
@@ -49,7 +50,11 @@ py::dict solve(const SymmetricOperator& A, ThreadTeam& team, const Eigen::Matrix
   opt.tol = tol;
   opt.max_matvec = max_matvec;
   opt.seed = seed;
-  LanczosResult r = run_interruptible([&] { return lanczos(A, start, opt, team, python_interrupt_poll()); });
+  LanczosResult r = run_interruptible([&] {
+    if (filter_degree == 0) return lanczos(A, start, opt, team, python_interrupt_poll());
+    Eigen::VectorXd far_end;
+    return filtered_lanczos(A, start, opt, filter_level, filter_degree, far_end, team, python_interrupt_poll());
+  });
   py::dict out;
   out["values"] = std::move(r.values);
   out["vectors"] = std::move(r.vectors);
@@ -58,29 +63,31 @@ py::dict solve(const SymmetricOperator& A, ThreadTeam& team, const Eigen::Matrix
   out["n_restart"] = r.n_restart;
   out["norm_estimate"] = r.norm_estimate;
   out["status"] = static_cast<int>(r.status);
+  out["filtered"] = r.filtered;
   return out;
 }
 
 #define KERNLEARN_SOLVER_ARGS \
   py::arg("v0"), py::arg("k"), py::arg("largest"), py::arg("threshold_mode"), \
       py::arg("threshold"), py::arg("max_rank"), py::arg("ncv"), py::arg("tol"), \
-      py::arg("max_matvec"), py::arg("seed")
+      py::arg("max_matvec"), py::arg("seed"), py::arg("filter_level"), py::arg("filter_degree")
 
 }  // namespace
 
 void register_eigensolver(py::module_& m) {
+  m.attr("FILTER_DEGREE") = kFilterDegree;
   m.def(
       "lanczos_csr",
       [](Index n, const py::array_t<Index, py::array::c_style>& indptr,
          const py::array_t<Index, py::array::c_style>& indices,
          const py::array_t<double, py::array::c_style>& data, int n_threads, const Eigen::MatrixXd& v0,
          Index k, bool largest, bool threshold_mode, double threshold, Index max_rank, Index ncv,
-         double tol, Index max_matvec, std::uint64_t seed) {
+         double tol, Index max_matvec, std::uint64_t seed, double filter_level, int filter_degree) {
         if (indptr.size() != n + 1 || indices.size() != data.size())
           throw std::invalid_argument("inconsistent CSR arrays");
         ThreadTeam team(n_threads);
         CsrOperator A(n, indptr.data(), indices.data(), data.data(), team);
-        return solve(A, team, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed);
+        return solve(A, team, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed, filter_level, filter_degree);
       },
       py::arg("n"), py::arg("indptr").noconvert(), py::arg("indices").noconvert(),
       py::arg("data").noconvert(), py::arg("n_threads"), KERNLEARN_SOLVER_ARGS,
@@ -90,10 +97,10 @@ void register_eigensolver(py::module_& m) {
       "lanczos_dense",
       [](const Eigen::Ref<const RowMatrixXd>& A, int n_threads, const Eigen::MatrixXd& v0, Index k,
          bool largest, bool threshold_mode, double threshold, Index max_rank, Index ncv, double tol,
-         Index max_matvec, std::uint64_t seed) {
+         Index max_matvec, std::uint64_t seed, double filter_level, int filter_degree) {
         ThreadTeam team(n_threads);
         DenseOperator op(A, team);
-        return solve(op, team, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed);
+        return solve(op, team, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed, filter_level, filter_degree);
       },
       py::arg("A").noconvert(), py::arg("n_threads"), KERNLEARN_SOLVER_ARGS, "Thick-restart Lanczos on a dense matrix.");
 
@@ -101,10 +108,10 @@ void register_eigensolver(py::module_& m) {
       "lanczos_callback",
       [](Index n, py::function matmat, int n_threads, const Eigen::MatrixXd& v0, Index k, bool largest,
          bool threshold_mode, double threshold, Index max_rank, Index ncv, double tol,
-         Index max_matvec, std::uint64_t seed) {
+         Index max_matvec, std::uint64_t seed, double filter_level, int filter_degree) {
         ThreadTeam team(n_threads);
         PythonOperator op(n, std::move(matmat));
-        return solve(op, team, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed);
+        return solve(op, team, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed, filter_level, filter_degree);
       },
       py::arg("n"), py::arg("matmat"), py::arg("n_threads"), KERNLEARN_SOLVER_ARGS,
       "Thick-restart Lanczos on a Python callback X -> A @ X.");

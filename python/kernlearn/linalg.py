@@ -44,6 +44,7 @@ def eigsh(
     ncv=None,
     max_rank=None,
     method="auto",
+    filter_level=None,
     random_state=None,
     check_symmetric=True,
     n_jobs=None,
@@ -68,7 +69,7 @@ def eigsh(
     v0 : array of shape (n,) or (n, b), optional
         Start vector, or a block of vectors (e.g. the eigenvectors of the previous, similar
         problem: a warm start). A block costs b products for one Rayleigh-Ritz step on its span;
-        the Ritz pairs that already meet 1% of ``tol`` are kept (if they are the whole answer, a
+        the Ritz pairs that already meet 1%% of ``tol`` are kept (if they are the whole answer, a
         short probe for missed copies of repeated eigenvalues is all that is left) and Lanczos
         starts from the sum of the others. An orthonormal block whose span is too far from invariant
         for any pair to meet ``tol`` (Ritz residuals above ``sqrt(tol) * ||A||``, judged by one
@@ -88,6 +89,17 @@ def eigsh(
         "auto" is dense when ``n <= DENSE_MAX_N`` or more than ``DENSE_FRACTION * n`` eigenpairs
         are wanted, Lanczos otherwise. Dense: LAPACK's Householder route (scipy's LAPACK) with
         only the wanted eigenvectors computed (MRRR when they are few) and transformed back.
+    filter_level : float, optional
+        With ``k`` (not ``threshold``) and Lanczos: a level on the unwanted side of the k pairs
+        (below them for "LA", above for "SA"). Lanczos then runs on a degree-%(DEGREE)d Chebyshev
+        polynomial of A that maps the spectrum between the level and A's far end into [-1, 1] and
+        spreads the pairs beyond it apart: fewer Lanczos steps, hence less orthogonalisation and
+        fewer restarts, at %(DEGREE)d products with A a step. It pays when the unwanted side of
+        the spectrum is wide and the wanted pairs lie close together (SimpleNPKL's top 200 on the
+        Adult-like problem: 3-4x fewer steps, 1.5x faster). The pairs are checked against A
+        (Rayleigh quotients, residuals within ``tol``); if one lies on the unwanted side of the
+        level (fewer than k beyond it), plain Lanczos finishes from them. ``info["filtered"]``
+        says whether the filtered pairs were returned; ``n_matvec`` counts products with A.
     random_state : int, RandomState or Generator, optional
         Draws the default start vector (and fresh vectors after an invariant subspace).
     check_symmetric : bool
@@ -106,7 +118,7 @@ def eigsh(
     info : dict
         ``method``, ``status`` ("converged", "not_converged", "max_rank_reached"),
         ``converged``, ``n_matvec``, ``n_restart``, ``residuals`` (``||A v - lambda v||`` per
-        pair), ``norm_estimate``.
+        pair), ``norm_estimate``; with Lanczos, ``filtered``.
 
     Warns
     -----
@@ -139,6 +151,14 @@ def eigsh(
         ncv = check_int(ncv, "ncv", low=1)
         if not (min(k, n - 1) < ncv <= n):
             raise ValueError(f"ncv must satisfy k < ncv <= n = {n}, got ncv={ncv} with k={k}")
+    if filter_level is not None:
+        if isinstance(filter_level, (bool, np.bool_)) or not isinstance(filter_level, numbers.Real):
+            raise TypeError(f"filter_level must be a real number, got {filter_level!r}")
+        filter_level = float(filter_level)
+        if not np.isfinite(filter_level):
+            raise ValueError(f"filter_level must be finite, got {filter_level}")
+        if threshold is not None:
+            raise ValueError("filter_level applies to a count k of pairs, not to threshold mode")
     rng = check_random_state(random_state)
     start = _check_v0(v0, n, rng)
 
@@ -160,7 +180,7 @@ def eigsh(
     else:
         values, vectors, info = _lanczos(
             operator, n, k, which, threshold, start, tol, maxiter, ncv or 0, max_rank,
-            int(rng.randint(np.iinfo(np.int32).max)), resolve_n_threads(n_jobs),
+            int(rng.randint(np.iinfo(np.int32).max)), resolve_n_threads(n_jobs), filter_level,
         )
     info.update(info_extra)
     if info["status"] == "not_converged":
@@ -173,6 +193,9 @@ def eigsh(
             stacklevel=2,
         )
     return values, _fix_signs(vectors), info
+
+
+eigsh.__doc__ = eigsh.__doc__ % {"DEGREE": _core.FILTER_DEGREE}
 
 
 def _check_operator(A, check_symmetric):
@@ -224,12 +247,13 @@ def _check_v0(v0, n, rng):
     return arr
 
 
-def _lanczos(operator, n, k, which, threshold, start, tol, maxiter, ncv, max_rank, seed, n_threads):
+def _lanczos(operator, n, k, which, threshold, start, tol, maxiter, ncv, max_rank, seed, n_threads, filter_level):
     kind, A = operator
     args = dict(
         v0=start, k=k, largest=which == "LA", threshold_mode=threshold is not None,
         threshold=0.0 if threshold is None else threshold, max_rank=max_rank, ncv=ncv, tol=tol,
-        max_matvec=maxiter, seed=seed,
+        max_matvec=maxiter, seed=seed, filter_level=0.0 if filter_level is None else filter_level,
+        filter_degree=0 if filter_level is None else _core.FILTER_DEGREE,
     )
     if kind == "csr":
         out = _core.lanczos_csr(
@@ -249,6 +273,7 @@ def _lanczos(operator, n, k, which, threshold, start, tol, maxiter, ncv, max_ran
         "n_restart": out["n_restart"],
         "residuals": out["residuals"],
         "norm_estimate": out["norm_estimate"],
+        "filtered": out["filtered"],
     }
     return out["values"], out["vectors"], info
 

@@ -44,6 +44,7 @@ struct LanczosResult {
   Index n_locked = 0;         // pairs of a warm block locked without Lanczos steps (not later locks)
   double norm_estimate = 0.0;
   LanczosStatus status = LanczosStatus::not_converged;
+  bool filtered = false;      // the pairs came from a Chebyshev filter (chebyshev_filter.hpp)
 };
 
 // start: one vector, or a block (b > 1: the eigenvectors of an earlier, similar problem). A block

@@ -19,6 +19,7 @@
 
 #include <Eigen/Core>
 
+#include "kernlearn/chebyshev_filter.hpp"
 #include "kernlearn/graph.hpp"
 #include "kernlearn/saddle_point.hpp"
 #include "kernlearn/thread_team.hpp"
@@ -31,10 +32,9 @@ enum class NpklLoss { linear, squared_hinge, hinge, square };
 struct NpklOptions : SpectralOptions {
   NpklLoss loss = NpklLoss::squared_hinge;
   double C = 0.1;
-  // The top-r solves on a degree-5 Chebyshev filter (chebyshev_filter.hpp). Adult-like problem,
-  // rank 200 (bench/bench_npkl.py): linear loss 1.25 -> 0.88 s (degree 2: 1.03, 4: 0.95, 6: 0.83,
-  // 7: 0.88, 8: 0.92 s), squared hinge 9.6 -> 5.5 s (7: 5.6 s). Odd degrees only: p < -1 below a.
-  NpklOptions() { filter_degree = 5; }
+  // The top-r solves on a Chebyshev filter (chebyshev_filter.hpp). Adult-like problem, rank 200
+  // (bench/bench_npkl.py): linear loss 1.25 -> 0.88 s, squared hinge 9.6 -> 5.3 s a fit.
+  NpklOptions() { filter_degree = kFilterDegree; }
 };
 
 // L: the graph Laplacian (CSR, sorted indices, symmetric); pairs: m x 2 distinct unordered pairs
