@@ -6,6 +6,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from scipy.sparse.csgraph import laplacian as scipy_laplacian
 from scipy.sparse.linalg import aslinearoperator
+from sklearn.exceptions import ConvergenceWarning
 
 from kernlearn.linalg import eigsh
 
@@ -130,8 +131,6 @@ def test_auto_picks_dense_for_small_and_many():
 
 
 def test_non_convergence_warns_and_reports():
-    from sklearn.exceptions import ConvergenceWarning
-
     A = grid_laplacian(30)
     with pytest.warns(ConvergenceWarning, match="before convergence"):
         values, _, info = eigsh(A, 10, "SA", method="lanczos", maxiter=40)
@@ -243,6 +242,7 @@ def test_warm_block_just_inside_tol_does_not_cap_the_others():
         ({"threshold": 0.0, "filter_level": 0.0}, ValueError, "filter_level applies to a count k"),
         ({"k": 3, "filter_level": np.nan}, ValueError, "filter_level must be finite"),
         ({"k": 3, "filter_level": "low"}, TypeError, "filter_level must be a real number"),
+        ({"k": 3, "filter_level": True}, TypeError, "filter_level must be a real number"),
     ],
 )
 def test_bad_arguments(kwargs, error, match):
@@ -356,16 +356,34 @@ def test_filtered_lanczos_against_scipy(which):
     assert info["filtered"] and info["converged"]
     np.testing.assert_allclose(values, reference, rtol=0, atol=1e-10)
     residual = np.linalg.norm(A @ V - V * values, axis=0)
-    assert residual.max() <= 1e-10 * info["norm_estimate"]
+    assert residual.max() <= 1.1e-10 * np.abs(scipy.linalg.eigvalsh(A.toarray())).max()
     np.testing.assert_allclose(V.T @ V, np.eye(20), atol=1e-12)
     plain = eigsh(A, 20, which, method="lanczos", random_state=0)[2]
     assert not plain["filtered"] and info["n_restart"] < plain["n_restart"] / 2
 
 
-@pytest.mark.parametrize("level, why", [(0.56, "inside the wanted pairs"), (-10.0, "below the whole spectrum")])
-def test_filter_level_that_cannot_serve_falls_back_to_plain_lanczos(level, why):
-    A = npkl_like()
-    reference = scipy.linalg.eigvalsh(A.toarray())[::-1][:20]
-    values, V, info = eigsh(A, 20, filter_level=level, method="lanczos", random_state=0)
+@pytest.mark.parametrize("which", ["LA", "SA"])
+@pytest.mark.parametrize("level, why", [(0.56, "inside the wanted pairs"), (-10.0, "beyond the whole spectrum")])
+def test_filter_level_that_cannot_serve_falls_back_to_plain_lanczos(which, level, why):
+    sign = 1.0 if which == "LA" else -1.0
+    A = sign * npkl_like()
+    spectrum = scipy.linalg.eigvalsh(A.toarray())
+    reference = spectrum[::-1][:20] if which == "LA" else spectrum[:20]
+    if level > 0:  # 0.56 lies inside the top 20 of npkl_like(): 11 of them above it
+        assert np.sum(sign * reference > level) == 11
+    values, V, info = eigsh(A, 20, which, filter_level=sign * level, method="lanczos", random_state=0)
     assert not info["filtered"], why
     np.testing.assert_allclose(values, reference, rtol=0, atol=1e-10)
+
+
+def test_filtered_lanczos_keeps_to_maxiter_and_dense_ignores_the_level():
+    A = npkl_like()
+    with pytest.warns(ConvergenceWarning):
+        values, V, info = eigsh(A, 20, filter_level=0.0, method="lanczos", maxiter=300, random_state=0)
+    assert not info["converged"]
+    # the budget, shared by the stages (far-end estimate, filtered run, plain finish), each kept
+    # to within a Lanczos cycle
+    assert info["n_matvec"] <= 2 * 300
+    values, V, info = eigsh(A, 20, filter_level=0.0, method="dense")
+    assert info["method"] == "dense" and not info["filtered"]
+    np.testing.assert_allclose(values, scipy.linalg.eigvalsh(A.toarray())[::-1][:20], rtol=0, atol=1e-10)

@@ -56,6 +56,7 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   far_options.largest = !options.largest;
   far_options.tol = kFarTolerance;
   far_options.seed = options.seed + 1;
+  far_options.max_matvec = options.max_matvec;
   Eigen::MatrixXd far_start(n, 1);
   if (far_end.size() == n) {
     far_start.col(0) = far_end;
@@ -67,20 +68,25 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   const LanczosResult far = lanczos(A, far_start, far_options, team, poll);
   const double estimate = far.values(0);
   far_end = far.vectors.col(0);
-  auto plain = [&](const Eigen::MatrixXd& from, Index spent) {
-    LanczosResult r = lanczos(A, from, options, team, poll);
+  // Plain Lanczos on what is left of the mat-vec budget (max_matvec 0: the default).
+  auto plain = [&](const Eigen::MatrixXd& from, Index spent, Index restarts) {
+    LanczosOptions rest = options;
+    if (options.max_matvec > 0) rest.max_matvec = std::max<Index>(1, options.max_matvec - spent);
+    LanczosResult r = lanczos(A, from, rest, team, poll);
     r.n_matvec += spent;
+    r.n_restart += restarts;
     return r;
   };
   // Nothing (or next to nothing) on the unwanted side of the level to damp.
   const double width = sign * (level - estimate);
-  if (!(width > kMinWidth * std::max(std::abs(estimate), std::abs(level)))) return plain(start, far.n_matvec);
+  if (!(width > kMinWidth * std::max(std::abs(estimate), std::abs(level)))) return plain(start, far.n_matvec, 0);
   const double a = estimate - sign * std::max(far.residuals(0), kFarMargin * width);
 
   const ChebyshevFilter filter(A, a, level, degree);
   LanczosOptions filtered_options = options;
   filtered_options.largest = true;  // beyond b, on either side, p > 1
-  if (options.max_matvec > 0) filtered_options.max_matvec = std::max<Index>(1, options.max_matvec / degree);
+  if (options.max_matvec > 0)
+    filtered_options.max_matvec = std::max<Index>(1, (options.max_matvec - far.n_matvec) / degree);
   const LanczosResult found = lanczos(filter, start, filtered_options, team, poll);
 
   // A's eigenvalues: the Rayleigh quotients; residuals against A.
@@ -119,7 +125,11 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   const bool ordered = m == 0 || sign * (result.values(m - 1) - level) > 0.0;
   const bool accurate = m == 0 || result.residuals.maxCoeff() <= options.tol * result.norm_estimate;
   if (found.status == LanczosStatus::converged && ordered && accurate) return result;
-  return plain(m > 0 ? result.vectors : start, spent);
+  if (options.max_matvec > 0 && spent >= options.max_matvec) {  // no budget left: as found
+    result.status = LanczosStatus::not_converged;
+    return result;
+  }
+  return plain(m > 0 ? result.vectors : start, spent, found.n_restart);
 }
 
 }  // namespace kernlearn

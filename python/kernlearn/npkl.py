@@ -395,7 +395,8 @@ class SimpleNPKL(BaseEstimator):
         self.history_ = {key: np.asarray(out[key]) for key in ("dual", "primal", "gap", "step", "matvecs", "rank")}
 
 
-SimpleNPKL.__doc__ = SimpleNPKL.__doc__ % {
-    "DENSE_MAX_N": DENSE_MAX_N, "DENSE_FRACTION": DENSE_FRACTION, "SMALL": SMALL_N_DENSE_FRACTION,
-    "MIXED": _core.MIXED_PRECISION_MIN_N,
-}
+if SimpleNPKL.__doc__:  # None under python -OO
+    SimpleNPKL.__doc__ = SimpleNPKL.__doc__ % {
+        "DENSE_MAX_N": DENSE_MAX_N, "DENSE_FRACTION": DENSE_FRACTION, "SMALL": SMALL_N_DENSE_FRACTION,
+        "MIXED": _core.MIXED_PRECISION_MIN_N,
+    }

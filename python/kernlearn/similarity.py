@@ -90,7 +90,8 @@ __all__ = ["ESKL", "EMKL", "REKL"]
 # needs an interior point) at the price of a radius log(n / eps) instead of log n.
 INIT_EPS = 1e-2
 
-__doc__ = __doc__ % {"eps": INIT_EPS}
+if __doc__:  # None under python -OO
+    __doc__ = __doc__ % {"eps": INIT_EPS}
 
 UNLABELLED = -1
 
