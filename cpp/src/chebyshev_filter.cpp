@@ -23,6 +23,12 @@ constexpr double kFarMargin = 0.01;
 // Below this |b - estimate| relative to their size, the filter has nothing to damp.
 constexpr double kMinWidth = 1e-6;
 
+// The filtered run's tolerance, relative to the caller's: residuals on p(A) are relative to
+// p(lambda_max), and a pair just above b, where p' is smallest, then missed tol against A and sent
+// the solve to plain Lanczos (n = 200 SDP problem, top 13: 0.93 ms with the fallback, 0.76 ms
+// with 0.1 tol and none; Adult-like top 200: the same 4,271 products either way).
+constexpr double kFilteredTolerance = 0.1;
+
 }  // namespace
 
 ChebyshevFilter::ChebyshevFilter(const SymmetricOperator& A, double far, double level, int degree)
@@ -85,6 +91,7 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   const ChebyshevFilter filter(A, a, level, degree);
   LanczosOptions filtered_options = options;
   filtered_options.largest = true;  // beyond b, on either side, p > 1
+  filtered_options.tol = options.tol * kFilteredTolerance;
   if (options.max_matvec > 0)
     filtered_options.max_matvec = std::max<Index>(1, (options.max_matvec - far.n_matvec) / degree);
   const LanczosResult found = lanczos(filter, start, filtered_options, team, poll);
