@@ -29,6 +29,14 @@ constexpr double kMinWidth = 1e-6;
 // with 0.1 tol and none; Adult-like top 200: the same 4,271 products either way).
 constexpr double kFilteredTolerance = 0.1;
 
+// The interval's end sits this part of |b - a| short of b (see filtered_lanczos).
+constexpr double kTransition = 0.05;
+
+// The filtered run stops after kCapPerPair k + kCapExtra products with p(A) (4 k were enough
+// on the Adult-like top 200); one that needs more has met the equioscillation band.
+constexpr Index kCapPerPair = 12;
+constexpr Index kCapExtra = 200;
+
 }  // namespace
 
 ChebyshevFilter::ChebyshevFilter(const SymmetricOperator& A, double far, double level, int degree)
@@ -88,12 +96,17 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   if (!(width > kMinWidth * std::max(std::abs(estimate), std::abs(level)))) return plain(start, far.n_matvec, 0);
   const double a = estimate - sign * std::max(far.residuals(0), kFarMargin * width);
 
-  const ChebyshevFilter filter(A, a, level, degree);
+  // The polynomial's interval ends short of the level: the pairs just on the unwanted side of it
+  // map above 1 too, in order, so that a k larger than the count beyond the level is served
+  // from them instead of from the equioscillation band, where Lanczos crawls.
+  const double edge = level - sign * kTransition * std::abs(level - a);
+  const ChebyshevFilter filter(A, a, edge, degree);
   LanczosOptions filtered_options = options;
-  filtered_options.largest = true;  // beyond b, on either side, p > 1
+  filtered_options.largest = true;  // beyond the edge, on either side, p > 1
   filtered_options.tol = options.tol * kFilteredTolerance;
-  if (options.max_matvec > 0)
-    filtered_options.max_matvec = std::max<Index>(1, (options.max_matvec - far.n_matvec) / degree);
+  const Index cap = kCapPerPair * options.k + kCapExtra;
+  const Index left = options.max_matvec > 0 ? (options.max_matvec - far.n_matvec) / degree : cap;
+  filtered_options.max_matvec = std::max<Index>(1, std::min(cap, left));
   const LanczosResult found = lanczos(filter, start, filtered_options, team, poll);
 
   // A's eigenvalues: the Rayleigh quotients; residuals against A.
@@ -129,7 +142,7 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   // lies beyond b. The tolerance held on p(A), relative to |p(A)|, is checked against A.
   // Otherwise plain Lanczos finishes from the pairs found (its warm start locks those that
   // have converged).
-  const bool ordered = m == 0 || sign * (result.values(m - 1) - level) > 0.0;
+  const bool ordered = m == 0 || sign * (result.values(m - 1) - edge) > 0.0;
   const bool accurate = m == 0 || result.residuals.maxCoeff() <= options.tol * result.norm_estimate;
   if (found.status == LanczosStatus::converged && ordered && accurate) return result;
   if (options.max_matvec > 0 && spent >= options.max_matvec) {  // no budget left: as found

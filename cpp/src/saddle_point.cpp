@@ -451,12 +451,12 @@ class SaddlePointSolver {
     // The filter only for the top pairs: in threshold mode its equioscillation piles unwanted
     // pairs up just below p(zero) = 1, where the count must be certified (n = 200 SDP problem:
     // 275 mat-vecs plain, 1,769 filtered at degree 4).
-    // Nor after a solve that found fewer than `wanted` pairs above zero (the rank exceeds the
-    // positive count): the filter's order fails there, every solve would end in plain Lanczos.
+    // Nor after a filtered solve that ended in plain Lanczos (far more pairs wanted than lie
+    // above zero, beyond the filter's transition band): the next solve would do the same.
     const bool filtered = opt_.filter_degree > 0 && wanted > 0 && filter_pays_;
     LanczosResult r = filtered ? filtered_lanczos(op(), start, lo, zero, opt_.filter_degree, bottom_, team_, poll_)
                                : lanczos(op(), start, lo, team_, poll_);
-    if (filtered) filter_pays_ = (r.values.array() > zero).count() >= wanted;
+    if (filtered) filter_pays_ = r.filtered;
     if (start.cols() > 1) block_pays_ = r.n_locked > 0;
     K.matvecs = r.n_matvec;
     if (r.status == LanczosStatus::max_rank_reached) return false;
@@ -557,7 +557,7 @@ class SaddlePointSolver {
   Index unconverged_eigensolves_ = 0;
   int solves_since_block_ = 0;
   Eigen::VectorXd bottom_;       // A's lowest eigenvector, for the filter's next estimate of it
-  bool filter_pays_ = true;      // the last filtered solve found every wanted pair above zero
+  bool filter_pays_ = true;      // the last filtered solve returned the filtered pairs
   Eigen::MatrixXd basis_;           // Section 5.4's U_b (empty: the exact problem)
   Eigen::VectorXd pair_coef_;       // R' alpha of the matrix assembled last
   RowMatrixXd basis_rows_;          // U_b row-major, for the pairs' rows

@@ -98,9 +98,11 @@ def eigsh(
         the spectrum is wide and the wanted pairs lie close together (SimpleNPKL's top 200 on the
         Adult-like problem: 3-4x fewer steps; the top 200 of bench/bench_eigsh.py's n = 10^4
         problem 2-3x faster than plain Lanczos, 7.7x ARPACK). The pairs are checked against A
-        (Rayleigh quotients): if one lies on the unwanted side of the level (fewer than k beyond
-        it), misses ``tol``, or the filtered run did not converge, plain Lanczos finishes from
-        them on the rest of the ``maxiter`` budget (none left: they are returned as found). ``info["filtered"]`` says whether the filtered pairs were
+        (Rayleigh quotients). The polynomial's interval ends 5%% of the spectrum's width short of
+        the level, so pairs just on its unwanted side still come in order when fewer than k lie
+        beyond it. If a pair lies further in, misses ``tol``, or the filtered run does not
+        converge within 12 k + 200 steps, plain Lanczos finishes from the pairs found, on the rest
+        of the ``maxiter`` budget (none left: they are returned as found). ``info["filtered"]`` says whether the filtered pairs were
         returned (False also when nothing lies beyond the level on the unwanted side, for
         n < 64, and on the dense path, which needs no filter: "auto" may choose it).
         ``n_matvec`` counts products with A; ``maxiter`` is shared by the stages (the estimate

@@ -110,8 +110,9 @@ class SimpleNPKL(BaseEstimator):
         int, or ``basis``. From 64 points, an int rank's Lanczos solves run on a degree-5
         Chebyshev polynomial of A that damps the spectrum below zero (the Laplacian's wide
         negative part), and the eigenvalues are the Rayleigh quotients against A: the
-        Adult-like top 200 in 0.9 s instead of 1.25 s. Pairs that miss the
-        tolerance against A, or a rank above the positive count, end in plain Lanczos.
+        Adult-like top 200 in 0.9 s instead of 1.25 s. A rank above the
+        positive count is served too (the filter keeps the order a little below zero); pairs
+        that miss the tolerance against A end in plain Lanczos.
     eigen_solver : {"auto", "lanczos", "dense", "mixed"}
         "auto": Lanczos while the positive rank (or ``rank``) stays below a fraction of n,
         a dense solver from the first solve that finds more. The fraction is measured:
