@@ -97,7 +97,7 @@ def eigsh(
         fewer restarts, at %(DEGREE)d products with A a step. It pays when the unwanted side of
         the spectrum is wide and the wanted pairs lie close together (SimpleNPKL's top 200 on the
         Adult-like problem: 3-4x fewer steps; the top 200 of bench/bench_eigsh.py's n = 10^4
-        problem 2-3x faster than plain Lanczos, 7.7x ARPACK). The pairs are checked against A
+        problem 2-3.4x faster than plain Lanczos, 7-9x ARPACK). The pairs are checked against A
         (Rayleigh quotients). The polynomial's interval ends 5%% of the spectrum's width short of
         the level, so pairs just on its unwanted side still come in order when fewer than k lie
         beyond it. If a pair lies further in, misses ``tol``, or the filtered run does not
