@@ -239,7 +239,7 @@ def test_warm_block_just_inside_tol_does_not_cap_the_others():
         ({"threshold": np.inf}, ValueError, "threshold must be finite"),
         ({"threshold": "big"}, TypeError, "threshold must be a real number"),
         ({"k": 3, "method": "arpack"}, ValueError, "method must be one of"),
-        ({"threshold": 0.0, "filter_level": 0.0}, ValueError, "filter_level applies to a count k"),
+        ({"threshold": 0.0, "filter_level": 0.5}, ValueError, "filter_level must lie on the unwanted side"),
         ({"k": 3, "filter_level": np.nan}, ValueError, "filter_level must be finite"),
         ({"k": 3, "filter_level": "low"}, TypeError, "filter_level must be a real number"),
         ({"k": 3, "filter_level": True}, TypeError, "filter_level must be a real number"),
@@ -389,3 +389,20 @@ def test_filtered_lanczos_keeps_to_maxiter_and_dense_ignores_the_level():
     values, V, info = eigsh(A, 20, filter_level=0.0, method="dense")
     assert info["method"] == "dense" and not info["filtered"]
     np.testing.assert_allclose(values, scipy.linalg.eigvalsh(A.toarray())[::-1][:20], rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("which", ["LA", "SA"])
+def test_filtered_threshold_mode_against_scipy(which):
+    """Every pair beyond 0 of npkl_like() (43 of them) with the filter's level at the threshold:
+    the count and the pairs of LAPACK, in a fraction of plain Lanczos's restarts."""
+    sign = 1.0 if which == "LA" else -1.0
+    A = sign * npkl_like()
+    spectrum = scipy.linalg.eigvalsh(A.toarray())
+    reference = spectrum[sign * spectrum > 1e-8]
+    reference = reference[::-1] if which == "LA" else reference  # the most extreme first
+    values, V, info = eigsh(A, threshold=0.0, which=which, filter_level=0.0, method="lanczos", random_state=0)
+    assert info["filtered"] and values.size == reference.size == 43
+    np.testing.assert_allclose(values, reference, rtol=0, atol=1e-10)
+    assert np.linalg.norm(A @ V - V * values, axis=0).max() <= 1.1e-10 * np.abs(spectrum).max()
+    plain = eigsh(A, threshold=0.0, which=which, method="lanczos", random_state=0)[2]
+    assert info["n_restart"] < plain["n_restart"] / 2

@@ -59,7 +59,6 @@ void ChebyshevFilter::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::R
 LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
                                double level, int degree, Eigen::VectorXd& far_end, ThreadTeam& team,
                                const InterruptPoll& poll) {
-  if (options.threshold_mode) throw std::invalid_argument("filtered_lanczos: pairs by count only");
   const Index n = A.rows();
   // Degree 1 is an affine map of A: the same Krylov spaces, nothing gained.
   if (n < kMinFilteredSize || degree < 2) return lanczos(A, start, options, team, poll);
@@ -104,9 +103,17 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   LanczosOptions filtered_options = options;
   filtered_options.largest = true;  // beyond the edge, on either side, p > 1
   filtered_options.tol = options.tol * kFilteredTolerance;
-  const Index cap = kCapPerPair * options.k + kCapExtra;
-  const Index left = options.max_matvec > 0 ? (options.max_matvec - far.n_matvec) / degree : cap;
-  filtered_options.max_matvec = std::max<Index>(1, std::min(cap, left));
+  if (options.threshold_mode) {  // p(threshold): the threshold lies at or beyond the level
+    const double x = (2.0 * options.threshold - a - edge) / (edge - a);
+    filtered_options.threshold = std::cosh(degree * std::acosh(std::max(x, 1.0)));
+  }
+  Index budget = 0;  // Lanczos's default
+  if (options.max_matvec > 0) budget = std::max<Index>(1, (options.max_matvec - far.n_matvec) / degree);
+  if (!options.threshold_mode) {  // by count: capped (threshold mode: max_rank bounds the count)
+    const Index cap = kCapPerPair * options.k + kCapExtra;
+    budget = budget > 0 ? std::min(budget, cap) : cap;
+  }
+  filtered_options.max_matvec = budget;
   const LanczosResult found = lanczos(filter, start, filtered_options, team, poll);
 
   // A's eigenvalues: the Rayleigh quotients; residuals against A.
@@ -120,6 +127,9 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   std::stable_sort(order.begin(), order.end(),
                    [&](Index x, Index y) { return sign * quotient(x) > sign * quotient(y); });
 
+  Index kept = m;
+  if (options.threshold_mode)
+    kept = std::count_if(order.begin(), order.end(), [&](Index c) { return sign * (quotient(c) - options.threshold) > 0.0; });
   LanczosResult result;
   result.values.resize(m);
   result.vectors.resize(n, m);
@@ -144,7 +154,16 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   // have converged).
   const bool ordered = m == 0 || sign * (result.values(m - 1) - edge) > 0.0;
   const bool accurate = m == 0 || result.residuals.maxCoeff() <= options.tol * result.norm_estimate;
-  if (found.status == LanczosStatus::converged && ordered && accurate) return result;
+  // More pairs beyond the threshold than max_rank: the caller's signal, nothing to finish.
+  if (found.status == LanczosStatus::max_rank_reached) return result;
+  if (found.status == LanczosStatus::converged && ordered && accurate) {
+    if (kept < m) {
+      result.values.conservativeResize(kept);
+      result.vectors.conservativeResize(n, kept);
+      result.residuals.conservativeResize(kept);
+    }
+    return result;
+  }
   if (options.max_matvec > 0 && spent >= options.max_matvec) {  // no budget left: as found
     result.status = LanczosStatus::not_converged;
     return result;

@@ -448,12 +448,9 @@ class SaddlePointSolver {
       start.resize(n_, 1);
       for (Index i = 0; i < n_; ++i) start(i, 0) = normal(rng_);
     }
-    // The filter only for the top pairs: in threshold mode its equioscillation piles unwanted
-    // pairs up just below p(zero) = 1, where the count must be certified (n = 200 SDP problem:
-    // 275 mat-vecs plain, 1,769 filtered at degree 4).
-    // Nor after a filtered solve that ended in plain Lanczos (far more pairs wanted than lie
+    // Not after a filtered solve that ended in plain Lanczos (far more pairs wanted than lie
     // above zero, beyond the filter's transition band): the next solve would do the same.
-    const bool filtered = opt_.filter_degree > 0 && wanted > 0 && filter_pays_;
+    const bool filtered = opt_.filter_degree > 0 && filter_pays_;
     LanczosResult r = filtered ? filtered_lanczos(op(), start, lo, zero, opt_.filter_degree, bottom_, team_, poll_)
                                : lanczos(op(), start, lo, team_, poll_);
     if (filtered) filter_pays_ = r.filtered;

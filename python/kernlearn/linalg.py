@@ -90,9 +90,9 @@ def eigsh(
         are wanted, Lanczos otherwise. Dense: LAPACK's Householder route (scipy's LAPACK) with
         only the wanted eigenvectors computed (MRRR when they are few) and transformed back.
     filter_level : float, optional
-        With ``k`` (not ``threshold``) and Lanczos: a level on the unwanted side of the k pairs
-        (below them for "LA", above for "SA"). Lanczos then runs on a degree-%(DEGREE)d Chebyshev
-        polynomial of A that maps the spectrum between the level and A's far end into [-1, 1] and
+        With Lanczos: a level on the unwanted side of the wanted pairs (below them for "LA",
+        above for "SA"; in threshold mode at or beyond the threshold, e.g. the threshold itself).
+        Lanczos then runs on a degree-%(DEGREE)d Chebyshev polynomial of A that maps the spectrum between the level and A's far end into [-1, 1] and
         spreads the pairs beyond it apart: fewer Lanczos steps, hence less orthogonalisation and
         fewer restarts, at %(DEGREE)d products with A a step. It pays when the unwanted side of
         the spectrum is wide and the wanted pairs lie close together (SimpleNPKL's top 200 on the
@@ -165,8 +165,11 @@ def eigsh(
         filter_level = float(filter_level)
         if not np.isfinite(filter_level):
             raise ValueError(f"filter_level must be finite, got {filter_level}")
-        if threshold is not None:
-            raise ValueError("filter_level applies to a count k of pairs, not to threshold mode")
+        if threshold is not None and (filter_level > threshold if which == "LA" else filter_level < threshold):
+            raise ValueError(
+                f"filter_level must lie on the unwanted side of threshold ({'<=' if which == 'LA' else '>='} "
+                f"{threshold}), got {filter_level}"
+            )
     rng = check_random_state(random_state)
     start = _check_v0(v0, n, rng)
 

@@ -41,13 +41,15 @@ class ChebyshevFilter final : public SymmetricOperator {
   mutable Eigen::MatrixXd previous_, product_;
 };
 
-// The options.k eigenpairs of A at its options.largest end (not threshold mode), found by
-// Lanczos on p(A) with b a little short of `level` (5% of the spectrum's width on the unwanted
-// side, so that pairs just there still come in order when fewer than k lie beyond the level)
+// The options.k eigenpairs of A at its options.largest end, or in threshold mode every pair
+// beyond options.threshold (which must lie at or beyond `level`), found by Lanczos on p(A) with
+// b a little short of `level` (5% of the spectrum's width on the unwanted side, so that pairs
+// just there still come in order when fewer than k lie beyond the level, and so that p(threshold)
+// stands clear of the band where p equioscillates, which the count must be certified against)
 // and the degree given. `far_end` carries A's eigenvector at the other end from one call to the
 // next (empty: a random start), which estimates a cheaply. The pairs are checked against A: when
 // one lies on the unwanted side of b (where p does not keep the order), or misses tol |A|, or
-// the filtered run did not converge within its cap (12 k + 200 products with p(A)), plain Lanczos
+// the filtered run did not converge within its cap (12 k + 200 products with p(A) by count), plain Lanczos
 // finishes from them (result.filtered false). Plain Lanczos alone when nothing lies beyond the
 // level on the unwanted side. n_matvec counts products with A.
 LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
