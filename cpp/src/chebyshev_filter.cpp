@@ -99,18 +99,26 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   // map above 1 too, in order, so that a k larger than the count beyond the level is served
   // from them instead of from the equioscillation band, where Lanczos crawls.
   const double edge = level - sign * kTransition * std::abs(level - a);
+  if (options.threshold_mode && sign * (options.threshold - level) < 0.0)
+    throw std::invalid_argument("filtered_lanczos: the threshold must lie at or beyond the level");
   const ChebyshevFilter filter(A, a, edge, degree);
   LanczosOptions filtered_options = options;
   filtered_options.largest = true;  // beyond the edge, on either side, p > 1
   filtered_options.tol = options.tol * kFilteredTolerance;
-  if (options.threshold_mode) {  // p(threshold): the threshold lies at or beyond the level
-    const double x = (2.0 * options.threshold - a - edge) / (edge - a);
-    filtered_options.threshold = std::cosh(degree * std::acosh(std::max(x, 1.0)));
+  // Threshold mode: Lanczos counts on p(A) beyond p(threshold). It treats p values within
+  // tol_p |p(A)| of that as at it, which is tol_p |p(A)| / p'(threshold) in A's units: checked
+  // below against the plain band, tol |A|.
+  double x_threshold = 1.0;
+  if (options.threshold_mode) {
+    x_threshold = (2.0 * options.threshold - a - edge) / (edge - a);
+    filtered_options.threshold = std::cosh(degree * std::acosh(x_threshold));
   }
   Index budget = 0;  // Lanczos's default
   if (options.max_matvec > 0) budget = std::max<Index>(1, (options.max_matvec - far.n_matvec) / degree);
-  if (!options.threshold_mode) {  // by count: capped (threshold mode: max_rank bounds the count)
-    const Index cap = kCapPerPair * options.k + kCapExtra;
+  // By count, or up to max_rank: capped (threshold mode with no max_rank: the count is unknown).
+  const Index pairs = options.threshold_mode ? options.max_rank : options.k;
+  if (pairs > 0) {
+    const Index cap = kCapPerPair * pairs + kCapExtra;
     budget = budget > 0 ? std::min(budget, cap) : cap;
   }
   filtered_options.max_matvec = budget;
@@ -127,9 +135,6 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   std::stable_sort(order.begin(), order.end(),
                    [&](Index x, Index y) { return sign * quotient(x) > sign * quotient(y); });
 
-  Index kept = m;
-  if (options.threshold_mode)
-    kept = std::count_if(order.begin(), order.end(), [&](Index c) { return sign * (quotient(c) - options.threshold) > 0.0; });
   LanczosResult result;
   result.values.resize(m);
   result.vectors.resize(n, m);
@@ -153,20 +158,31 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   // Otherwise plain Lanczos finishes from the pairs found (its warm start locks those that
   // have converged).
   const bool ordered = m == 0 || sign * (result.values(m - 1) - edge) > 0.0;
-  const bool accurate = m == 0 || result.residuals.maxCoeff() <= options.tol * result.norm_estimate;
-  // More pairs beyond the threshold than max_rank: the caller's signal, nothing to finish.
-  if (found.status == LanczosStatus::max_rank_reached) return result;
-  if (found.status == LanczosStatus::converged && ordered && accurate) {
-    if (kept < m) {
-      result.values.conservativeResize(kept);
-      result.vectors.conservativeResize(n, kept);
-      result.residuals.conservativeResize(kept);
-    }
-    return result;
+  bool accurate = m == 0 || result.residuals.maxCoeff() <= options.tol * result.norm_estimate;
+  const double band = options.tol * result.norm_estimate;  // plain Lanczos's, in A's units
+  if (options.threshold_mode) {
+    // p'(threshold) = d sinh(d t) / sinh(t) (d^2 at t = 0) times dx/dlambda, t = acosh(x).
+    const double t = std::acosh(x_threshold);
+    const double slope = (t > 1e-8 ? degree * std::sinh(degree * t) / std::sinh(t) : double(degree) * degree) *
+                         2.0 / std::abs(edge - a);
+    accurate = accurate && filtered_options.tol * found.norm_estimate / slope <= band;
   }
+  // Threshold mode: only the pairs beyond the threshold by more than the band, as plain Lanczos.
+  auto trimmed = [&](LanczosResult r) {
+    if (!options.threshold_mode) return r;
+    Index kept = 0;
+    while (kept < r.values.size() && sign * (r.values(kept) - options.threshold) > band) ++kept;
+    r.values.conservativeResize(kept);
+    r.vectors.conservativeResize(n, kept);
+    r.residuals.conservativeResize(kept);
+    return r;
+  };
+  // More pairs beyond the threshold than max_rank: the caller's signal, nothing to finish.
+  if (found.status == LanczosStatus::max_rank_reached) return trimmed(std::move(result));
+  if (found.status == LanczosStatus::converged && ordered && accurate) return trimmed(std::move(result));
   if (options.max_matvec > 0 && spent >= options.max_matvec) {  // no budget left: as found
     result.status = LanczosStatus::not_converged;
-    return result;
+    return trimmed(std::move(result));
   }
   return plain(m > 0 ? result.vectors : start, spent, found.n_restart);
 }
