@@ -38,6 +38,8 @@ def lanczos_csr(
     tol: float,
     max_matvec: int,
     seed: int,
+    filter_level: float,
+    filter_degree: int,
 ) -> dict: ...
 def lanczos_dense(
     A: npt.NDArray[np.float64],
@@ -52,6 +54,8 @@ def lanczos_dense(
     tol: float,
     max_matvec: int,
     seed: int,
+    filter_level: float,
+    filter_degree: int,
 ) -> dict: ...
 def lanczos_callback(
     n: int,
@@ -67,6 +71,8 @@ def lanczos_callback(
     tol: float,
     max_matvec: int,
     seed: int,
+    filter_level: float,
+    filter_degree: int,
 ) -> dict: ...
 def dense_eigenpairs(
     M: npt.NDArray[np.float64], largest: bool, threshold: float, tol: float, max_count: int
@@ -92,6 +98,7 @@ class ConstraintAccumulator:
     ) -> npt.NDArray[np.float64]: ...
 
 MIXED_PRECISION_MIN_N: int
+FILTER_DEGREE: int
 
 def simple_npkl(
     n: int,

@@ -14,6 +14,7 @@ __all__ = [
     "check_data",
     "check_int",
     "check_real",
+    "check_finite",
     "resolve_n_threads",
     "blas_threads",
     "check_square_sparse",
@@ -92,6 +93,15 @@ def check_real(value, name, *, low=None):
         raise TypeError(f"{name} must be a real number, got {value!r}")
     if not np.isfinite(value) or (value < low if low is not None else value <= 0):
         raise ValueError(f"{name} must be {'>= ' + str(low) if low is not None else '> 0'}, got {value!r}")
+
+
+def check_finite(value, name):
+    """Return a finite real parameter of any sign as a float; errors name it."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    return float(value)
 
 
 def check_bool(value, name):

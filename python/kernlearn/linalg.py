@@ -16,7 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from . import _core
-from ._validation import check_choice, check_data, check_int, check_square_sparse, resolve_n_threads
+from ._validation import check_choice, check_data, check_finite, check_int, check_square_sparse, resolve_n_threads
 
 __all__ = ["eigsh", "estimate_count_beyond", "DENSE_MAX_N", "DENSE_FRACTION"]
 
@@ -144,11 +144,7 @@ def eigsh(
         if k >= n:
             raise ValueError(f"k must be < n = {n}, got {k} (use method='dense' for all eigenpairs)")
     else:
-        if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, numbers.Real):
-            raise TypeError(f"threshold must be a real number, got {threshold!r}")
-        threshold = float(threshold)
-        if not np.isfinite(threshold):
-            raise ValueError(f"threshold must be finite, got {threshold}")
+        threshold = check_finite(threshold, "threshold")
         k = 10 if k is None else check_int(k, "k", low=1)
         k = min(k, n)
     if not (isinstance(tol, numbers.Real) and np.isfinite(tol) and tol > 0):
@@ -160,11 +156,7 @@ def eigsh(
         if not (min(k, n - 1) < ncv <= n):
             raise ValueError(f"ncv must satisfy k < ncv <= n = {n}, got ncv={ncv} with k={k}")
     if filter_level is not None:
-        if isinstance(filter_level, (bool, np.bool_)) or not isinstance(filter_level, numbers.Real):
-            raise TypeError(f"filter_level must be a real number, got {filter_level!r}")
-        filter_level = float(filter_level)
-        if not np.isfinite(filter_level):
-            raise ValueError(f"filter_level must be finite, got {filter_level}")
+        filter_level = check_finite(filter_level, "filter_level")
         if threshold is not None and (filter_level > threshold if which == "LA" else filter_level < threshold):
             raise ValueError(
                 f"filter_level must lie on the unwanted side of threshold ({'<=' if which == 'LA' else '>='} "
