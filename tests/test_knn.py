@@ -51,6 +51,19 @@ def test_ties_and_duplicates_follow_lower_index_rule(rng, algorithm, metric):
         np.testing.assert_allclose(dist, ref_dist, atol=1e-14)
 
 
+@pytest.mark.parametrize("k", [1, 15, 16])
+def test_seeded_brute_force_over_several_blocks_keeps_the_tie_rule(rng, k):
+    """The brute force seeds each query's heap with the best screened candidate of 16 lanes (for
+    k < 16, on blocks of 64 or more candidates): over three blocks of 256 points, with duplicates
+    and ties everywhere, the neighbours must still be the reference's, on one thread and two."""
+    X = rng.integers(0, 3, size=(600, 4)).astype(float)
+    ref_ind, ref_dist = reference_knn(X, k)
+    for n_jobs in (1, 2):
+        ind, dist = knn(X, k, algorithm="brute", n_jobs=n_jobs)
+        np.testing.assert_array_equal(ind, ref_ind)
+        np.testing.assert_array_equal(dist, ref_dist)
+
+
 def test_ties_agree_with_sklearn_up_to_tie_order(rng):
     """scikit-learn breaks ties arbitrarily: distances agree exactly, and so do the neighbours
     that are strictly closer than the k-th distance."""

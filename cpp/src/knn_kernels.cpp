@@ -1,6 +1,8 @@
 #include "kernlearn/knn_kernels.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 
 #ifdef KERNLEARN_X86_DISPATCH
 #include <immintrin.h>
@@ -125,7 +127,50 @@ __attribute__((target("avx2,fma"))) Index next_query_avx2(float b, const float* 
     if (b - s * g[j] <= threshold[j]) return j;
   return n;
 }
+
+__attribute__((target("avx512f"))) void lane_minima_avx512(const float* b, const float* g, float s,
+                                                            Index n, float* value, Index* where) {
+  static_assert(kSeedLanes == 16, "one AVX-512 register of lanes");
+  const __m512 vs = _mm512_set1_ps(s);
+  __m512 best = _mm512_set1_ps(std::numeric_limits<float>::infinity());
+  __m512i at = _mm512_set1_epi32(-1);
+  __m512i index = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m512i step = _mm512_set1_epi32(16);
+  Index j = 0;
+  for (; j + 16 <= n; j += 16) {
+    const __m512 v = _mm512_fnmadd_ps(vs, _mm512_loadu_ps(g + j), _mm512_loadu_ps(b + j));
+    const __mmask16 better = _mm512_cmp_ps_mask(v, best, _CMP_LT_OQ);
+    best = _mm512_mask_blend_ps(better, best, v);
+    at = _mm512_mask_blend_epi32(better, at, index);
+    index = _mm512_add_epi32(index, step);
+  }
+  alignas(64) std::int32_t lanes[16];
+  _mm512_storeu_ps(value, best);
+  _mm512_store_si512(lanes, at);
+  for (int l = 0; l < 16; ++l) where[l] = lanes[l];
+  for (; j < n; ++j) {
+    const float v = b[j] - s * g[j];
+    const auto l = static_cast<int>(j % 16);
+    if (v < value[l]) {
+      value[l] = v;
+      where[l] = j;
+    }
+  }
+}
 #endif
+
+void lane_minima_portable(const float* b, const float* g, float s, Index n, float* value, Index* where) {
+  std::fill(value, value + kSeedLanes, std::numeric_limits<float>::infinity());
+  std::fill(where, where + kSeedLanes, Index{-1});
+  for (Index j = 0; j < n; ++j) {
+    const float v = b[j] - s * g[j];
+    const auto l = static_cast<int>(j % kSeedLanes);
+    if (v < value[l]) {
+      value[l] = v;
+      where[l] = j;
+    }
+  }
+}
 
 }  // namespace
 
@@ -181,6 +226,13 @@ Index next_candidate(const float* b, const float* g, float s, float threshold, I
   for (Index j = from; j < n; ++j)
     if (b[j] - s * g[j] <= threshold) return j;
   return n;
+}
+
+void lane_minima(const float* b, const float* g, float s, Index n, float* value, Index* where) {
+#ifdef KERNLEARN_X86_DISPATCH
+  if (active_simd() == Simd::avx512) return lane_minima_avx512(b, g, s, n, value, where);
+#endif
+  lane_minima_portable(b, g, s, n, value, where);  // AVX2 and baseline x86-64: no kernel written
 }
 
 Index next_query(float b, const float* g, float s, const float* threshold, Index from, Index n) {

@@ -38,6 +38,12 @@ class PackedRows {
 // The screen, row-wise: the first j in [from, n) with b[j] - s * g[j] <= threshold, or n.
 Index next_candidate(const float* b, const float* g, float s, float threshold, Index from, Index n);
 
+// Seeds for the row-wise screen: candidate j falls in lane j mod kSeedLanes, and per lane the
+// j < n with the smallest b[j] - s * g[j] is found (value[l] = +inf and where[l] = -1 for a lane
+// with no candidate). value and where hold kSeedLanes entries.
+constexpr int kSeedLanes = 16;
+void lane_minima(const float* b, const float* g, float s, Index n, float* value, Index* where);
+
 // The screen, column-wise (one candidate against a row of queries, each with its own threshold):
 // the first j in [from, n) with b - s * g[j] <= threshold[j], or n.
 Index next_query(float b, const float* g, float s, const float* threshold, Index from, Index n);
