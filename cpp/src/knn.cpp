@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 #include <mutex>
-#include <numeric>
 #include <utility>
 #include <stdexcept>
 
@@ -192,23 +191,18 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
     // beats its running k-th best, about k (1 + ln(nc / k)) of them (24 per query at n = 200,
     // d = 5, k = 5). So on a query's first block (its own, the diagonal tasks going first) the
     // best screened candidate of each of 16 lanes (j mod 16) is found first, one pass of vector
-    // minima, and the k best enter the heap: it starts near its final bound, and the scan
-    // confirms about one more (6 exact distances per query). Later blocks start from the copied
-    // bound, which seeds would rarely beat (seeding every block made n = 20,000 2.3x slower).
-    // Seeds are real candidates, skipped when the scan meets them again: results are unchanged.
+    // minima, and all 16 enter the heap (no sort: 16 exact distances cost less than ordering
+    // them): it starts near its final bound, and the scan confirms about one more. Later blocks
+    // start from the copied bound, which seeds would rarely beat (seeding every block made
+    // n = 20,000 2.3x slower). Seeds are real candidates, skipped when the scan meets them
+    // again: results are unchanged.
     const bool seeding = I == J && k < kSeedLanes && nc >= 4 * kSeedLanes;
-    auto seed = [&](NeighborHeap& heap, Index qi, const float* g, float copied) {
+    auto seed = [&](NeighborHeap& heap, Index qi, const float* g) {
       float value[kSeedLanes];
       Index where[kSeedLanes];
-      int lanes[kSeedLanes];
       lane_minima(b.data() + c0, g, s, nc, value, where);
-      std::iota(lanes, lanes + kSeedLanes, 0);
-      const int take = static_cast<int>(k) + 1;  // k < kSeedLanes; one more: the query may be one
-      std::partial_sort(lanes, lanes + take, lanes + kSeedLanes, [&](int x, int y) { return value[x] < value[y]; });
-      for (int r = 0; r < take; ++r) {
-        const int l = lanes[r];
-        if (static_cast<Index>(seeds.size()) == k || where[l] < 0 || !(value[l] <= copied)) break;
-        if (c0 + where[l] == qi) continue;
+      for (int l = 0; l < kSeedLanes; ++l) {
+        if (where[l] < 0 || c0 + where[l] == qi) continue;
         seeds.push_back(where[l]);
         heap.push(exact(qi, c0 + where[l]), c0 + where[l]);
       }
@@ -221,7 +215,7 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
       const float* g = G.data() + i * ldg;
       NeighborHeap heap = local_heap(0);
       seeds.clear();
-      if (seeding && t[i] == std::numeric_limits<float>::infinity()) seed(heap, qi, g, t[i]);
+      if (seeding && t[i] == std::numeric_limits<float>::infinity()) seed(heap, qi, g);
       for (Index j = next_candidate(b.data() + c0, g, s, tightened(heap, qi, t[i]), 0, nc); j < nc;
            j = next_candidate(b.data() + c0, g, s, tightened(heap, qi, t[i]), j + 1, nc))
         if (c0 + j != qi && !is_seed(j)) heap.push(exact(qi, c0 + j), c0 + j);
