@@ -66,6 +66,7 @@ def section_sdp(args, table):
             return (V * (w / np.linalg.norm(w))) @ V.T
 
         t_np, K_np = timed(numpy_closed_form, args.repeats)
+
         def scs():  # a fresh problem each time: cvxpy would warm-start SCS from the last solution
             K = cp.Variable((n, n), PSD=True)
             return cp.Problem(cp.Maximize(cp.trace(A @ K)), [cp.norm(K, "fro") <= 1.0]).solve(solver=cp.SCS)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from kernlearn.constraints import ConstraintAccumulator
+from kernlearn.constraints import ConstraintAccumulator, check_pairs
 
 
 def dense_T(n, i, j, pattern):
@@ -141,3 +141,14 @@ def test_from_labels_counts_partial_labels_and_determinism():
 def test_from_labels_bad_input(kwargs, error):
     with pytest.raises(ValueError, match=error):
         from_labels(**kwargs)
+
+
+@pytest.mark.parametrize("n", [np.uint64(10), 10, 10**10])
+def test_check_pairs_finds_repeats_for_any_integer_n(n):
+    """Repeats are found by one integer key per pair while n^2 fits in int64 (and a numpy
+    unsigned n must not turn the key into inexact floats), by a lexsort beyond."""
+    big = int(n) - 1
+    with pytest.raises(ValueError, match=r"duplicated pairs: pairs\[0\] and pairs\[2\]"):
+        check_pairs(np.array([[0, big], [1, 2], [big, 0]]), n)
+    pairs, _ = check_pairs(np.array([[0, big], [1, big], [big, 2]]), n)
+    assert pairs.shape == (3, 2)

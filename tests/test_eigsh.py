@@ -417,5 +417,6 @@ def test_core_threshold_mode_rejects_an_empty_first_guess():
     A = random_sparse_symmetric(80)
     start = np.random.default_rng(0).standard_normal((80, 1))
     with pytest.raises(ValueError, match="k must be positive"):
-        _core.lanczos_csr(80, A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data, 1, start,
-                          0, True, True, 0.0, 0, 0, 1e-10, 10_000, 1, 0.0, 0)
+        _core.lanczos_csr(80, A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data, n_threads=1, v0=start,
+                          k=0, largest=True, threshold_mode=True, threshold=0.0, max_rank=0, ncv=0, tol=1e-10,
+                          max_matvec=10_000, seed=1, filter_level=0.0, filter_degree=0)

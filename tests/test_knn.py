@@ -51,11 +51,12 @@ def test_ties_and_duplicates_follow_lower_index_rule(rng, algorithm, metric):
         np.testing.assert_allclose(dist, ref_dist, atol=1e-14)
 
 
-@pytest.mark.parametrize("k", [1, 15, 16])
+@pytest.mark.parametrize("k", [2, 3, 15, 16])
 def test_seeded_brute_force_over_several_blocks_keeps_the_tie_rule(rng, k):
     """The brute force seeds each query's heap with the best screened candidate of 16 lanes (for
-    k < 16, on blocks of 64 or more candidates): over three blocks of 256 points, with duplicates
-    and ties everywhere, the neighbours must still be the reference's, on one thread and two."""
+    3 <= k < 16, on blocks of 64 or more candidates; 2 and 16 are the unseeded neighbours): over
+    three blocks of 256 points, with duplicates and ties everywhere, the neighbours must still be
+    the reference's, on one thread and two."""
     X = rng.integers(0, 3, size=(600, 4)).astype(float)
     ref_ind, ref_dist = reference_knn(X, k)
     for n_jobs in (1, 2):

@@ -43,8 +43,9 @@ namespace {
 constexpr Index kBlock = 256;
 
 // Task t of the upper triangle of nb blocks: the diagonal (I, I) first, then I < J column by
-// column. A diagonal task gives its queries a bound from their own block (seeded, below) before
-// any off-diagonal task scans for them, where they would otherwise start from an empty heap.
+// column. A diagonal task gives its queries a bound from their own block (seeded, below),
+// usually before any off-diagonal task scans for them (always on one thread), where they would
+// otherwise start from an empty heap.
 std::pair<Index, Index> upper_block_pair(Index t, Index nb) {
   if (t < nb) return {t, t};
   t -= nb;  // strictly upper: J >= 1, and (I, J) is task J (J - 1) / 2 + I
@@ -191,16 +192,17 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
     // beats its running k-th best, about k (1 + ln(nc / k)) of them (24 per query at n = 200,
     // d = 5, k = 5). So on a query's first block (its own, the diagonal tasks going first) the
     // best screened candidate of each of 16 lanes (j mod 16) is found first, one pass of vector
-    // minima, and all 16 enter the heap (no sort: 16 exact distances cost less than ordering
-    // them): it starts near its final bound, and the scan confirms about one more. Later blocks
-    // start from the copied bound, which seeds would rarely beat (seeding every block made
-    // n = 20,000 2.3x slower). Seeds are real candidates, skipped when the scan meets them
-    // again: results are unchanged.
-    const bool seeding = I == J && k < kSeedLanes && nc >= 4 * kSeedLanes;
+    // minima, and those lanes' minima enter the heap (15 of them: the query's own lane is
+    // skipped): it starts near its final bound, and the scan confirms about one more. That pays
+    // from k = 3 (k (1 + ln(256 / k)) = 16 there, against 6.5 at k = 1); ordering the lanes to
+    // seed only the k best took the same time at n = 200, d = 5, k = 5. Later blocks start from
+    // the copied bound, which seeds would rarely beat (seeding every block made n = 20,000 2.3x
+    // slower). Seeds are real candidates, skipped when the scan meets them again: results are
+    // unchanged.
+    const bool seeding = I == J && k >= 3 && k < kSeedLanes && nc >= 4 * kSeedLanes;
     auto seed = [&](NeighborHeap& heap, Index qi, const float* g) {
-      float value[kSeedLanes];
       Index where[kSeedLanes];
-      lane_minima(b.data() + c0, g, s, nc, value, where);
+      lane_minima(b.data() + c0, g, s, nc, where);
       for (int l = 0; l < kSeedLanes; ++l) {
         if (where[l] < 0 || c0 + where[l] == qi) continue;
         seeds.push_back(where[l]);

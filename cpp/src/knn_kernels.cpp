@@ -129,7 +129,7 @@ __attribute__((target("avx2,fma"))) Index next_query_avx2(float b, const float* 
 }
 
 __attribute__((target("avx512f"))) void lane_minima_avx512(const float* b, const float* g, float s,
-                                                            Index n, float* value, Index* where) {
+                                                            Index n, Index* where) {
   static_assert(kSeedLanes == 16, "one AVX-512 register of lanes");
   const __m512 vs = _mm512_set1_ps(s);
   __m512 best = _mm512_set1_ps(std::numeric_limits<float>::infinity());
@@ -145,6 +145,7 @@ __attribute__((target("avx512f"))) void lane_minima_avx512(const float* b, const
     index = _mm512_add_epi32(index, step);
   }
   alignas(64) std::int32_t lanes[16];
+  float value[16];
   _mm512_storeu_ps(value, best);
   _mm512_store_si512(lanes, at);
   for (int l = 0; l < 16; ++l) where[l] = lanes[l];
@@ -159,7 +160,8 @@ __attribute__((target("avx512f"))) void lane_minima_avx512(const float* b, const
 }
 #endif
 
-void lane_minima_portable(const float* b, const float* g, float s, Index n, float* value, Index* where) {
+void lane_minima_portable(const float* b, const float* g, float s, Index n, Index* where) {
+  float value[kSeedLanes];
   std::fill(value, value + kSeedLanes, std::numeric_limits<float>::infinity());
   std::fill(where, where + kSeedLanes, Index{-1});
   for (Index j = 0; j < n; ++j) {
@@ -228,11 +230,11 @@ Index next_candidate(const float* b, const float* g, float s, float threshold, I
   return n;
 }
 
-void lane_minima(const float* b, const float* g, float s, Index n, float* value, Index* where) {
+void lane_minima(const float* b, const float* g, float s, Index n, Index* where) {
 #ifdef KERNLEARN_X86_DISPATCH
-  if (active_simd() == Simd::avx512) return lane_minima_avx512(b, g, s, n, value, where);
+  if (active_simd() == Simd::avx512) return lane_minima_avx512(b, g, s, n, where);
 #endif
-  lane_minima_portable(b, g, s, n, value, where);  // AVX2 and baseline x86-64: no kernel written
+  lane_minima_portable(b, g, s, n, where);  // AVX2 and baseline x86-64: no kernel written
 }
 
 Index next_query(float b, const float* g, float s, const float* threshold, Index from, Index n) {

@@ -604,7 +604,7 @@ LanczosResult lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start,
   if (!options.threshold_mode && (options.k < 1 || options.k >= n))
     throw std::invalid_argument("k must satisfy 0 < k < n = " + std::to_string(n));
   // In threshold mode k is the first guess of the count; the window it sizes must hold a pair.
-  if (options.threshold_mode && options.k < 1) throw std::invalid_argument("k must be positive in threshold mode");
+  if (options.threshold_mode && options.k < 1) throw std::invalid_argument("k must be positive in threshold mode, got " + std::to_string(options.k));
   if (options.ncv != 0 && (options.ncv <= options.k || options.ncv > n))
     throw std::invalid_argument("ncv must satisfy k < ncv <= n");
   if (!(options.tol > 0.0)) throw std::invalid_argument("tol must be positive");

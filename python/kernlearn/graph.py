@@ -178,10 +178,10 @@ def laplacian(S, kind="normalized", *, symmetry_tol=1e-12):
 
 
 def _knn_laplacian_arrays(X, n_neighbors, mode, n_threads):
-    """Normalised Laplacian of the binary euclidean kNN graph of a checked X, as the int64 CSR
-    arrays (data, indices, indptr) the core takes. SimpleNPKL fits at n = 200 take 1.4 ms, and
-    going through two scipy matrices took 0.26 ms where these arrays take 0.20, nearly all of
-    it the search."""
+    """Normalised Laplacian of the binary euclidean kNN graph of a checked X, as the CSR arrays
+    the core takes: float64 data, int64 indices and indptr. Going through two scipy matrices
+    took 0.26 ms at n = 200 where these arrays take 0.20, nearly all of it the search (the
+    whole SimpleNPKL fit took 1.4 ms then)."""
     indices, distances = _core.knn(X, n_neighbors, "euclidean", "auto", n_threads)
     data, cols, indptr = _core.knn_graph(indices, distances, mode, "binary", 0.0)
     return _core.laplacian(X.shape[0], data, cols, indptr, "normalized")

@@ -69,6 +69,11 @@ SMALL_N_DENSE_FRACTION = 0.12
 DENSE_LIMIT_N = 16_000
 
 
+def _csr(L, n):
+    """The Laplacian's CSR arrays (data, indices, indptr) as a scipy matrix."""
+    return sp.csr_matrix(L, shape=(n, n))
+
+
 def _auto_dense_fraction(n):
     """The positive-rank fraction of n from which the core's eigen_solver="auto" switches to a
     dense solve (for the rest of the run): the measured crossovers, and above DENSE_LIMIT_N points
@@ -400,14 +405,8 @@ class SimpleNPKL(BaseEstimator):
         self.history_ = {key: np.asarray(out[key]) for key in ("dual", "primal", "gap", "step", "matvecs", "rank")}
 
 
-def _csr(L, n):
-    """The Laplacian's CSR arrays (data, indices, indptr) as a scipy matrix."""
-    return sp.csr_matrix(L, shape=(n, n))
-
-
 if SimpleNPKL.__doc__:  # None under python -OO
     SimpleNPKL.__doc__ = SimpleNPKL.__doc__ % {
         "DENSE_MAX_N": DENSE_MAX_N, "DENSE_FRACTION": DENSE_FRACTION, "SMALL": SMALL_N_DENSE_FRACTION,
         "MIXED": _core.MIXED_PRECISION_MIN_N,
     }
-

@@ -1,8 +1,8 @@
 // The two inner loops of the brute-force kNN: blocks of float32 inner products G = Q C', and the
-// screen that finds the few candidates worth an exact float64 distance.
+// screen that finds the few candidates worth an exact float64 distance; and the screen's seeds.
 //
-// Each runs on the widest kernel family simd.hpp picks: AVX-512F, AVX2+FMA, or portable code
-// (Eigen's GEMM and a scalar loop); all give the same neighbours.
+// Each runs on the widest kernel family simd.hpp picks: AVX-512F, AVX2+FMA (not the seeds), or
+// portable code (Eigen's GEMM and scalar loops); all give the same neighbours.
 #pragma once
 
 #include <vector>
@@ -38,11 +38,11 @@ class PackedRows {
 // The screen, row-wise: the first j in [from, n) with b[j] - s * g[j] <= threshold, or n.
 Index next_candidate(const float* b, const float* g, float s, float threshold, Index from, Index n);
 
-// Seeds for the row-wise screen: candidate j falls in lane j mod kSeedLanes, and per lane the
-// j < n with the smallest b[j] - s * g[j] is found (value[l] = +inf and where[l] = -1 for a lane
-// with no candidate). value and where hold kSeedLanes entries.
+// Seeds for the row-wise screen: candidate j falls in lane j mod kSeedLanes, and where[l] is the
+// j < n of lane l with the smallest b[j] - s * g[j] (the lowest such j on a tie; -1 for a lane
+// with no candidate). where holds kSeedLanes entries; n < 2^31 (one block of candidates).
 constexpr int kSeedLanes = 16;
-void lane_minima(const float* b, const float* g, float s, Index n, float* value, Index* where);
+void lane_minima(const float* b, const float* g, float s, Index n, Index* where);
 
 // The screen, column-wise (one candidate against a row of queries, each with its own threshold):
 // the first j in [from, n) with b - s * g[j] <= threshold[j], or n.
