@@ -50,9 +50,9 @@ py::dict solve(const SymmetricOperator& A, ThreadTeam& team, const Eigen::Matrix
   opt.tol = tol;
   opt.max_matvec = max_matvec;
   opt.seed = seed;
+  // filter_degree 0: plain Lanczos (filtered_lanczos runs it for any degree below 2).
+  Eigen::VectorXd far_end;
   LanczosResult r = run_interruptible([&] {
-    if (filter_degree == 0) return lanczos(A, start, opt, team, python_interrupt_poll());
-    Eigen::VectorXd far_end;
     return filtered_lanczos(A, start, opt, filter_level, filter_degree, far_end, team, python_interrupt_poll());
   });
   py::dict out;

@@ -47,16 +47,17 @@ ChebyshevFilter::ChebyshevFilter(const SymmetricOperator& A, double far, double 
 
 void ChebyshevFilter::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const {
   // T_0 = X, T_1 = S X, T_j = 2 S T_{j-1} - T_{j-2} with S = scale A - centre I.
+  // The three buffers are members: Lanczos calls this once a step, with the same shape.
   product_.resize(X.rows(), X.cols());
   A_.apply(X, product_);
-  Eigen::MatrixXd current = scale_ * product_ - centre_ * X;
+  current_ = scale_ * product_ - centre_ * X;
   previous_ = X;
   for (int j = 2; j <= degree_; ++j) {
-    A_.apply(current, product_);
-    previous_ = 2.0 * (scale_ * product_ - centre_ * current) - previous_;
-    previous_.swap(current);
+    A_.apply(current_, product_);
+    previous_ = 2.0 * (scale_ * product_ - centre_ * current_) - previous_;
+    previous_.swap(current_);
   }
-  Y = current;
+  Y = current_;
 }
 
 LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
@@ -66,6 +67,8 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   // Degree 1 is an affine map of A: the same Krylov spaces, nothing gained.
   if (n < kMinFilteredSize || degree < 2) return lanczos(A, start, options, team, poll);
   const double sign = options.largest ? 1.0 : -1.0;  // the wanted side of the level
+  if (options.threshold_mode && sign * (options.threshold - level) < 0.0)
+    throw std::invalid_argument("filtered_lanczos: the threshold must lie at or beyond the level");
 
   LanczosOptions far_options;
   far_options.k = 1;
@@ -102,8 +105,6 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   // map above 1 too, in order, so that a k larger than the count beyond the level is served
   // from them instead of from the equioscillation band, where Lanczos crawls.
   const double edge = level - sign * kTransition * std::abs(level - a);
-  if (options.threshold_mode && sign * (options.threshold - level) < 0.0)
-    throw std::invalid_argument("filtered_lanczos: the threshold must lie at or beyond the level");
   const ChebyshevFilter filter(A, a, edge, degree);
   LanczosOptions filtered_options = options;
   filtered_options.largest = true;  // beyond the edge, on either side, p > 1

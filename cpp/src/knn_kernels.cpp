@@ -12,6 +12,19 @@ namespace kernlearn {
 
 namespace {
 
+// The scalar seed loop: candidates from..n-1 into the lanes' running minima (value, where). The
+// portable kernel from 0; the AVX-512 kernel for its tail.
+void lane_minima_from(const float* b, const float* g, float s, Index from, Index n, float* value, Index* where) {
+  for (Index j = from; j < n; ++j) {
+    const float v = b[j] - s * g[j];
+    const auto l = static_cast<int>(j % kSeedLanes);
+    if (v < value[l]) {
+      value[l] = v;
+      where[l] = j;
+    }
+  }
+}
+
 #ifdef KERNLEARN_X86_DISPATCH
 // Register tiles: R query rows x one panel (2 vectors wide). Per dimension, two panel loads and R
 // broadcasts feed 2R FMAs; R = 8 (AVX-512: 16 accumulators of 32 registers) or 4 (AVX2: 8 of 16).
@@ -149,30 +162,9 @@ __attribute__((target("avx512f"))) void lane_minima_avx512(const float* b, const
   _mm512_storeu_ps(value, best);
   _mm512_store_si512(lanes, at);
   for (int l = 0; l < 16; ++l) where[l] = lanes[l];
-  for (; j < n; ++j) {
-    const float v = b[j] - s * g[j];
-    const auto l = static_cast<int>(j % 16);
-    if (v < value[l]) {
-      value[l] = v;
-      where[l] = j;
-    }
-  }
+  lane_minima_from(b, g, s, j, n, value, where);
 }
 #endif
-
-void lane_minima_portable(const float* b, const float* g, float s, Index n, Index* where) {
-  float value[kSeedLanes];
-  std::fill(value, value + kSeedLanes, std::numeric_limits<float>::infinity());
-  std::fill(where, where + kSeedLanes, Index{-1});
-  for (Index j = 0; j < n; ++j) {
-    const float v = b[j] - s * g[j];
-    const auto l = static_cast<int>(j % kSeedLanes);
-    if (v < value[l]) {
-      value[l] = v;
-      where[l] = j;
-    }
-  }
-}
 
 }  // namespace
 
@@ -234,7 +226,11 @@ void lane_minima(const float* b, const float* g, float s, Index n, Index* where)
 #ifdef KERNLEARN_X86_DISPATCH
   if (active_simd() == Simd::avx512) return lane_minima_avx512(b, g, s, n, where);
 #endif
-  lane_minima_portable(b, g, s, n, where);  // AVX2 and baseline x86-64: no kernel written
+  // AVX2 and baseline x86-64: no kernel written.
+  float value[kSeedLanes];
+  std::fill(value, value + kSeedLanes, std::numeric_limits<float>::infinity());
+  std::fill(where, where + kSeedLanes, Index{-1});
+  lane_minima_from(b, g, s, 0, n, value, where);
 }
 
 Index next_query(float b, const float* g, float s, const float* threshold, Index from, Index n) {

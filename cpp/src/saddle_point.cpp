@@ -451,7 +451,7 @@ class SaddlePointSolver {
     // Not after a filtered solve that ended in plain Lanczos (far more pairs wanted than lie
     // above zero, beyond the filter's transition band): the next solve would do the same.
     const bool filtered = opt_.filter_degree > 0 && filter_pays_;
-    LanczosResult r = filtered ? filtered_lanczos(op(), start, lo, zero, opt_.filter_degree, bottom_, team_, poll_)
+    LanczosResult r = filtered ? filtered_lanczos(op(), start, lo, zero, opt_.filter_degree, far_end_, team_, poll_)
                                : lanczos(op(), start, lo, team_, poll_);
     if (filtered) filter_pays_ = r.filtered;
     if (start.cols() > 1) block_pays_ = r.n_locked > 0;
@@ -553,7 +553,7 @@ class SaddlePointSolver {
   bool use_dense_ = false;       // LAPACK for every solve from now on
   Index unconverged_eigensolves_ = 0;
   int solves_since_block_ = 0;
-  Eigen::VectorXd bottom_;       // A's lowest eigenvector, for the filter's next estimate of it
+  Eigen::VectorXd far_end_;      // A's lowest eigenvector, for the filter's next estimate of it
   bool filter_pays_ = true;      // the last filtered solve returned the filtered pairs
   Eigen::MatrixXd basis_;           // Section 5.4's U_b (empty: the exact problem)
   Eigen::VectorXd pair_coef_;       // R' alpha of the matrix assembled last

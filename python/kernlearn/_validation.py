@@ -87,18 +87,21 @@ def check_int(value, name, *, low=None, high=None):
     return value
 
 
-def check_real(value, name, *, low=None):
-    """Check a finite real parameter: > 0, or >= low when low is given; errors name it."""
+def _require_real(value, name):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {value!r}")
+
+
+def check_real(value, name, *, low=None):
+    """Check a finite real parameter: > 0, or >= low when low is given; errors name it."""
+    _require_real(value, name)
     if not np.isfinite(value) or (value < low if low is not None else value <= 0):
         raise ValueError(f"{name} must be {'>= ' + str(low) if low is not None else '> 0'}, got {value!r}")
 
 
 def check_finite(value, name):
     """Return a finite real parameter of any sign as a float; errors name it."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
+    _require_real(value, name)
     if not np.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
     return float(value)

@@ -90,24 +90,24 @@ def eigsh(
         are wanted, Lanczos otherwise. Dense: LAPACK's Householder route (scipy's LAPACK) with
         only the wanted eigenvectors computed (MRRR when they are few) and transformed back.
     filter_level : float, optional
-        With Lanczos: a level on the unwanted side of the wanted pairs (below them for "LA",
-        above for "SA"; in threshold mode at or beyond the threshold, e.g. the threshold itself).
-        Lanczos then runs on a degree-%(DEGREE)d Chebyshev polynomial of A that maps the spectrum between the level and A's far end into [-1, 1] and
-        spreads the pairs beyond it apart: fewer Lanczos steps, hence less orthogonalisation and
-        fewer restarts, at %(DEGREE)d products with A a step. It pays when the unwanted side of
-        the spectrum is wide and the wanted pairs lie close together (SimpleNPKL's top 200 on the
-        Adult-like problem: 3-4x fewer steps; the top 200 of bench/bench_eigsh.py's n = 10^4
-        problem 2-3.4x faster than plain Lanczos, 7-9x ARPACK). The pairs are checked against A
-        (Rayleigh quotients). The polynomial's interval ends 5%% of the spectrum's width short of
-        the level, so pairs just on its unwanted side still come in order when fewer than k lie
-        beyond it. If a pair lies further in, misses ``tol``, or the filtered run does not
-        converge within 12 k + 200 steps, plain Lanczos finishes from the pairs found, on the rest
-        of the ``maxiter`` budget (none left: they are returned as found). ``info["filtered"]`` says whether the filtered pairs were
-        returned (False also when nothing lies beyond the level on the unwanted side, for
-        n < 64, and on the dense path, which needs no filter: "auto" may choose it).
-        ``n_matvec`` counts products with A; ``maxiter`` is shared by the stages (the estimate
-        of A's far end, the filtered run, the plain finish), each kept to within a Lanczos
-        cycle.
+        With Lanczos: a level on the unwanted side of the wanted pairs (below them for "LA", above
+        for "SA"; in threshold mode at or beyond the threshold, e.g. the threshold itself). Lanczos
+        then runs on a degree-%(DEGREE)d Chebyshev polynomial of A that maps the spectrum between
+        the level and A's far end into [-1, 1] and spreads the pairs beyond it apart: fewer Lanczos
+        steps, hence less orthogonalisation and fewer restarts, at %(DEGREE)d products with A a
+        step. It pays when the unwanted side of the spectrum is wide and the wanted pairs lie close
+        together (SimpleNPKL's top 200 on the Adult-like problem: 3-4x fewer steps; the top 200 of
+        bench/bench_eigsh.py's n = 10^4 problem 2-3.4x faster than plain Lanczos, 7-9x ARPACK). The
+        pairs are checked against A (Rayleigh quotients). The polynomial's interval ends 5%% of the
+        spectrum's width short of the level, so pairs just on its unwanted side still come in order
+        when fewer than k lie beyond it. If a pair lies further in, misses ``tol``, or the filtered
+        run does not converge within 12 k + 200 steps, plain Lanczos finishes from the pairs found,
+        on the rest of the ``maxiter`` budget (none left: they are returned as found).
+        ``info["filtered"]`` says whether the filtered pairs were returned (False also when nothing
+        lies beyond the level on the unwanted side, for n < 64, and on the dense path, which needs
+        no filter: "auto" may choose it). ``n_matvec`` counts products with A; ``maxiter`` is shared
+        by the stages (the estimate of A's far end, the filtered run, the plain finish), each kept
+        to within a Lanczos cycle.
     random_state : int, RandomState or Generator, optional
         Draws the default start vector (and fresh vectors after an invariant subspace).
     check_symmetric : bool

@@ -114,8 +114,8 @@ class SimpleNPKL(BaseEstimator):
         ValueError when n is too large for a dense solve (over 16,000) and the estimated positive
         rank is either over %(DENSE_FRACTION)g n or needs Lanczos bases larger than that dense
         matrix (mutual kNN graphs at n = 10^5 have thousands of positive eigenvalues): use an
-        int, or ``basis``. From 64 points, the Lanczos solves (either rank) run on a degree-5
-        Chebyshev polynomial of A that damps the spectrum below zero (the Laplacian's wide
+        int, or ``basis``. From 64 points, the Lanczos solves (either rank) run on a
+        degree-%(DEGREE)d Chebyshev polynomial of A that damps the spectrum below zero (the Laplacian's wide
         negative part), and the eigenvalues are the Rayleigh quotients against A: the
         Adult-like top 200 in 0.9 s instead of 1.25 s, every positive pair at n = 200 in
         0.7 instead of 1.2 ms. A rank above the positive count is served too (the filter keeps
@@ -409,5 +409,5 @@ class SimpleNPKL(BaseEstimator):
 if SimpleNPKL.__doc__:  # None under python -OO
     SimpleNPKL.__doc__ = SimpleNPKL.__doc__ % {
         "DENSE_MAX_N": DENSE_MAX_N, "DENSE_FRACTION": DENSE_FRACTION, "SMALL": SMALL_N_DENSE_FRACTION,
-        "MIXED": _core.MIXED_PRECISION_MIN_N,
+        "MIXED": _core.MIXED_PRECISION_MIN_N, "DEGREE": _core.FILTER_DEGREE,
     }

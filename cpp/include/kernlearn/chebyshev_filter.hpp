@@ -38,7 +38,7 @@ class ChebyshevFilter final : public SymmetricOperator {
   const SymmetricOperator& A_;
   double scale_, centre_;  // (2x - a - b) / (b - a) = scale x - centre (either order of a, b)
   int degree_;
-  mutable Eigen::MatrixXd previous_, product_;
+  mutable Eigen::MatrixXd previous_, current_, product_;
 };
 
 // The options.k eigenpairs of A at its options.largest end, or in threshold mode every pair
