@@ -3,12 +3,16 @@
 The cvxpy models are written from the module docstring of kernlearn.embedding (centred K, the
 Frobenius bound B, squared distances in units of their kNN mean), not from the solver's code."""
 
+import functools
+import warnings
+
 import cvxpy as cp
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
+from kernlearn import _core, embedding
 from kernlearn.embedding import ColoredMVU, MinimumVolumeEmbedding, StructurePreservingEmbedding
 from kernlearn.graph import knn_graph
 
@@ -86,6 +90,67 @@ def test_mve_step_matches_cvxpy():
     assert abs(ours - reference) <= 1e-4 * abs(reference)
 
 
+@pytest.mark.parametrize("estimator", ["cmvu", "mve"])
+def test_newton_steps_converge_fast_to_the_quasi_newton_optimum(estimator, monkeypatch):
+    """A free alpha on the dense solver takes Newton steps (the generalised Hessian of the psd
+    projection, applied by CG). A wrong Hessian product would still ascend but lose the fast local
+    convergence: a 1000x tighter tolerance must cost at most 3 more iterations, and the answer
+    must be L-BFGS's (the core's newton=False)."""
+    X, y = blobs(n=50, seed=1, d=5)
+
+    def fit(tol, newton):
+        monkeypatch.setattr(embedding._core, "saddle_point", functools.partial(saddle_point, newton=newton))
+        common = dict(n_neighbors=4, eigen_solver="dense", tol=tol, max_iter=5000, random_state=0)
+        if estimator == "cmvu":
+            model = ColoredMVU(**common).fit(X, y)
+            return model.n_iter_, model.history_["dual"][-1]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)  # n_outer = 1
+            model = MinimumVolumeEmbedding(n_outer=1, init="pca", **common).fit(X)
+        return model.n_inner_iter_, model.history_["objective"][-1]
+
+    saddle_point = _core.saddle_point
+    (loose, _), (tight, value) = fit(1e-6, True), fit(1e-9, True)
+    quasi_newton, reference = fit(1e-9, False)
+    assert tight <= loose + 3 and tight <= 25
+    assert quasi_newton > 2 * tight  # the premise: L-BFGS needs many more iterations here
+    assert value == pytest.approx(reference, rel=1e-6)  # (MVE: F of K, first order in K's error)
+
+
+@pytest.mark.parametrize("estimator", ["cmvu", "mve"])
+def test_newton_hessian_matches_finite_differences(estimator, monkeypatch):
+    """The Newton steps' Hessian product (dg/dalpha + rho I) against central differences of
+    g(alpha) = tr(C_c K(alpha)), taken from the core with alpha fixed. Both bound forms' parts are
+    exercised: the projection's generalised Jacobian and the normalisation's rank-one term."""
+    calls, saddle_point = [], _core.saddle_point
+    monkeypatch.setattr(embedding._core, "saddle_point", lambda *args: calls.append(args) or saddle_point(*args))
+    X, y = blobs(n=40, seed=4, d=5)
+    common = dict(n_neighbors=4, eigen_solver="dense", random_state=0)
+    if estimator == "cmvu":
+        ColoredMVU(**common).fit(X, y)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            MinimumVolumeEmbedding(n_outer=1, init="pca", **common).fit(X)
+    args = list(calls[-1])  # embedding._solve's positional call: [15] dual_set, [17] alpha0
+    rho, alpha = args[14], saddle_point(*args)["alpha"]
+    rng = np.random.default_rng(0)
+    alpha = alpha + 0.1 * np.abs(alpha).mean() * rng.standard_normal(alpha.size)
+    v = rng.standard_normal(alpha.size)
+
+    def g(point):
+        fixed = args.copy()
+        fixed[15], fixed[17] = "fixed", point
+        return saddle_point(*fixed)["constraint_values"]
+
+    h = 1e-6 * np.linalg.norm(alpha) / np.linalg.norm(v)
+    expected = (g(alpha + h * v) - g(alpha - h * v)) / (2 * h) + rho * v
+    probe = args.copy()
+    probe[17] = alpha
+    product = saddle_point(*probe, hessian_probe=v)["hessian_product"]
+    assert np.linalg.norm(product - expected) <= 1e-6 * np.linalg.norm(expected)
+
+
 def test_an_inactive_bound_is_named_when_the_solver_stalls():
     # Random points do not unfold: the default B leaves room the optimum does not use, A's top
     # eigenvalue sits at 0 there and the dual is not differentiable. The warning says so; a bound
@@ -101,12 +166,14 @@ def test_an_inactive_bound_is_named_when_the_solver_stalls():
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # n_outer is reached on purpose
 def test_mve_outer_loop_is_monotone_and_concentrates_energy():
     X, _ = blobs(n=60, seed=2, d=5)
-    model = MinimumVolumeEmbedding(n_neighbors=4, n_outer=15, outer_tol=1e-9, inexact=False, tol=1e-7, max_iter=5000)
+    model = MinimumVolumeEmbedding(n_neighbors=4, n_outer=15, outer_tol=1e-9, inexact=False, tol=1e-7, max_iter=5000,
+                                   random_state=0)
     model.fit(X)
     F = model.history_["objective"]
     assert np.all(np.diff(F) >= -1e-5 * np.abs(F[1:]))  # minorise-maximise: F never falls
     energy = model.history_["energy_outside"]
-    assert np.all(np.diff(energy) <= 1e-6)  # observed, not proved (F is the proved one)
+    # Observed, not proved (F is the proved one): over 400 seeds, 2 rose by 7e-6 and 3e-5 once.
+    assert np.all(np.diff(energy) <= 1e-4)
     assert energy[-1] < 0.5 * energy[0]
     lam = model.eigenvalues_
     assert lam[2:].sum() / lam.sum() == pytest.approx(energy[-1])
@@ -228,4 +295,6 @@ def test_auto_keeps_to_lanczos_above_the_dense_limit(monkeypatch):
     monkeypatch.setattr(npkl, "DENSE_LIMIT_N", 30)  # the limit the embeddings share with SimpleNPKL
     model = ColoredMVU(n_neighbors=4, max_iter=30).fit(X, y)
     assert (model.history_["matvecs"] > 0).all()
-    np.testing.assert_allclose(model.history_["dual"][:5], dense_run.history_["dual"][:5], rtol=1e-8)
+    # The same path until the dense run switches (where it takes Newton steps), the same optimum.
+    np.testing.assert_allclose(model.history_["dual"][:2], dense_run.history_["dual"][:2], rtol=1e-8)
+    np.testing.assert_allclose(model.history_["dual"][-1], dense_run.history_["dual"][-1], rtol=2e-4)

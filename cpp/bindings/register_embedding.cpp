@@ -38,7 +38,8 @@ void register_embedding(py::module_& m) {
          const std::string& dual_set, double upper, const Eigen::VectorXd& alpha0, double p, bool penalty,
          double B, double G, Index rank, const std::string& eigen_solver, double dense_fraction, Index max_iter,
          double tol, double step, bool accelerate, double eig_tol, bool warm_start, std::uint64_t seed, int n_threads,
-         const std::optional<py::function>& callback, const Eigen::MatrixXd& basis) {
+         const std::optional<py::function>& callback, const Eigen::MatrixXd& basis, bool newton,
+         const std::optional<Eigen::VectorXd>& hessian_probe) -> py::object {
         SaddleProblem pb;
         pb.sparse = csr_from_python(n, data, indices, indptr);
         pb.lowrank = lowrank;
@@ -60,8 +61,14 @@ void register_embedding(py::module_& m) {
         SpectralOptions opt;
         set_spectral_options(opt, p, penalty, B, G, rank, eigen_solver, dense_fraction, max_iter, tol, step,
                              accelerate, eig_tol, warm_start, seed);
-        const SaddleMonitor monitor = python_monitor(callback);
+        opt.newton = newton;
         ThreadTeam team(n_threads);
+        if (hessian_probe) {  // tests only: the Newton steps' Hessian at alpha0, applied to the probe
+          py::dict out;
+          out["hessian_product"] = saddle_hessian_product(pb, opt, *hessian_probe, team);
+          return std::move(out);
+        }
+        const SaddleMonitor monitor = python_monitor(callback);
         SaddleResult r = run_interruptible(
             [&] { return solve_saddle_point(pb, opt, team, monitor, python_interrupt_poll(), basis); });
         return result_to_python(std::move(r));
@@ -73,7 +80,7 @@ void register_embedding(py::module_& m) {
       py::arg("alpha0"), py::arg("p"), py::arg("penalty"), py::arg("B"), py::arg("G"), py::arg("rank"),
       py::arg("eigen_solver"), py::arg("dense_fraction"), py::arg("max_iter"), py::arg("tol"), py::arg("step"), py::arg("accelerate"),
       py::arg("eig_tol"), py::arg("warm_start"), py::arg("seed"), py::arg("n_threads"), py::arg("callback"),
-      py::arg("basis"), "The saddle-point iteration for A = M + sum_c alpha_c C_c (see saddle_point.hpp).");
+      py::arg("basis"), py::arg("newton") = true, py::arg("hessian_probe") = std::nullopt, "The saddle-point iteration for A = M + sum_c alpha_c C_c (see saddle_point.hpp).");
 
   m.def(
       "most_violated_triplets",

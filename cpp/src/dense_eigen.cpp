@@ -128,20 +128,6 @@ void back_transform(Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& A, std::ve
   check_info(info, "xormtr");
 }
 
-// C = A' B or A B by BLAS (the core's Eigen is built for baseline x86-64 and one thread).
-void gemm(const DenseLapack& lapack, bool transpose_a, const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
-          Eigen::MatrixXd& C) {
-  char ta = transpose_a ? 'T' : 'N', tb = 'N';
-  int m = static_cast<int>(transpose_a ? A.cols() : A.rows()), n = static_cast<int>(B.cols());
-  int k = static_cast<int>(B.rows()), lda = static_cast<int>(std::max<Index>(1, A.rows()));
-  int ldb = static_cast<int>(std::max<Index>(1, B.rows())), ldc = std::max(1, m);
-  double one = 1.0, zero = 0.0;
-  C.resize(m, n);
-  if (m == 0 || n == 0) return;
-  lapack.dgemm(&ta, &tb, &m, &n, &k, &one, const_cast<double*>(A.data()), &lda, const_cast<double*>(B.data()), &ldb,
-               &zero, C.data(), &ldc);
-}
-
 // Rayleigh-Ritz in double on the span of V (orthonormal only to single precision): the pencil
 // H s = theta G s with H = V'AV and G = V'V, then the Ritz vectors V s, ascending.
 void rayleigh_ritz(const SymmetricOperator& op, const Eigen::MatrixXd& V, const DenseLapack& lapack,
@@ -150,7 +136,7 @@ void rayleigh_ritz(const SymmetricOperator& op, const Eigen::MatrixXd& V, const 
   char jobz = 'V', uplo = 'L';
   Eigen::MatrixXd AV(V.rows(), cols), H, G;
   op.apply(V, AV);
-  gemm(lapack, true, V, AV, H);
+  gemm(lapack, true, false, V, AV, H);
   AV.resize(0, 0);
   {  // G = V'V, lower triangle only (all dsygvd reads): half a GEMM
     char lower = 'L', trans = 'T';
@@ -172,7 +158,7 @@ void rayleigh_ritz(const SymmetricOperator& op, const Eigen::MatrixXd& V, const 
   lapack.dsygvd(&itype, &jobz, &uplo, &cols, H.data(), &cols, G.data(), &cols, theta.data(), work.data(), &lwork,
                 iwork.data(), &liwork, &info);
   check_info(info, "dsygvd");  // info > cols: G not positive definite, i.e. V lost its rank
-  gemm(lapack, false, V, H, ritz);
+  gemm(lapack, false, false, V, H, ritz);
 }
 
 // The number of eigenvalues of the tridiagonal (d, e) above x: n minus the negative pivots of
@@ -223,6 +209,26 @@ void exact_route(Eigen::MatrixXd& A, double lower, Index max_count, const DenseL
 }
 
 }  // namespace
+
+void gemm(const DenseLapack& lapack, bool transpose_a, bool transpose_b, const Eigen::MatrixXd& A,
+          const Eigen::MatrixXd& B, Eigen::MatrixXd& C) {
+  if (!lapack.dgemm) {
+    if (transpose_a && transpose_b) C.noalias() = A.transpose() * B.transpose();
+    else if (transpose_a) C.noalias() = A.transpose() * B;
+    else if (transpose_b) C.noalias() = A * B.transpose();
+    else C.noalias() = A * B;
+    return;
+  }
+  char ta = transpose_a ? 'T' : 'N', tb = transpose_b ? 'T' : 'N';
+  int m = static_cast<int>(transpose_a ? A.cols() : A.rows()), n = static_cast<int>(transpose_b ? B.rows() : B.cols());
+  int k = static_cast<int>(transpose_a ? A.rows() : A.cols()), lda = static_cast<int>(std::max<Index>(1, A.rows()));
+  int ldb = static_cast<int>(std::max<Index>(1, B.rows())), ldc = std::max(1, m);
+  double one = 1.0, zero = 0.0;
+  C.resize(m, n);
+  if (m == 0 || n == 0) return;
+  lapack.dgemm(&ta, &tb, &m, &n, &k, &one, const_cast<double*>(A.data()), &lda, const_cast<double*>(B.data()), &ldb,
+               &zero, C.data(), &ldc);
+}
 
 bool mixed_eigenpairs_above(Eigen::MatrixXd& A, const SymmetricOperator& op, double lower, Index max_count,
                             const DenseLapack& lapack, Eigen::VectorXd& values, Eigen::MatrixXd& vectors) {

@@ -164,6 +164,8 @@ def saddle_point(
     n_threads: int,
     callback: Callable[[dict], bool] | None,
     basis: npt.NDArray[np.float64],
+    newton: bool = True,
+    hessian_probe: npt.NDArray[np.float64] | None = None,
 ) -> dict: ...
 def most_violated_triplets(
     Z: npt.NDArray[np.float64],

@@ -67,6 +67,11 @@ struct DenseLapack {
   bool mixed_available() const { return single.available() && dsygvd && dgemm && dsyrk; }
 };
 
+// C = op(A) op(B), op = transpose or not, by the BLAS handed in (the core's Eigen is built for
+// baseline x86-64: its products run several times slower than OpenBLAS's), by Eigen without one.
+void gemm(const DenseLapack& lapack, bool transpose_a, bool transpose_b, const Eigen::MatrixXd& A,
+          const Eigen::MatrixXd& B, Eigen::MatrixXd& C);
+
 // The eigenpairs of the symmetric A (column-major n x n, lower triangle read, overwritten) with
 // eigenvalue > lower, at most max_count of them (the largest; 0 = no cap), in decreasing order.
 void dense_eigenpairs_above(Eigen::MatrixXd& A, double lower, Index max_count, const DenseLapack& lapack,
