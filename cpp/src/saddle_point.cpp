@@ -161,6 +161,11 @@ class NewtonHessian {
   mutable Eigen::VectorXd pair_coef_, pair_value_;
 };
 
+// Newton steps only from points of rank at most this fraction of n (see newton_rank), and only
+// while their line search accepts steps of at least kMinNewtonStep.
+constexpr double kNewtonMaxRank = 0.25;
+constexpr double kMinNewtonStep = 1.0 / 16.0;
+
 class SaddlePointSolver {
  public:
   SaddlePointSolver(const SaddleProblem& pb, const SpectralOptions& opt, ThreadTeam& team, const InterruptPoll& poll,
@@ -262,17 +267,31 @@ class SaddlePointSolver {
         // or a Newton step where the point has its whole spectrum; then an Armijo backtracking
         // line search from the unit step (Newton: from twice the last Newton step, at most 1,
         // since far from the solution the positive rank still grows and the unit step overshoots).
+        // A Newton step that would be shorter than kMinNewtonStep falls back to L-BFGS, for the
+        // rest of the solve: the model is poor there (colored MVU from rank 1 or 43 of n = 200
+        // needed steps of 2^-11 and 2^-10, a dozen eigensolves each).
         if (it > 0) memory.add(y - previous_point, previous_grad - grad);
         previous_point = y;
         previous_grad = grad;
-        const bool newton = Ky.all_vectors.cols() > 0 && Ky.sigma.size() > 0;
-        Eigen::VectorXd direction = newton ? newton_direction(Ky, g, grad) : memory.apply(grad);
-        if (!newton && (memory.empty() || !(grad.dot(direction) > 0.0))) {
-          memory.clear();
-          direction = default_step(Ky) * grad;
-        }
+        auto quasi_newton_direction = [&] {
+          Eigen::VectorXd d = memory.apply(grad);
+          if (memory.empty() || !(grad.dot(d) > 0.0)) {
+            memory.clear();
+            d = default_step(Ky) * grad;
+          }
+          return d;
+        };
+        bool newton = second_order_ && Ky.all_vectors.cols() > 0 && Ky.sigma.size() > 0 &&
+                      newton_rank(Ky.sigma.size(), kNewtonMaxRank);
+        Eigen::VectorXd direction = newton ? newton_direction(Ky, g, grad) : quasi_newton_direction();
         double step = newton ? std::min(1.0, 2.0 * newton_step_) : 1.0;
         for (int tries = 0;; ++tries) {
+          if (newton && step < kMinNewtonStep) {
+            newton = second_order_ = false;
+            direction = quasi_newton_direction();
+            step = 1.0;
+            tries = 0;
+          }
           trial = y + step * direction;
           next = kernel_at(trial, &Ky);
           spent += next.matvecs;
@@ -334,9 +353,19 @@ class SaddlePointSolver {
   }
 
  private:
+  // Newton steps are taken from points of rank r <= kNewtonMaxRank n: a Hessian product costs
+  // about 4 n^2 r flops, an eigensolve about 9 n^3. (Colored MVU at n = 200-569 has rank
+  // 0.3-0.85 n; there CG needed 40-230 products of a third of an eigensolve each, and Newton steps
+  // made the solve 1.5-3x slower than L-BFGS.)
+  bool newton_rank(Index rank, double fraction) const {
+    return static_cast<double>(rank) <= fraction * static_cast<double>(n_);
+  }
+
   // The Newton direction of J at alpha (K = K(alpha), g = g(K), grad = J's gradient): x solving
   // (dg/dalpha + rho I) x = grad by conjugate gradients to a residual of eta |grad|, eta from
-  // 0.1 down as |grad| falls (Eisenstat & Walker's choice 2).
+  // 0.1 down as |grad| falls (Eisenstat & Walker's choice 2). CG may spend about four
+  // eigensolves' worth, 10 n / r products; when that runs out, the truncated direction is taken
+  // and the rest of the solve is L-BFGS's.
   Eigen::VectorXd newton_direction(const Kernel& K, const Eigen::VectorXd& g, const Eigen::VectorXd& grad) {
     const Index m = g.size();
     const NewtonHessian hessian(pb_, opt_, n_, K, g);
@@ -345,7 +374,13 @@ class SaddlePointSolver {
     const double eta = 0.1 * std::min(1.0, std::sqrt(norm / first_gradient_norm_));
     Eigen::VectorXd x = Eigen::VectorXd::Zero(m), residual = grad, p = grad, Hp(m);
     double rr = residual.squaredNorm();
-    for (Index k = 0; k < m && std::sqrt(rr) > eta * norm; ++k) {
+    const auto budget = static_cast<Index>(10.0 * static_cast<double>(n_) / static_cast<double>(K.sigma.size()));
+    Index products = 0;
+    for (; products < m && std::sqrt(rr) > eta * norm; ++products) {
+      if (products == budget) {
+        second_order_ = false;
+        break;
+      }
       hessian.apply(p, Hp);
       const double curvature = p.dot(Hp);
       if (!(curvature > 0.0)) break;  // rounding: keep what has been built (or grad, below)
@@ -484,10 +519,13 @@ class SaddlePointSolver {
     Eigen::VectorXd values;
     Eigen::MatrixXd vectors;
     bool whole = false;  // values / vectors hold the whole spectrum
+    // Kept for a Newton step from this point (likely when the last point's rank allowed one).
+    const bool want_whole =
+        second_order_ && (!previous || newton_rank(previous->sigma.size(), kNewtonMaxRank + 0.05));
     if (basis_.cols() > 0) {
       projected_spectrum(values, vectors);
     } else if (use_dense_) {
-      whole = dense_spectrum(zero, values, vectors);
+      whole = dense_spectrum(zero, want_whole, values, vectors);
     } else {
       // Automatic choice: Lanczos while the positive rank stays below dense_fraction n (where
       // it is faster, measured), LAPACK from the first solve that finds more, for good.
@@ -495,10 +533,10 @@ class SaddlePointSolver {
       const Index cap = std::max<Index>(1, static_cast<Index>(opt_.dense_fraction * static_cast<double>(n_)));
       if (automatic && wanted_count() > cap) {
         use_dense_ = true;
-        whole = dense_spectrum(zero, values, vectors);
+        whole = dense_spectrum(zero, want_whole, values, vectors);
       } else if (!lanczos_spectrum(previous, zero, automatic ? cap : 0, K, values, vectors)) {
         use_dense_ = true;
-        whole = dense_spectrum(zero, values, vectors);
+        whole = dense_spectrum(zero, want_whole, values, vectors);
       }
     }
     Index count = 0;
@@ -518,7 +556,7 @@ class SaddlePointSolver {
   }
 
   // Returns whether values / vectors are the whole spectrum (kept for Newton steps).
-  bool dense_spectrum(double zero, Eigen::VectorXd& values, Eigen::MatrixXd& vectors) {
+  bool dense_spectrum(double zero, bool want_whole, Eigen::VectorXd& values, Eigen::MatrixXd& vectors) {
     Eigen::MatrixXd D = Eigen::MatrixXd::Zero(n_, n_);
     const auto& indptr = acc_.indptr();
     const auto& indices = acc_.indices();
@@ -537,9 +575,10 @@ class SaddlePointSolver {
       return false;
     }
     last_dense_mixed_ = false;
-    const double lower = second_order_ ? -std::numeric_limits<double>::infinity() : zero;
+    // (The whole spectrum costs more: every vector is transformed back.)
+    const double lower = want_whole ? -std::numeric_limits<double>::infinity() : zero;
     dense_eigenpairs_above(D, lower, cap, opt_.dense_lapack, values, vectors);
-    return second_order_;
+    return want_whole;
   }
 
   bool mixed_precision() const {
@@ -677,7 +716,7 @@ class SaddlePointSolver {
   double last_step_ = 0.0;
   double newton_step_ = 0.5;          // the last Newton step accepted (the first tries 1)
   double first_gradient_norm_ = 0.0;  // |grad J| at the first Newton step (scales CG's tolerance)
-  bool second_order_ = false;         // Newton steps possible: dense points keep their whole spectrum
+  bool second_order_ = false;         // Newton steps (still) taken: dense points keep their whole spectrum
   bool last_dense_mixed_ = false;  // the last dense solve ran in mixed precision
   bool accepted_at_once_ = false;  // the last step passed the backtracking test on its first trial
   bool block_pays_ = true;       // the last warm block locked pairs
