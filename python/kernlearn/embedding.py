@@ -282,9 +282,7 @@ class ColoredMVU(_DistancePreserving):
         As in :class:`kernlearn.npkl.SimpleNPKL` (mixed precision: single-precision reduction,
         double-precision refinement). Above 16,000 points "auto" keeps to Lanczos: an
         intermediate iterate with many positive eigenvalues then costs Lanczos time and bases,
-        not an n x n matrix. Up to 1,000 points "auto" is "dense" for MVE's steps, whose dual is
-        then solved by Newton steps where the positive rank is at most n / 4 (L-BFGS elsewhere,
-        and with "lanczos").
+        not an n x n matrix.
     max_iter, tol : int, float
         Saddle-point iterations and the relative duality gap to stop at.
     random_state, n_jobs, verbose, callback
@@ -385,8 +383,11 @@ class MinimumVolumeEmbedding(_DistancePreserving):
     n_components : int, default 2
         d, the dimension whose eigenvalues are grown.
     n_neighbors, C, B, basis, rank, eigen_solver, max_iter, tol, random_state, n_jobs, verbose, callback
-        As in :class:`ColoredMVU` (max_iter and tol per inner solve). B = None takes the squared
-        geodesic trace: room for the unfolded data. Data with nothing to unfold (e.g. uniform
+        As in :class:`ColoredMVU` (max_iter and tol per inner solve), except that up to 1,000
+        points eigen_solver="auto" is "dense" for the outer steps, whose duals the core then
+        solves by Newton steps wherever the positive rank is at most n / 4 (L-BFGS elsewhere,
+        and with "lanczos"). B = None takes the squared geodesic trace: room for the unfolded
+        data. Data with nothing to unfold (e.g. uniform
         noise) leave that bound inactive; the dual is then not differentiable at the optimum,
         the inner solves crawl, and the convergence warning says so: give a smaller B.
     n_outer : int, default 50
@@ -459,8 +460,8 @@ class MinimumVolumeEmbedding(_DistancePreserving):
             # change is enough; the final steps are solved to tol.
             last = outer == self.n_outer - 1
             inner_tol = self.tol if last or not self.inexact else max(self.tol, min(1e-2, 0.1 * change))
-            out = self._solve(n, lowrank=np.ascontiguousarray(Vd), coef=np.full(Vd.shape[1], 2.0), shift=-1.0, newton=True,
-                              alpha0=alpha, seed=seed, tol=inner_tol, **problem)
+            out = self._solve(n, lowrank=np.ascontiguousarray(Vd), coef=np.full(Vd.shape[1], 2.0), shift=-1.0,
+                              alpha0=alpha, seed=seed, tol=inner_tol, newton=True, **problem)
             alpha, lam = np.asarray(out["alpha"]), np.asarray(out["eigenvalues"])
             Vd = np.asarray(out["eigenvectors"])[:, :d]
             F = float(lam[:d].sum() - lam[d:].sum()) - self._loss(out, problem)

@@ -81,7 +81,8 @@ struct SpectralOptions {
   double step = 0.0;       // 0: 1 / (local Lipschitz constant) with backtracking; else fixed
   bool accelerate = true;     // Nesterov momentum with function restart (L-BFGS for a free alpha)
   // For a free alpha with p = 2, no rank cap and no basis: Newton steps (conjugate gradients on
-  // the generalised Hessian) wherever the spectrum comes from the double-precision dense solver.
+  // the generalised Hessian) from points whose spectrum comes whole from the double-precision
+  // dense solver and whose positive rank is at most n / 4, while they pay (saddle_point.cpp).
   bool newton = true;
   bool adaptive_step = true;  // with step = 0: grow the step while backtracking accepts it at once
   double eig_tol = 1e-10;  // Lanczos residual tolerance, relative to |A|
