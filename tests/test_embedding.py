@@ -169,7 +169,7 @@ def test_mve_outer_loop_is_monotone_and_concentrates_energy():
     F = model.history_["objective"]
     assert np.all(np.diff(F) >= -1e-5 * np.abs(F[1:]))  # minorise-maximise: F never falls
     energy = model.history_["energy_outside"]
-    # Observed, not proved (F is the proved one): over 400 seeds, 2 rose by 7e-6 and 3e-5 once.
+    # Observed, not proved (F is the proved one): 2 of 400 seeds raised it, by 7e-6 and 3e-5.
     assert np.all(np.diff(energy) <= 1e-4)
     assert energy[-1] < 0.5 * energy[0]
     lam = model.eigenvalues_
@@ -292,6 +292,4 @@ def test_auto_keeps_to_lanczos_above_the_dense_limit(monkeypatch):
     monkeypatch.setattr(npkl, "DENSE_LIMIT_N", 30)  # the limit the embeddings share with SimpleNPKL
     model = ColoredMVU(n_neighbors=4, max_iter=30).fit(X, y)
     assert (model.history_["matvecs"] > 0).all()
-    # The same path until the dense run switches (where it takes Newton steps), the same optimum.
-    np.testing.assert_allclose(model.history_["dual"][:2], dense_run.history_["dual"][:2], rtol=1e-8)
-    np.testing.assert_allclose(model.history_["dual"][-1], dense_run.history_["dual"][-1], rtol=2e-4)
+    np.testing.assert_allclose(model.history_["dual"][:5], dense_run.history_["dual"][:5], rtol=1e-8)
