@@ -114,9 +114,7 @@ class NewtonHessian {
     const ConstraintRows& R = pb_.rows;
     const bool distance = pb_.pattern == PairPattern::distance;
     const Eigen::MatrixXd& Q = K_.all_vectors;
-    pair_coef_.setZero();
-    for (Index c = 0; c < R.rows(); ++c)
-      for (Index e = R.indptr[c]; e < R.indptr[c + 1]; ++e) pair_coef_(R.indices[e]) += R.data[e] * v(c);
+    R.apply_transpose(v, pb_.pairs.rows(), pair_coef_);
     Z_.setZero();  // (dA Q_r)'
     for (Index q = 0; q < pb_.pairs.rows(); ++q) {
       const Index i = pb_.pairs(q, 0), j = pb_.pairs(q, 1);
@@ -141,11 +139,8 @@ class NewtonHessian {
       pair_value_(q) = distance ? 2.0 * (slab_.col(i) - slab_.col(j)).dot(top_.col(i) - top_.col(j))
                                 : 2.0 * (slab_.col(i).dot(top_.col(j)) + top_.col(i).dot(slab_.col(j)));
     }
-    for (Index c = 0; c < R.rows(); ++c) {
-      double value = 0.0;
-      for (Index e = R.indptr[c]; e < R.indptr[c + 1]; ++e) value += R.data[e] * pair_value_(R.indices[e]);
-      out(c) = scale_ * value - rank_one_ * g_(c) * trace_P_dA + pb_.rho * v(c);
-    }
+    R.apply(pair_value_, out);
+    out = scale_ * out - (rank_one_ * trace_P_dA) * g_ + pb_.rho * v;
   }
 
  private:
@@ -198,7 +193,7 @@ class SaddlePointSolver {
     if (!second_order_)
       throw std::invalid_argument("Hessian products need a free alpha, p = 2, no rank cap, no basis, no mixed precision");
     if (v.size() != pb_.rows.rows()) throw std::invalid_argument("v needs one value per constraint");
-    use_dense_ = true;
+    use_dense_ = true;  // the whole spectrum, whatever the options say
     const Kernel K = kernel_at(pb_.alpha0, nullptr);
     if (K.sigma.size() == 0) throw std::invalid_argument("A(alpha0) has no positive part (K = 0)");
     Eigen::VectorXd g(pb_.rows.rows()), out(pb_.rows.rows());
@@ -451,9 +446,7 @@ class SaddlePointSolver {
     if (K.lambda.size() == 0) return;
     Eigen::VectorXd d(pb_.pairs.rows());
     acc_.inner(K.V, K.lambda, d.data(), team_.size());
-    const ConstraintRows& R = pb_.rows;
-    for (Index c = 0; c < R.rows(); ++c)
-      for (Index e = R.indptr[c]; e < R.indptr[c + 1]; ++e) g(c) += R.data[e] * d(R.indices[e]);
+    pb_.rows.apply(d, g);
   }
 
   double dual_value(const Eigen::VectorXd& alpha, const Kernel& K) const {
@@ -479,10 +472,7 @@ class SaddlePointSolver {
 
   // A(alpha) = M + sum_q (R' alpha)_q T_q, its positive spectrum, and K from it.
   Kernel kernel_at(const Eigen::VectorXd& alpha, const Kernel* previous) {
-    const ConstraintRows& R = pb_.rows;
-    pair_coef_.setZero(pb_.pairs.rows());
-    for (Index c = 0; c < R.rows(); ++c)
-      for (Index e = R.indptr[c]; e < R.indptr[c + 1]; ++e) pair_coef_(R.indices[e]) += R.data[e] * alpha(c);
+    pb_.rows.apply_transpose(alpha, pb_.pairs.rows(), pair_coef_);
     acc_.assemble(pair_coef_.data(), data_.data());
     Kernel K;
     positive_spectrum(previous, K);
@@ -773,10 +763,8 @@ SaddleResult solve_saddle_point(const SaddleProblem& pb, const SpectralOptions& 
 Eigen::VectorXd saddle_hessian_product(const SaddleProblem& pb, const SpectralOptions& options, const Eigen::VectorXd& v,
                                        ThreadTeam& team) {
   check_saddle_problem(pb, options, {});
-  SpectralOptions dense = options;
-  dense.eigen_solver = SpectralSolver::dense;
   const InterruptPoll never;
-  return SaddlePointSolver(pb, dense, team, never, {}).hessian_product(v);
+  return SaddlePointSolver(pb, options, team, never, {}).hessian_product(v);
 }
 
 }  // namespace kernlearn

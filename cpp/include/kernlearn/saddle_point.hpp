@@ -46,6 +46,18 @@ struct ConstraintRows {
   std::vector<Index> indptr, indices;
   std::vector<double> data;
   Index rows() const { return static_cast<Index>(indptr.size()) - 1; }
+  // out = R x: per constraint, from one value per pair.
+  void apply(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
+    out.setZero(rows());
+    for (Index c = 0; c < rows(); ++c)
+      for (Index e = indptr[c]; e < indptr[c + 1]; ++e) out(c) += data[e] * x(indices[e]);
+  }
+  // out = R' y: per pair (n_pairs of them), from one value per constraint.
+  void apply_transpose(const Eigen::VectorXd& y, Index n_pairs, Eigen::VectorXd& out) const {
+    out.setZero(n_pairs);
+    for (Index c = 0; c < rows(); ++c)
+      for (Index e = indptr[c]; e < indptr[c + 1]; ++e) out(indices[e]) += data[e] * y(c);
+  }
 };
 
 struct SaddleProblem {
