@@ -131,9 +131,9 @@ class NewtonHessian {
     if (pb_.center) Z_.colwise() -= Z_.rowwise().mean();  // H dA H Q_r, as H Q_r = Q_r
     gemm(opt_.dense_lapack, true, true, Q, Z_, Y_);
     const double trace_P_dA = K_.sigma.dot(Y_.topRows(r_).diagonal());
+    Y_.topRows(r_) *= 0.5;  // S = Q Y - Q_r Y_rr / 2 is Q times Y with its top rows halved
     Y_.bottomRows(n_ - r_).array() *= weight_.array();
     gemm(opt_.dense_lapack, true, true, Y_, Q, slab_);
-    slab_.noalias() -= 0.5 * Y_.topRows(r_).transpose() * top_;
     for (Index q = 0; q < pb_.pairs.rows(); ++q) {  // tr(T_q d(A_+))
       const Index i = pb_.pairs(q, 0), j = pb_.pairs(q, 1);
       pair_value_(q) = distance ? 2.0 * (slab_.col(i) - slab_.col(j)).dot(top_.col(i) - top_.col(j))
