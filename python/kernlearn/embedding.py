@@ -230,8 +230,10 @@ class _DistancePreserving(_SaddleEmbedding):
         if scale <= 0.0:
             raise ValueError("every kNN distance is 0 (duplicate points): nothing to unfold")
         n = X.shape[0]
-        W = sp.coo_matrix((np.sqrt(D), (pairs[:, 0], pairs[:, 1])), shape=(n, n)).tocsr()
-        W = W + W.T
+        W = None  # the kNN graph, weighted by distance: only the geodesic bound and the basis use it
+        if (self.B is None and self._unfolds) or self.basis is not None:
+            W = sp.coo_matrix((np.sqrt(D), (pairs[:, 0], pairs[:, 1])), shape=(n, n)).tocsr()
+            W = W + W.T
         if self.B is not None:
             self.B_ = float(self.B)
         elif self._unfolds:  # MVE: room for the unrolled data
@@ -242,7 +244,7 @@ class _DistancePreserving(_SaddleEmbedding):
         B = self.B_
         m = len(pairs)
         rows = (np.arange(m + 1, dtype=np.int64), np.arange(m, dtype=np.int64), np.ones(m))
-        basis = self._laplacian_basis((W > 0).astype(np.float64), seed)
+        basis = None if self.basis is None else self._laplacian_basis((W > 0).astype(np.float64), seed)
         return dict(pairs=pairs, rows=rows, target=D / scale, rho=1.0 / self.C, dual_set="free",
                     upper=0.0, B=B / scale**2, basis=basis), scale
 
