@@ -19,6 +19,8 @@ using Eigen::MatrixXd;
 using Eigen::VectorXd;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+double pair_weight(Index i, Index j) { return i == j ? 1.0 : 2.0; }  // entries the pair (i, j), i >= j, holds
+
 // The Cholesky factor of a symmetric matrix, for its positive definiteness, log det and inverse:
 // LAPACK (scipy's, handed in by the binding) when available, Eigen's LLT otherwise.
 class SpdFactor {
@@ -160,11 +162,15 @@ class DualCertificate {
 // F(X) - (log det Z + m) >= <S - Z, X> + sum R |X| = sum_ij R_ij |X_ij| - X_ij clip(W_ij - S_ij).
 // Every term is >= 0 and vanishes at the optimum (Z = S + R o sign(X) on the support), so while
 // the bound exceeds the tolerance the factorisation of Z, O(m^3), cannot succeed and is skipped.
-double certifiable_gap_bound(const MatrixXd& X, const MatrixXd& W, const MatrixXd& S, const MatrixXd& R) {
-  // Whole arrays, no test for X_ij = 0 (those terms are 0): the branch on a sparse X cost 4 ns
-  // an entry, 13% of a Newton solve at m = 100.
-  const auto x = X.array(), r = R.array();
-  return (r * x.abs() - x * (W - S).array().max(-r).min(r)).sum();
+// support: X's non-zero pairs (i, j), i >= j.
+double certifiable_gap_bound(const MatrixXd& X, const MatrixXd& W, const MatrixXd& S, const MatrixXd& R,
+                             const std::vector<std::pair<Index, Index>>& support) {
+  double bound = 0.0;  // the terms off X's support are 0
+  for (const auto& [i, j] : support) {
+    const double x = X(i, j), r = R(i, j);
+    bound += pair_weight(i, j) * (r * std::abs(x) - x * std::clamp(W(i, j) - S(i, j), -r, r));
+  }
+  return bound;
 }
 
 // Whether the problem is bounded below, i.e. a positive definite Z lies in the box |Z - S| <= R.
@@ -177,6 +183,20 @@ bool find_dual_point(DualCertificate& certificate, const MatrixXd& S) {
 double relative_gap(double primal, double dual) { return (primal - dual) / std::max(1.0, std::abs(primal)); }
 
 double soft_threshold(double z, double t) { return z > t ? z - t : (z < -t ? z + t : 0.0); }
+
+// The change of linear_part when the pair (i, j) moves from x to t.
+double linear_change(const MatrixXd& S, const MatrixXd& R, Index i, Index j, double x, double t) {
+  return pair_weight(i, j) * (S(i, j) * (t - x) + R(i, j) * (std::abs(t) - std::abs(x)));
+}
+
+// The non-zero pairs (i, j) among `pairs` (all of X's when pairs hold its support).
+std::vector<std::pair<Index, Index>> nonzero_pairs(const MatrixXd& X, const std::vector<std::pair<Index, Index>>& pairs) {
+  std::vector<std::pair<Index, Index>> out;
+  out.reserve(pairs.size());
+  for (const auto& [i, j] : pairs)
+    if (X(i, j) != 0.0) out.emplace_back(i, j);
+  return out;
+}
 
 void check_interrupt(const InterruptPoll& poll) {
   if (poll && poll()) throw Interrupted();
@@ -229,7 +249,7 @@ class FreePairs {
 
   Index size() const { return static_cast<Index>(pairs_.size()); }
   const std::pair<Index, Index>& operator[](Index p) const { return pairs_[static_cast<std::size_t>(p)]; }
-  static double weight(const std::pair<Index, Index>& pair) { return pair.first == pair.second ? 1.0 : 2.0; }
+  const std::vector<std::pair<Index, Index>>& list() const { return pairs_; }
 
   // out = c o (W D(v) W) on the pairs, with D(v)_ij = D(v)_ji = v_p.
   void hessian_times(const MatrixXd& W, const VectorXd& v, VectorXd& out) {
@@ -243,7 +263,7 @@ class FreePairs {
         column_[r] = sum;
       }
       for (Index p = first_[j]; p < first_[j + 1]; ++p)
-        out[p] = weight(pairs_[p]) * dot(W.col(pairs_[p].first).data(), column_.data(), m_);
+        out[p] = pair_weight(pairs_[p].first, pairs_[p].second) * dot(W.col(pairs_[p].first).data(), column_.data(), m_);
     }
   }
 
@@ -252,7 +272,7 @@ class FreePairs {
     out.resize(size());
     for (std::size_t e = 0; e < row_.size(); ++e) {
       const Index p = pair_[e];
-      value_[e] = r[p] / weight(pairs_[p]);
+      value_[e] = r[p] / pair_weight(pairs_[p].first, pairs_[p].second);
     }
     for (Index j = 0; j < m_; ++j) {
       // y = rho x_j: x_j's non-zeros are the rows k of column j, and rho's column k those of k.
@@ -311,20 +331,22 @@ Index conjugate_gradients(FreePairs& pairs, const MatrixXd& W, const MatrixXd& X
 }
 
 // QUIC's direction: coordinate descent on the l1-penalised quadratic model over the free set
-// {(i, j): X_ij != 0 or |G_ij| > R_ij} (off it the zero is optimal for the model). For a symmetric
-// change mu of (D_ij, D_ji) the model changes by (1/2) a mu^2 + b mu + R_ij |c + mu| (halved for
-// i != j), with a = W_ij^2 + W_ii W_jj (W_ii^2 on the diagonal), b = G_ij + w_i' D w_j and
-// c = X_ij + D_ij, minimised by c + mu = soft(c - b / a, R_ij / a). w_i' D w_j is read from
-// U = D W, kept up to date in O(m) per coordinate; Ut = U' = W D makes the updates contiguous,
-// and the column U e_j = Ut' e_j the sweep reads (a strided row of Ut) is copied once per j.
-void coordinate_descent_direction(const MatrixXd& X, const MatrixXd& W, const MatrixXd& G, const MatrixXd& R,
-                                  Index sweeps, MatrixXd& D, MatrixXd& Ut) {
+// {(i, j), i >= j: X_ij != 0 or |G_ij| > R_ij}, G = S - W the gradient (off it the zero is
+// optimal for the model, and D is 0 there). For a symmetric change mu of (D_ij, D_ji) the model
+// changes by (1/2) a mu^2 + b mu + R_ij |c + mu| (halved for i != j), with a = W_ij^2 + W_ii W_jj
+// (W_ii^2 on the diagonal), b = G_ij + w_i' D w_j and c = X_ij + D_ij, minimised by
+// c + mu = soft(c - b / a, R_ij / a). w_i' D w_j is read from U = D W, kept up to date in O(m) per
+// coordinate; Ut = U' = W D makes the updates contiguous, and the column U e_j = Ut' e_j the sweep
+// reads (a strided row of Ut) is copied once per j.
+void coordinate_descent_direction(const MatrixXd& X, const MatrixXd& W, const MatrixXd& S, const MatrixXd& R,
+                                  Index sweeps, std::vector<std::pair<Index, Index>>& free_set, MatrixXd& D,
+                                  MatrixXd& Ut) {
   const Index m = X.rows();
-  std::vector<std::pair<Index, Index>> free_set;
+  free_set.clear();
   free_set.reserve(static_cast<std::size_t>(m * (m + 1) / 2));  // at most; untouched pages cost nothing
   for (Index j = 0; j < m; ++j)
     for (Index i = j; i < m; ++i)
-      if (i == j || X(i, j) != 0.0 || std::abs(G(i, j)) > R(i, j)) free_set.emplace_back(i, j);
+      if (i == j || X(i, j) != 0.0 || std::abs(S(i, j) - W(i, j)) > R(i, j)) free_set.emplace_back(i, j);
   D.setZero();
   Ut.setZero();
   VectorXd u(m);  // U e_j = D w_j, that is u_c = Ut(j, c)
@@ -336,7 +358,7 @@ void coordinate_descent_direction(const MatrixXd& X, const MatrixXd& W, const Ma
         column = j;
       }
       const double a = i == j ? W(i, i) * W(i, i) : W(i, j) * W(i, j) + W(i, i) * W(j, j);
-      const double b = G(i, j) + dot(W.col(i).data(), u.data(), m);
+      const double b = S(i, j) - W(i, j) + dot(W.col(i).data(), u.data(), m);
       const double c = X(i, j) + D(i, j);
       const double target = soft_threshold(c - b / a, R(i, j) / a);
       const double mu = target - c;
@@ -377,7 +399,7 @@ bool orthant_direction(const MatrixXd& X, const MatrixXd& W, const MatrixXd& S, 
   rhs.resize(n);
   for (Index p = 0; p < n; ++p) {
     const auto [i, j] = pairs[p];
-    rhs[p] = -FreePairs::weight(pairs[p]) * (S(i, j) - W(i, j) + R(i, j) * sign[static_cast<std::size_t>(p)]);
+    rhs[p] = -pair_weight(i, j) * (S(i, j) - W(i, j) + R(i, j) * sign[static_cast<std::size_t>(p)]);
   }
   // Forcing term min(0.1, |rhs|): quadratic convergence near the solution. CG steps cost
   // O(|pairs| m) against the O(m^3) of a Newton step, and the tighter solve saved a Newton step in
@@ -404,12 +426,18 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
                   const InterruptPoll& poll) {
   const Index m = S.rows();
   SpdFactor factor(opt.lapack);
-  double f = objective(X, S, R, factor);
+  // The default start is diagonal (1 / S_ii): its log det and inverse are free, a factorisation
+  // and an O(m^3) inverse are not.
+  const bool diagonal_start = X.isDiagonal(0.0);
+  double f = kInf;
+  if (diagonal_start)
+    f = (X.diagonal().array() > 0.0).all() ? -X.diagonal().array().log().sum() + linear_part(X, S, R) : kInf;
+  else
+    f = objective(X, S, R, factor);
   if (!std::isfinite(f)) throw std::invalid_argument("the start point is not positive definite");
-  double linear = f + factor.logdet();  // linear_part(X), updated over the pairs by orthant steps
-  // The default start is diagonal (1 / S_ii): its inverse is free, an O(m^3) one is not.
+  double linear = linear_part(X, S, R);  // then kept up to date over the pairs each step moves
   MatrixXd W(m, m);
-  if (X.isDiagonal(0.0))
+  if (diagonal_start)
     W = X.diagonal().cwiseInverse().asDiagonal();
   else
     factor.inverse(W);
@@ -418,7 +446,14 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
   certificate.offer_inverse(W);
   if (!(result.bounded = find_dual_point(certificate, S))) return result;
 
-  MatrixXd G(m, m), D(m, m), Ut(m, m), trial(m, m);
+  // Every step moves only a list of pairs (the CD step's free set, the orthant step's support), so
+  // the trial point, F's linear part, the non-zero count and X's support are kept up to date over
+  // that list instead of over all m^2 entries (at m = 500 each such pass cost about 0.2 ms).
+  MatrixXd D(m, m), Ut(m, m), trial = X;  // trial equals X between iterations
+  std::vector<std::pair<Index, Index>> moved, support;
+  for (Index j = 0; j < m; ++j)
+    for (Index i = j; i < m; ++i)
+      if (X(i, j) != 0.0) support.emplace_back(i, j);
   FreePairs pairs(m);
   std::vector<double> sign;
   VectorXd rhs, v;
@@ -429,6 +464,24 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
   bool stalled = false;  // the previous step failed: two failures in a row end the run
   Index nnz = (X.array() != 0.0).count(), cd_steps = 0;
   bool certified = true;  // the current W has been offered to the certificate
+  // trial = X + step * change on the moved pairs; returns F's linear part there and sets the
+  // non-zero count.
+  auto write_trial = [&](auto&& change, Index& nnz_trial) {
+    double linear_trial = linear;
+    nnz_trial = nnz;
+    for (std::size_t p = 0; p < moved.size(); ++p) {
+      const auto [i, j] = moved[p];
+      const double x = X(i, j), t = change(p, x);
+      trial(i, j) = t;
+      trial(j, i) = t;
+      linear_trial += linear_change(S, R, i, j, x, t);
+      nnz_trial += static_cast<Index>(pair_weight(i, j)) * ((t != 0.0) - (x != 0.0));
+    }
+    return linear_trial;
+  };
+  auto restore_trial = [&] {
+    for (const auto& [i, j] : moved) trial(i, j) = trial(j, i) = X(i, j);
+  };
 
   for (Index iter = 0; iter < opt.max_iter; ++iter) {
     if (relative_gap(f, certificate.value()) <= opt.tol) {
@@ -439,23 +492,21 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
     // residual) is not yet tight: steps that do not raise F beyond rounding are taken.
     const double slack = 1e-13 * std::max(1.0, std::abs(f));
     double step = 1.0, f_trial = kInf, linear_trial = 0.0;
+    Index nnz_trial = nnz;
     bool accepted = false;
     if (local && !cd_next) {
       if (!orthant_direction(X, W, S, R, opt.max_cg, pairs, sign, rhs, v)) break;
-      trial = X;  // the attempts below only rewrite the pairs
+      moved = pairs.list();
       for (int attempt = 0; attempt < 40; ++attempt, step *= 0.5) {
         double predicted = 0.0;  // orthant gradient times the projected move
-        linear_trial = linear;
-        for (Index p = 0; p < pairs.size(); ++p) {
-          const auto [i, j] = pairs[p];
-          const double x = X(i, j);
-          double t = x + step * v[p];
-          if (t * sign[static_cast<std::size_t>(p)] < 0.0) t = 0.0;
-          trial(i, j) = t;
-          trial(j, i) = t;
-          predicted -= rhs[p] * (t - x);
-          linear_trial += FreePairs::weight(pairs[p]) * (S(i, j) * (t - x) + R(i, j) * (std::abs(t) - std::abs(x)));
-        }
+        linear_trial = write_trial(
+            [&](std::size_t p, double x) {
+              double t = x + step * v[static_cast<Index>(p)];
+              if (t * sign[p] < 0.0) t = 0.0;
+              predicted -= rhs[static_cast<Index>(p)] * (t - x);
+              return t;
+            },
+            nnz_trial);
         if (!(predicted < 0.0)) break;
         if (!factor.compute(trial)) continue;
         f_trial = -factor.logdet() + linear_trial;
@@ -463,6 +514,7 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
       }
       cd_next = !accepted || step < 1.0 || ++orthant_run % 3 == 0;  // then let CD revise the support
       if (!accepted) {
+        restore_trial();
         if (stalled) break;
         stalled = true;
         continue;
@@ -470,41 +522,42 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
     } else {
       // More sweeps as the iterates settle (QUIC's 1 + k / 3), capped: late accuracy is phase 2's.
       cd_next = false;
-      G = S - W;
-      coordinate_descent_direction(X, W, G, R, std::min<Index>(1 + cd_steps / 3, 10), D, Ut);
+      coordinate_descent_direction(X, W, S, R, std::min<Index>(1 + cd_steps / 3, 10), moved, D, Ut);
       ++cd_steps;
-      // <G, D> + sum R (|X + D| - |X|), in one pass with no m x m temporary.
-      const double decrease =
-          (G.array() * D.array() + R.array() * ((X + D).array().abs() - X.array().abs())).sum();
+      double decrease = 0.0;  // <G, D> + sum R (|X + D| - |X|), G = S - W; D is 0 off the free set
+      for (const auto& [i, j] : moved)
+        decrease += linear_change(S, R, i, j, X(i, j), X(i, j) + D(i, j)) - pair_weight(i, j) * W(i, j) * D(i, j);
       if (!(decrease < 0.0)) {  // the model sees no descent: optimal to rounding, or support settled
         if (!local || stalled) break;
         stalled = true;
         continue;  // let the orthant step refine the values on this support
       }
       for (int attempt = 0; attempt < 40; ++attempt, step *= 0.5) {
-        trial = X + step * D;
+        linear_trial = write_trial([&](std::size_t p, double x) { return x + step * D(moved[p].first, moved[p].second); },
+                                   nnz_trial);
         if (!factor.compute(trial)) continue;
-        linear_trial = linear_part(trial, S, R);
         f_trial = -factor.logdet() + linear_trial;
         if ((accepted = f_trial <= f + armijo * step * decrease + slack)) break;
       }
       if (!accepted) {  // rounding stalls the search
+        restore_trial();
         if (!local || stalled) break;  // the certificate reports the gap reached
         stalled = true;
         continue;
       }
-      const Index nnz_trial = (trial.array() != 0.0).count();
       if (step == 1.0 && std::abs(nnz_trial - nnz) <= std::max<Index>(2, nnz / 100)) local = true;
-      nnz = nnz_trial;
     }
     stalled = false;
     X.swap(trial);
+    restore_trial();  // trial (the old X) takes the new values on the moved pairs
+    support = nonzero_pairs(X, moved);  // X's non-zeros lie among the pairs just moved
+    nnz = nnz_trial;
     f = f_trial;
     linear = linear_trial;
     factor.inverse(W);
     // The certificate costs a factorisation: only once the bound says it can meet the tolerance
     // (the slack covers the bound's rounding).
-    certified = certifiable_gap_bound(X, W, S, R) <= (opt.tol + 1e-13) * std::max(1.0, std::abs(f));
+    certified = certifiable_gap_bound(X, W, S, R, support) <= (opt.tol + 1e-13) * std::max(1.0, std::abs(f));
     if (certified) {
       linear = linear_part(X, S, R);  // F exactly (no drift from the updates) for the certified gap
       f = -factor.logdet() + linear;
