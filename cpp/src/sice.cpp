@@ -137,7 +137,7 @@ class DualCertificate {
   }
 
   double value() const { return value_; }
-  const MatrixXd& point() const { return Z_; }
+  MatrixXd take_point() { return std::move(Z_); }  // at the end of a solve (no m x m copy)
 
  private:
   bool offer_candidate() {
@@ -332,14 +332,14 @@ Index conjugate_gradients(FreePairs& pairs, const MatrixXd& W, const MatrixXd& X
 
 // QUIC's direction: coordinate descent on the l1-penalised quadratic model over the free set
 // {(i, j), i >= j: X_ij != 0 or |G_ij| > R_ij}, G = S - W the gradient (off it the zero is
-// optimal for the model, and D is 0 there). For a symmetric change mu of (D_ij, D_ji) the model
-// changes by (1/2) a mu^2 + b mu + R_ij |c + mu| (halved for i != j), with a = W_ij^2 + W_ii W_jj
-// (W_ii^2 on the diagonal), b = G_ij + w_i' D w_j and c = X_ij + D_ij, minimised by
-// c + mu = soft(c - b / a, R_ij / a). w_i' D w_j is read from U = D W, kept up to date in O(m) per
-// coordinate; Ut = U' = W D makes the updates contiguous, and the column U e_j = Ut' e_j the sweep
-// reads (a strided row of Ut) is copied once per j.
+// optimal for the model, so D is stored as one value per free pair). For a symmetric change mu of
+// (D_ij, D_ji) the model changes by (1/2) a mu^2 + b mu + R_ij |c + mu| (halved for i != j), with
+// a = W_ij^2 + W_ii W_jj (W_ii^2 on the diagonal), b = G_ij + w_i' D w_j and c = X_ij + D_ij,
+// minimised by c + mu = soft(c - b / a, R_ij / a). w_i' D w_j is read from U = D W, kept up to date
+// in O(m) per coordinate; Ut = U' = W D makes the updates contiguous, and the column U e_j = Ut' e_j
+// the sweep reads (a strided row of Ut) is copied once per j.
 void coordinate_descent_direction(const MatrixXd& X, const MatrixXd& W, const MatrixXd& S, const MatrixXd& R,
-                                  Index sweeps, std::vector<std::pair<Index, Index>>& free_set, MatrixXd& D,
+                                  Index sweeps, std::vector<std::pair<Index, Index>>& free_set, std::vector<double>& D,
                                   MatrixXd& Ut) {
   const Index m = X.rows();
   free_set.clear();
@@ -347,27 +347,27 @@ void coordinate_descent_direction(const MatrixXd& X, const MatrixXd& W, const Ma
   for (Index j = 0; j < m; ++j)
     for (Index i = j; i < m; ++i)
       if (i == j || X(i, j) != 0.0 || std::abs(S(i, j) - W(i, j)) > R(i, j)) free_set.emplace_back(i, j);
-  D.setZero();
+  D.assign(free_set.size(), 0.0);
   Ut.setZero();
   VectorXd u(m);  // U e_j = D w_j, that is u_c = Ut(j, c)
   for (Index sweep = 0; sweep < sweeps; ++sweep) {
     Index column = -1;
-    for (const auto& [i, j] : free_set) {
+    for (std::size_t p = 0; p < free_set.size(); ++p) {
+      const auto [i, j] = free_set[p];
       if (j != column) {
         u = Ut.row(j).transpose();
         column = j;
       }
       const double a = i == j ? W(i, i) * W(i, i) : W(i, j) * W(i, j) + W(i, i) * W(j, j);
       const double b = S(i, j) - W(i, j) + dot(W.col(i).data(), u.data(), m);
-      const double c = X(i, j) + D(i, j);
+      const double c = X(i, j) + D[p];
       const double target = soft_threshold(c - b / a, R(i, j) / a);
       const double mu = target - c;
       if (mu == 0.0) continue;
-      D(i, j) = target - X(i, j);  // so that X + D is exactly 0 where the threshold says so
+      D[p] = target - X(i, j);  // so that X + D is exactly 0 where the threshold says so
       axpy(mu, W.col(i).data(), Ut.col(j).data(), m);
       u[j] += mu * W(j, i);
       if (i != j) {
-        D(j, i) = D(i, j);
         axpy(mu, W.col(j).data(), Ut.col(i).data(), m);
         u[i] += mu * W(j, j);
       }
@@ -449,7 +449,8 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
   // Every step moves only a list of pairs (the CD step's free set, the orthant step's support), so
   // the trial point, F's linear part, the non-zero count and X's support are kept up to date over
   // that list instead of over all m^2 entries (at m = 500 each such pass cost about 0.2 ms).
-  MatrixXd D(m, m), Ut(m, m), trial = X;  // trial equals X between iterations
+  MatrixXd Ut(m, m), trial = X;  // trial equals X between iterations
+  std::vector<double> D;          // the CD direction on its free set (0 elsewhere)
   std::vector<std::pair<Index, Index>> moved, support;
   for (Index j = 0; j < m; ++j)
     for (Index i = j; i < m; ++i)
@@ -525,16 +526,17 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
       coordinate_descent_direction(X, W, S, R, std::min<Index>(1 + cd_steps / 3, 10), moved, D, Ut);
       ++cd_steps;
       double decrease = 0.0;  // <G, D> + sum R (|X + D| - |X|), G = S - W; D is 0 off the free set
-      for (const auto& [i, j] : moved)
-        decrease += linear_change(S, R, i, j, X(i, j), X(i, j) + D(i, j)) - pair_weight(i, j) * W(i, j) * D(i, j);
+      for (std::size_t p = 0; p < moved.size(); ++p) {
+        const auto [i, j] = moved[p];
+        decrease += linear_change(S, R, i, j, X(i, j), X(i, j) + D[p]) - pair_weight(i, j) * W(i, j) * D[p];
+      }
       if (!(decrease < 0.0)) {  // the model sees no descent: optimal to rounding, or support settled
         if (!local || stalled) break;
         stalled = true;
         continue;  // let the orthant step refine the values on this support
       }
       for (int attempt = 0; attempt < 40; ++attempt, step *= 0.5) {
-        linear_trial = write_trial([&](std::size_t p, double x) { return x + step * D(moved[p].first, moved[p].second); },
-                                   nnz_trial);
+        linear_trial = write_trial([&](std::size_t p, double x) { return x + step * D[p]; }, nnz_trial);
         if (!factor.compute(trial)) continue;
         f_trial = -factor.logdet() + linear_trial;
         if ((accepted = f_trial <= f + armijo * step * decrease + slack)) break;
@@ -573,7 +575,7 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
   }
   result.precision = std::move(X);
   result.primal = f;
-  result.dual = certificate.point();
+  result.dual = certificate.take_point();
   result.dual_value = certificate.value();
   return result;
 }
@@ -653,7 +655,7 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
   }
   result.precision = std::move(best_primal_point);
   result.primal = best_primal;
-  result.dual = certificate.point();
+  result.dual = certificate.take_point();
   result.dual_value = certificate.value();
   return result;
 }

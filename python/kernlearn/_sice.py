@@ -147,7 +147,9 @@ def sparse_inverse_covariance(
         out = _core.sice(S_eff, R_eff, np.empty((0, 0)), name, float(tol), max_iter, 0.0, 20)
     if not out["bounded"]:
         _raise_unbounded(S_eff, penalize_diagonal)
-    M = np.ascontiguousarray(out["precision"])  # exactly symmetric: the core writes (i, j), (j, i) alike
+    # Exactly symmetric (the core writes (i, j) and (j, i) alike), so the transpose of the core's
+    # column-major array is the same matrix in C order, without an m x m copy.
+    M = out["precision"].T
     # The objectives are the caller's: with the diagonal penalty folded into Sigma,
     # <Sigma + diag(rho), M> = <Sigma, M> + sum rho_ii |M_ii| as M_ii > 0. Z's diagonal is
     # Sigma_ii + rho_ii, inside the caller's box.
