@@ -114,6 +114,68 @@ def test_matches_cvxpy_with_weight_matrix():
     assert_certified(result, S, R, 1e-12)
 
 
+def blocks_problem(rho):
+    """Two correlation blocks (m = 15 and 10) and a lone variable, with cross-block entries below
+    rho, their indices interleaved by a permutation."""
+    rng = np.random.default_rng(9)
+    S = np.zeros((26, 26))
+    S[:15, :15] = correlation_problem(15, 10)
+    S[15:25, 15:25] = correlation_problem(10, 11)
+    S[25, 25] = 2.0
+    cross = rng.uniform(-0.5 * rho, 0.5 * rho, size=(26, 26))
+    inside = np.zeros((26, 26), dtype=bool)
+    inside[:15, :15] = inside[15:25, 15:25] = inside[25, 25] = True
+    S = np.where(inside, S, (cross + cross.T) / 2)
+    order = rng.permutation(26)
+    blocks = [np.sort(np.flatnonzero(np.isin(order, b))) for b in (range(15), range(15, 25), [25])]
+    return S[np.ix_(order, order)], blocks
+
+
+@pytest.mark.parametrize("solver", ["newton", "alm"])
+def test_independent_blocks_are_solved_alone(solver):
+    """The solution is block diagonal over the components of |S_ij| > rho (exact covariance
+    thresholding): the blocks' solutions, exact zeros across them, a certificate for the whole,
+    and scikit-learn's answer."""
+    rho = 0.2
+    S, blocks = blocks_problem(rho)
+    result = sparse_inverse_covariance(S, rho, penalize_diagonal=False, solver=solver, tol=1e-12, max_iter=5000)
+    assert result.converged
+    assert_certified(result, S, weights(26, rho, False), 1e-12)
+    across = np.ones((26, 26), dtype=bool)
+    for b in blocks:
+        across[np.ix_(b, b)] = False
+        alone = sparse_inverse_covariance(S[np.ix_(b, b)], rho, penalize_diagonal=False, solver="newton", tol=1e-13)
+        np.testing.assert_allclose(result.precision[np.ix_(b, b)], alone.precision, rtol=0, atol=1e-5)
+    assert np.all(result.precision[across] == 0.0) and np.all(result.dual[across] == 0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        _, reference = graphical_lasso(S, alpha=rho, tol=1e-12, enet_tol=1e-12, max_iter=2000)
+    np.testing.assert_allclose(result.precision, reference, rtol=0, atol=1e-5)
+
+
+def test_blocks_meet_the_whole_problems_tolerance():
+    """Blocks whose objectives have opposite signs: each block's relative gap within tol does not
+    make the sum's relative gap within tol (|F| is far below sum |F_k|), so the blocks are solved
+    again to a tighter tolerance."""
+    rho, tol = 0.2, 1e-6
+    S, blocks = blocks_problem(rho)
+    R = weights(26, rho, False)
+    # Scaling the first block's S and weights by c scales its solution by 1 / c and shifts its F
+    # by 15 log c: c = exp(-F / 15) brings the whole F near 0.
+    c = np.exp(-sparse_inverse_covariance(S, R, penalize_diagonal=False, tol=1e-12).primal_objective / 15)
+    small = np.ix_(blocks[0], blocks[0])
+    S[small] *= c
+    R[small] *= c
+    result = sparse_inverse_covariance(S, R, penalize_diagonal=False, solver="alm", tol=tol, max_iter=5000)
+    parts = [sparse_inverse_covariance(S[np.ix_(b, b)], R[np.ix_(b, b)], penalize_diagonal=False, solver="alm",
+                                       tol=tol, max_iter=5000) for b in blocks]
+    alone_gap = sum(p.duality_gap for p in parts)
+    alone_primal = sum(p.primal_objective for p in parts)
+    assert alone_gap > tol * max(1.0, abs(alone_primal))  # what the first pass alone would give
+    assert result.converged
+    assert_certified(result, S, R, tol)
+
+
 def test_diagonal_sigma_has_closed_form():
     S = np.diag([1.0, 2.0, 4.0])
     result = sparse_inverse_covariance(S, 0.5, penalize_diagonal=True)

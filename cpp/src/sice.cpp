@@ -660,6 +660,103 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
   return result;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Exact covariance thresholding (Witten, Friedman & Simon 2011; Mazumder & Hastie 2012): the
+// solution is block diagonal over the connected components of the graph with an edge (i, j)
+// wherever |S_ij| > R_ij. On a block-diagonal M with W = M^-1 every cross-block pair has
+// |S_ij - W_ij| = |S_ij| <= R_ij, so it meets the optimality conditions, and F is strictly convex.
+// Each block is solved alone: O(sum m_k^3) for O(m^3) per iteration. The blocks' dual points make
+// a dual point of the whole (zero across blocks, allowed by the same inequality), so gaps and
+// objectives add. Measured on the bench's problems: sum m_k^3 / m^3 = 0.73 (m = 500, rho = 0.1),
+// 0.60 (rho = 0.3), 0.42 (m = 100, rho = 0.3); one block at m <= 100, rho = 0.1.
+
+// The components, each with its indices ascending, in the order of their smallest index.
+std::vector<std::vector<Index>> independent_blocks(const MatrixXd& S, const MatrixXd& R) {
+  const Index m = S.rows();
+  std::vector<Index> parent(static_cast<std::size_t>(m));
+  for (Index i = 0; i < m; ++i) parent[i] = i;
+  const auto root = [&](Index i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];  // path halving
+    return i;
+  };
+  for (Index j = 0; j < m; ++j)
+    for (Index i = j + 1; i < m; ++i)
+      if (std::abs(S(i, j)) > R(i, j)) {
+        const Index a = root(i), b = root(j);
+        if (a != b) parent[std::max(a, b)] = std::min(a, b);
+      }
+  std::vector<std::vector<Index>> blocks;
+  std::vector<Index> block_of(static_cast<std::size_t>(m), -1);
+  for (Index i = 0; i < m; ++i) {
+    const Index r = root(i);
+    if (block_of[r] < 0) {
+      block_of[r] = static_cast<Index>(blocks.size());
+      blocks.emplace_back();
+    }
+    blocks[block_of[r]].push_back(i);
+  }
+  return blocks;
+}
+
+SiceResult solve_connected(const MatrixXd& S, const MatrixXd& R, MatrixXd start, const SiceOptions& options,
+                           const InterruptPoll& poll) {
+  if (options.solver == SiceOptions::Solver::newton) return newton(S, R, std::move(start), options, poll);
+  return alternating_linearization(S, R, start, options, poll);
+}
+
+// Every block solved to the relative tolerance; if the summed gap misses it (the blocks' own
+// scales max(1, |F_k|) add up to more than the whole's), the blocks are solved again from their
+// answers to tol * max(1, |F|) / sum_k max(1, |F_k|), which guarantees it. n_iter and the history
+// are those of the block that took the most iterations.
+SiceResult solve_blocks(const MatrixXd& S, const MatrixXd& R, const MatrixXd& start,
+                        const std::vector<std::vector<Index>>& blocks, const SiceOptions& options,
+                        const InterruptPoll& poll) {
+  const Index m = S.rows();
+  std::vector<SiceResult> parts(blocks.size());
+  std::vector<Index> iterations(blocks.size(), 0);
+  std::vector<std::vector<double>> histories(blocks.size());
+  SiceOptions opt = options;
+  double primal = 0.0, dual = 0.0;
+  for (int pass = 0; pass < 2; ++pass) {
+    double scale = 0.0;
+    primal = dual = 0.0;
+    for (std::size_t k = 0; k < blocks.size(); ++k) {
+      const std::vector<Index>& b = blocks[k];
+      MatrixXd block_start = pass == 0 ? MatrixXd(start(b, b)) : std::move(parts[k].precision);
+      parts[k] = solve_connected(S(b, b), R(b, b), std::move(block_start), opt, poll);
+      SiceResult& part = parts[k];
+      if (!part.bounded) {
+        SiceResult out;
+        out.bounded = false;
+        return out;
+      }
+      iterations[k] += part.n_iter;
+      histories[k].insert(histories[k].end(), part.relative_gaps.begin(), part.relative_gaps.end());
+      primal += part.primal;
+      dual += part.dual_value;
+      scale += std::max(1.0, std::abs(part.primal));
+    }
+    if (relative_gap(primal, dual) <= options.tol) break;
+    opt.tol = options.tol * std::max(1.0, std::abs(primal)) / scale;
+  }
+  SiceResult out;
+  out.precision = MatrixXd::Zero(m, m);
+  out.dual = MatrixXd::Zero(m, m);
+  std::size_t hardest = 0;
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    const std::vector<Index>& b = blocks[k];
+    out.precision(b, b) = parts[k].precision;
+    out.dual(b, b) = parts[k].dual;
+    if (iterations[k] > iterations[hardest]) hardest = k;
+  }
+  out.primal = primal;
+  out.dual_value = dual;
+  out.n_iter = iterations[hardest];
+  out.relative_gaps = std::move(histories[hardest]);
+  out.converged = relative_gap(primal, dual) <= options.tol;
+  return out;
+}
+
 }  // namespace
 
 SiceResult solve_sice(const MatrixXd& S, const MatrixXd& R, const MatrixXd& M0, const SiceOptions& options,
@@ -677,8 +774,9 @@ SiceResult solve_sice(const MatrixXd& S, const MatrixXd& R, const MatrixXd& M0, 
   } else if (start.rows() != m || start.cols() != m) {
     throw std::invalid_argument("M0 must be m x m");
   }
-  if (options.solver == SiceOptions::Solver::newton) return newton(S, R, std::move(start), options, poll);
-  return alternating_linearization(S, R, start, options, poll);
+  const std::vector<std::vector<Index>> blocks = independent_blocks(S, R);
+  if (blocks.size() == 1) return solve_connected(S, R, std::move(start), options, poll);
+  return solve_blocks(S, R, start, blocks, options, poll);
 }
 
 }  // namespace kernlearn

@@ -58,6 +58,9 @@ class SparseInverseCovariance:
     duality_gap : float
         primal - dual >= 0 (up to rounding): M is at most this far from optimal.
     n_iter : int
+        Iterations. The problem splits exactly into the connected components of the graph
+        |Sigma_ij| > rho_ij (exact covariance thresholding), each solved alone; with several
+        blocks, n_iter and ``history`` are those of the block that took the most iterations.
     converged : bool
         Whether duality_gap <= tol * max(1, |primal_objective|).
     solver : str

@@ -78,15 +78,17 @@ struct SiceResult {
   // false: no positive definite Z was found in the box (see find_dual_point in sice.cpp), so the
   // problem is taken to be unbounded below; nothing was solved and the other fields are empty.
   bool bounded = true;
-  Index n_iter = 0;
+  Index n_iter = 0;  // with several independent blocks (see solve_blocks), the hardest block's
   bool converged = false;
   // (F(M) - best dual value so far) / max(1, |F(M)|) after each iteration. newton factors its dual
   // point only once a cheap bound says it can meet tol, so its early entries lag the true gap.
+  // With several blocks, the hardest block's.
   std::vector<double> relative_gaps;
 };
 
 // S and R symmetric m x m, R >= 0 (R_ii = 0 leaves the diagonal unpenalised). M0 is the start
-// (positive definite; empty = diag(1 / S_ii)). Throws std::invalid_argument if M0 is empty and
+// (positive definite; empty = diag(1 / S_ii)). The connected components of |S_ij| > R_ij are
+// solved one by one (the solution is block diagonal over them). Throws std::invalid_argument if M0 is empty and
 // some S_ii <= 0 (no dual point exists then: Z_ii = S_ii as R_ii = 0), std::runtime_error on
 // numerical breakdown. An unbounded problem is reported by SiceResult::bounded.
 SiceResult solve_sice(const Eigen::MatrixXd& S, const Eigen::MatrixXd& R, const Eigen::MatrixXd& M0,
