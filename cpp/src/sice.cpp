@@ -706,8 +706,9 @@ SiceResult solve_connected(const MatrixXd& S, const MatrixXd& R, MatrixXd start,
 
 // Every block solved to the relative tolerance; if the summed gap misses it (the blocks' own
 // scales max(1, |F_k|) add up to more than the whole's), the blocks are solved again from their
-// answers to tol * max(1, |F|) / sum_k max(1, |F_k|), which guarantees it. n_iter and the history
-// are those of the block that took the most iterations.
+// answers to tol * max(1, |F|) / sum_k max(1, |F_k|), which meets it unless F moves on the way or
+// a block stops at max_iter (converged then says so). n_iter and the history are those of the
+// block that took the most iterations.
 SiceResult solve_blocks(const MatrixXd& S, const MatrixXd& R, const MatrixXd& start,
                         const std::vector<std::vector<Index>>& blocks, const SiceOptions& options,
                         const InterruptPoll& poll) {
