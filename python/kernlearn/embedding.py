@@ -133,11 +133,15 @@ class _SaddleEmbedding(BaseEstimator):
     def _distance_pairs(self, X):
         """The kNN pairs (i < j, each once) and their squared input distances."""
         indices, _ = knn(X, self.n_neighbors, n_jobs=self.n_jobs)
-        rows = np.repeat(np.arange(X.shape[0]), indices.shape[1])
+        n = X.shape[0]
+        rows = np.repeat(np.arange(n, dtype=np.int64), indices.shape[1])
         first, second = np.minimum(rows, indices.ravel()), np.maximum(rows, indices.ravel())
-        pairs = np.unique(np.stack([first, second], axis=1), axis=0).astype(np.int64)
+        # Deduplicated as the codes i n + j (sorted in (i, j) order): a 1-D unique, where
+        # np.unique(..., axis=0) sorts rows as structured records (0.3 ms at n = 100).
+        codes = np.unique(first.astype(np.int64) * n + second)
+        pairs = np.stack([codes // n, codes % n], axis=1)
         diff = X[pairs[:, 0]] - X[pairs[:, 1]]
-        return np.ascontiguousarray(pairs), np.einsum("ij,ij->i", diff, diff)
+        return pairs, np.einsum("ij,ij->i", diff, diff)
 
     def _solve(self, n, *, pairs, rows, target, rho, dual_set, upper, alpha0, B, lowrank=None,
                coef=None, shift=0.0, sparse=None, seed=0, max_iter=None, tol=None, basis=None, newton=False):
