@@ -137,7 +137,7 @@ class _SaddleEmbedding(BaseEstimator):
         rows = np.repeat(np.arange(n, dtype=np.int64), indices.shape[1])
         first, second = np.minimum(rows, indices.ravel()), np.maximum(rows, indices.ravel())
         # Deduplicated as the codes i n + j (sorted in (i, j) order): a 1-D unique, where
-        # np.unique(..., axis=0) sorts rows as structured records (0.3 ms at n = 100).
+        # np.unique(..., axis=0) sorts rows as structured records (0.17 against 0.04 ms at n = 100).
         codes = np.unique(first.astype(np.int64) * n + second)
         pairs = np.stack([codes // n, codes % n], axis=1)
         diff = X[pairs[:, 0]] - X[pairs[:, 1]]

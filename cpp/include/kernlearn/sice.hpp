@@ -88,9 +88,10 @@ struct SiceResult {
 
 // S and R symmetric m x m, R >= 0 (R_ii = 0 leaves the diagonal unpenalised). M0 is the start
 // (positive definite; empty = diag(1 / S_ii)). The connected components of |S_ij| > R_ij are
-// solved one by one (the solution is block diagonal over them). Throws std::invalid_argument if M0 is empty and
-// some S_ii <= 0 (no dual point exists then: Z_ii = S_ii as R_ii = 0), std::runtime_error on
-// numerical breakdown. An unbounded problem is reported by SiceResult::bounded.
+// solved one by one (the solution is block diagonal over them). Throws std::invalid_argument if
+// M0 is empty and some S_ii <= 0 (no dual point exists then: Z_ii = S_ii as R_ii = 0),
+// std::runtime_error on numerical breakdown. An unbounded problem is reported by
+// SiceResult::bounded.
 SiceResult solve_sice(const Eigen::MatrixXd& S, const Eigen::MatrixXd& R, const Eigen::MatrixXd& M0,
                       const SiceOptions& options, const InterruptPoll& poll = {});
 
