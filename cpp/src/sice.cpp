@@ -429,13 +429,14 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
   // The default start is diagonal (1 / S_ii): its log det and inverse are free, a factorisation
   // and an O(m^3) inverse are not.
   const bool diagonal_start = X.isDiagonal(0.0);
-  double f = kInf;
-  if (diagonal_start)
-    f = (X.diagonal().array() > 0.0).all() ? -X.diagonal().array().log().sum() + linear_part(X, S, R) : kInf;
-  else
-    f = objective(X, S, R, factor);
-  if (!std::isfinite(f)) throw std::invalid_argument("the start point is not positive definite");
   double linear = linear_part(X, S, R);  // then kept up to date over the pairs each step moves
+  double f = kInf;
+  if (diagonal_start) {
+    if ((X.diagonal().array() > 0.0).all()) f = -X.diagonal().array().log().sum() + linear;
+  } else if (factor.compute(X)) {
+    f = -factor.logdet() + linear;
+  }
+  if (!std::isfinite(f)) throw std::invalid_argument("the start point is not positive definite");
   MatrixXd W(m, m);
   if (diagonal_start)
     W = X.diagonal().cwiseInverse().asDiagonal();
