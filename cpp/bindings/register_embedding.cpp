@@ -80,7 +80,7 @@ void register_embedding(py::module_& m) {
       py::arg("alpha0"), py::arg("p"), py::arg("penalty"), py::arg("B"), py::arg("G"), py::arg("rank"),
       py::arg("eigen_solver"), py::arg("dense_fraction"), py::arg("max_iter"), py::arg("tol"), py::arg("step"), py::arg("accelerate"),
       py::arg("eig_tol"), py::arg("warm_start"), py::arg("seed"), py::arg("n_threads"), py::arg("callback"),
-      py::arg("basis"), py::arg("newton") = true, py::arg("hessian_probe") = std::nullopt, "The saddle-point iteration for A = M + sum_c alpha_c C_c (see saddle_point.hpp).");
+      py::arg("basis"), py::arg("newton") = false, py::arg("hessian_probe") = std::nullopt, "The saddle-point iteration for A = M + sum_c alpha_c C_c (see saddle_point.hpp).");
 
   m.def(
       "most_violated_triplets",

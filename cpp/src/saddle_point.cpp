@@ -90,8 +90,8 @@ class LbfgsMemory {
   std::vector<Eigen::VectorXd> s_, y_;
 };
 
-// The Hessian of -J for a free alpha, p = 2 (Newton steps): dg/dalpha + rho I at the K of a
-// point whose whole spectrum A = Q diag(s) Q' is known. dg/dalpha is the generalised Jacobian of
+// The Hessian of -J for a free alpha on distance pairs, p = 2 (Newton steps): dg/dalpha + rho I
+// at the K of a point whose whole spectrum A = Q diag(s) Q' is known. dg/dalpha is the generalised Jacobian of
 // the projection onto the psd cone (Sun & Sun 2002; Zhao, Sun & Toh 2010): with s_1..s_r > 0,
 //   d(A_+) = Q (W o Q' dA Q) Q',  W_kl = 1 (k, l <= r), s_l / (s_l - s_k) (k > r >= l), 0 else,
 // applied to the n x r slab only: Y = Q' dA Q_r, Y_kl *= W_kl, S = Q Y - Q_r Y_rr / 2, and then
@@ -112,7 +112,6 @@ class NewtonHessian {
 
   void apply(const Eigen::VectorXd& v, Eigen::VectorXd& out) const {
     const ConstraintRows& R = pb_.rows;
-    const bool distance = pb_.pattern == PairPattern::distance;
     const Eigen::MatrixXd& Q = K_.all_vectors;
     R.apply_transpose(v, pb_.pairs.rows(), pair_coef_);
     Z_.setZero();  // (dA Q_r)'
@@ -120,13 +119,8 @@ class NewtonHessian {
       const Index i = pb_.pairs(q, 0), j = pb_.pairs(q, 1);
       const double b = pair_coef_(q);
       if (b == 0.0) continue;
-      if (distance) {
-        Z_.col(i) += b * (top_.col(i) - top_.col(j));
-        Z_.col(j) -= b * (top_.col(i) - top_.col(j));
-      } else {
-        Z_.col(i) += b * top_.col(j);
-        Z_.col(j) += b * top_.col(i);
-      }
+      Z_.col(i) += b * (top_.col(i) - top_.col(j));
+      Z_.col(j) -= b * (top_.col(i) - top_.col(j));
     }
     if (pb_.center) Z_.colwise() -= Z_.rowwise().mean();  // H dA H Q_r, as H Q_r = Q_r
     gemm(opt_.dense_lapack, true, true, Q, Z_, Y_);
@@ -136,8 +130,7 @@ class NewtonHessian {
     gemm(opt_.dense_lapack, true, true, Y_, Q, slab_);
     for (Index q = 0; q < pb_.pairs.rows(); ++q) {  // tr(T_q d(A_+))
       const Index i = pb_.pairs(q, 0), j = pb_.pairs(q, 1);
-      pair_value_(q) = distance ? 2.0 * (slab_.col(i) - slab_.col(j)).dot(top_.col(i) - top_.col(j))
-                                : 2.0 * (slab_.col(i).dot(top_.col(j)) + top_.col(i).dot(slab_.col(j)));
+      pair_value_(q) = 2.0 * (slab_.col(i) - slab_.col(j)).dot(top_.col(i) - top_.col(j));
     }
     R.apply(pair_value_, out);
     out = scale_ * out - (rank_one_ * trace_P_dA) * g_ + pb_.rho * v;
@@ -172,8 +165,8 @@ class SaddlePointSolver {
         structured_(pb.lowrank.cols() > 0 || pb.shift != 0.0 || pb.center), rng_(opt.seed), basis_(basis) {
     use_dense_ = opt.eigen_solver == SpectralSolver::dense;
     gram_bound_ = constraint_gram_bound();
-    second_order_ = opt.newton && opt.accelerate && pb.set == DualSet::free && opt.step <= 0 && opt.p == 2.0 &&
-                    opt.rank == 0 && basis.cols() == 0 && !mixed_precision();
+    second_order_ = opt.newton && opt.accelerate && pb.set == DualSet::free && pb.pattern == PairPattern::distance &&
+                    opt.step <= 0 && opt.p == 2.0 && opt.rank == 0 && basis.cols() == 0 && !mixed_precision();
     if (basis_.cols() > 0) {  // U_b' M U_b, once: U_b' S U_b + (U_b' U) diag(c) (U_b' U)' + shift U_b' U_b
       Eigen::MatrixXd SU(n_, basis_.cols());
       const Csr& S = pb.sparse;
@@ -191,7 +184,8 @@ class SaddlePointSolver {
   // saddle_hessian_product's work (see saddle_point.hpp).
   Eigen::VectorXd hessian_product(const Eigen::VectorXd& v) {
     if (!second_order_)
-      throw std::invalid_argument("Hessian products need a free alpha, p = 2, no rank cap, no basis, no mixed precision");
+      throw std::invalid_argument(
+          "Hessian products need newton, a free alpha, distance pairs, p = 2, no rank cap, no basis, no mixed precision");
     if (v.size() != pb_.rows.rows()) throw std::invalid_argument("v needs one value per constraint");
     use_dense_ = true;  // the whole spectrum, whatever the options say
     const Kernel K = kernel_at(pb_.alpha0, nullptr);

@@ -164,7 +164,7 @@ def saddle_point(
     n_threads: int,
     callback: Callable[[dict], bool] | None,
     basis: npt.NDArray[np.float64],
-    newton: bool = True,
+    newton: bool = False,
     hessian_probe: npt.NDArray[np.float64] | None = None,
 ) -> dict: ...
 def most_violated_triplets(

@@ -92,10 +92,11 @@ struct SpectralOptions {
   double tol = 1e-4;       // on the relative duality gap (P - J) / |P|
   double step = 0.0;       // 0: 1 / (local Lipschitz constant) with backtracking; else fixed
   bool accelerate = true;     // Nesterov momentum with function restart (L-BFGS for a free alpha)
-  // For a free alpha with p = 2, no rank cap and no basis: Newton steps (conjugate gradients on
-  // the generalised Hessian) from points whose spectrum comes whole from the double-precision
-  // dense solver and whose positive rank is at most n / 4, while they pay (saddle_point.cpp).
-  bool newton = true;
+  // Opt-in (MVE's steps ask for it): for a free alpha with p = 2, distance pairs, no rank cap and
+  // no basis, Newton steps (conjugate gradients on the generalised Hessian) from points whose
+  // spectrum comes whole from the double-precision dense solver and whose positive rank is at
+  // most n / 4, while they pay (saddle_point.cpp).
+  bool newton = false;
   bool adaptive_step = true;  // with step = 0: grow the step while backtracking accepts it at once
   double eig_tol = 1e-10;  // Lanczos residual tolerance, relative to |A|
   bool warm_start = false;  // start each Lanczos solve from the previous eigenvectors (measured: rarely pays)
@@ -136,8 +137,9 @@ SaddleResult solve_saddle_point(const SaddleProblem& problem, const SpectralOpti
                                 const Eigen::MatrixXd& basis = {});
 
 // The Hessian of -J at problem.alpha0 applied to v: the operator of the Newton steps, for tests
-// against finite differences of g. Needs what Newton steps need (a free alpha, p = 2, no rank
-// cap, no mixed precision) and uses the dense solver whatever `options` say.
+// against finite differences of g. Needs what Newton steps need (options.newton, a free alpha,
+// distance pairs, p = 2, no rank cap, no mixed precision) and uses the dense solver whatever
+// `options` say.
 Eigen::VectorXd saddle_hessian_product(const SaddleProblem& problem, const SpectralOptions& options,
                                        const Eigen::VectorXd& v, ThreadTeam& team);
 
