@@ -176,6 +176,23 @@ def test_blocks_meet_the_whole_problems_tolerance():
     assert_certified(result, S, R, tol)
 
 
+@pytest.mark.parametrize("penalize_diagonal", [False, True])
+def test_newton_certifies_with_the_complementary_dual_point(penalize_diagonal):
+    """At a loose tolerance the dual point meets complementary slackness with M exactly
+    (Z - S = R o sign(M) on M's support), which certifies a gap second order in the distance to
+    the optimum; the point nearest M^-1 in the box would not."""
+    S = correlation_problem(100, 2)
+    R = weights(100, 0.1, penalize_diagonal)
+    result = sparse_inverse_covariance(S, 0.1, penalize_diagonal=penalize_diagonal, solver="newton", tol=1e-5)
+    assert result.converged
+    assert_certified(result, S, R, 1e-5)
+    M, Z = result.precision, result.dual
+    on = M != 0
+    np.testing.assert_allclose(Z[on], (S + R * np.sign(M))[on], rtol=0, atol=1e-12)
+    W = np.linalg.inv(M)
+    assert np.max(np.abs((W - Z)[on])) > 1e-8  # M^-1 itself is not on the box's face there
+
+
 def test_diagonal_sigma_has_closed_form():
     S = np.diag([1.0, 2.0, 4.0])
     result = sparse_inverse_covariance(S, 0.5, penalize_diagonal=True)

@@ -67,8 +67,8 @@ class SparseInverseCovariance:
         The solver that ran ("newton" or "alm").
     history : ndarray
         Relative certified gap after each iteration, with the best dual point so far (inf before
-        the first). "newton" factors its dual point only once a first-order bound shows it can
-        meet ``tol``, so its early entries lag the true gap.
+        the first). "newton" factors a dual point only once an estimate shows it may meet
+        ``tol``, so its early entries lag the true gap.
     """
 
     precision: np.ndarray

@@ -8,7 +8,9 @@
 //     max_Z  log det Z + m   subject to  |Z_ij - S_ij| <= R_ij,
 //
 // so any positive definite Z in that box gives the lower bound log det Z + m, and
-// F(M) - (log det Z + m) is a certified duality gap. Both solvers stop on it.
+// F(M) - (log det Z + m) is a certified duality gap. Both solvers stop on it. newton also offers
+// the box point that meets complementary slackness with M, whose gap is second order in M's
+// distance to the optimum (see DualCertificate in sice.cpp).
 //
 // Two solvers:
 // - alm: the paper's alternating linearization (Algorithm 1) with sigma -> 0, i.e. Peaceman-
@@ -80,8 +82,8 @@ struct SiceResult {
   bool bounded = true;
   Index n_iter = 0;  // with several independent blocks (see solve_blocks), the hardest block's
   bool converged = false;
-  // (F(M) - best dual value so far) / max(1, |F(M)|) after each iteration. newton factors its dual
-  // point only once a cheap bound says it can meet tol, so its early entries lag the true gap.
+  // (F(M) - best dual value so far) / max(1, |F(M)|) after each iteration. newton factors a dual
+  // point only once a cheap estimate says it may meet tol, so its early entries lag the true gap.
   // With several blocks, the hardest block's.
   std::vector<double> relative_gaps;
 };
