@@ -193,6 +193,16 @@ def test_newton_certifies_with_the_complementary_dual_point(penalize_diagonal):
     assert np.max(np.abs((W - Z)[on])) > 1e-8  # M^-1 itself is not on the box's face there
 
 
+def test_newton_starts_near_the_solution():
+    """The block coordinate descent start leaves Newton a few steps on well-conditioned problems
+    (from the diagonal start it took 5 to 13 on such problems)."""
+    for m, rho in [(50, 0.1), (100, 0.1), (100, 0.3)]:
+        S = correlation_problem(m, 3)
+        result = sparse_inverse_covariance(S, rho, penalize_diagonal=False, solver="newton", tol=1e-8)
+        assert_certified(result, S, weights(m, rho, False), 1e-8)
+        assert result.n_iter <= 3
+
+
 def test_diagonal_sigma_has_closed_form():
     S = np.diag([1.0, 2.0, 4.0])
     result = sparse_inverse_covariance(S, 0.5, penalize_diagonal=True)

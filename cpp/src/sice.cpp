@@ -448,6 +448,84 @@ bool orthant_direction(const MatrixXd& X, const MatrixXd& W, const MatrixXd& S, 
 }
 
 // ---------------------------------------------------------------------------------------------
+// A start for Newton's method from sweeps of block coordinate descent on the dual, the graphical
+// lasso (Banerjee, El Ghaoui & d'Aspremont 2008; Friedman, Hastie & Tibshirani 2008). It keeps W,
+// the estimate of M^-1, with W_jj = S_jj + R_jj, and for each column j in turn solves the lasso
+//     min_b  b' W_11 b / 2 - b' s_12 + sum_k R_kj |b_k|      (W_11: W without row and column j)
+// by coordinate descent to a change of 1e-4 max_j W_jj, then sets w_12 = W_11 b; at a fixed point
+// M_jj = 1 / (W_jj - w_12' b) and M_12 = -b M_jj. Newton's first phase finds the support slowly from
+// the diagonal start (8 of 11 iterations at m = 100, rho = 0.1 on the bench), while these sweeps,
+// O(m^2) each, find it in a few: they stop once no entry of W moves by more than 3e-3 max_j W_jj
+// (at most 6 sweeps: their convergence is linear, at a rate that degrades with cond(M), where
+// Newton's is not). Returns false if the sweeps break down (non-finite values); the caller checks
+// that the start is positive definite and better than the diagonal one. W and B are m x m work
+// space; X receives the start.
+bool block_descent_start(const MatrixXd& S, const MatrixXd& R, MatrixXd& W, MatrixXd& B, MatrixXd& X) {
+  constexpr Index max_sweeps = 6, max_passes = 20;
+  const Index m = S.rows();
+  W = S;
+  B.setZero();  // column j: the lasso solution b of column j
+  const VectorXd diagonal = S.diagonal() + R.diagonal();  // W's, fixed
+  W.diagonal() = diagonal;
+  const double lasso_tol = 1e-4 * diagonal.maxCoeff(), sweep_tol = 3e-3 * diagonal.maxCoeff();
+  VectorXd g(m);  // W_11 b - s_12 (row j unused)
+  std::vector<Index> active;
+  for (Index sweep = 0; sweep < max_sweeps; ++sweep) {
+    double moved = 0.0;
+    for (Index j = 0; j < m; ++j) {
+      double* b = B.col(j).data();
+      const double* r = R.col(j).data();
+      g = -S.col(j);
+      for (Index k = 0; k < m; ++k)
+        if (b[k] != 0.0) axpy(b[k], W.col(k).data(), g.data(), m);
+      // One coordinate: returns its change in the scale of g.
+      const auto update = [&](Index k) {
+        const double a = diagonal[k], next = soft_threshold(a * b[k] - g[k], r[k]) / a;
+        if (next == b[k]) return 0.0;
+        const double delta = next - b[k];
+        axpy(delta, W.col(k).data(), g.data(), m);
+        b[k] = next;
+        return std::abs(delta) * a;
+      };
+      // Full passes that pick the active set, each followed by passes over it (as glmnet does).
+      for (Index round = 0; round < max_passes; ++round) {
+        double largest = 0.0;
+        active.clear();
+        for (Index k = 0; k < m; ++k) {
+          if (k == j || (b[k] == 0.0 && std::abs(g[k]) <= r[k])) continue;
+          largest = std::max(largest, update(k));
+          if (b[k] != 0.0) active.push_back(k);
+        }
+        if (largest <= lasso_tol) break;
+        for (Index inner = 0; inner < max_passes; ++inner) {
+          double change = 0.0;
+          for (const Index k : active) change = std::max(change, update(k));
+          if (change <= lasso_tol) break;
+        }
+      }
+      for (Index k = 0; k < m; ++k)
+        if (k != j) {
+          const double w = g[k] + S(k, j);
+          moved = std::max(moved, std::abs(w - W(k, j)));
+          W(k, j) = W(j, k) = w;
+        }
+    }
+    if (moved <= sweep_tol) break;
+  }
+  for (Index j = 0; j < m; ++j) {
+    const double* b = B.col(j).data();
+    double wb = 0.0;
+    for (Index k = 0; k < m; ++k)
+      if (k != j) wb += W(k, j) * b[k];
+    const double diagonal = 1.0 / (W(j, j) - wb);
+    for (Index k = 0; k < m; ++k) X(k, j) = k == j ? diagonal : -b[k] * diagonal;
+  }
+  for (Index j = 0; j < m; ++j)
+    for (Index i = j + 1; i < m; ++i) X(i, j) = X(j, i) = 0.5 * (X(i, j) + X(j, i));
+  return X.allFinite();
+}
+
+// ---------------------------------------------------------------------------------------------
 // Newton's method for F, in two phases.
 //
 // Far from the solution, QUIC's direction (Hsieh, Sustik, Dhillon & Ravikumar, JMLR 2014): the
@@ -460,13 +538,15 @@ bool orthant_direction(const MatrixXd& X, const MatrixXd& W, const MatrixXd& S, 
 // a fixed orthant F is smooth and CG, preconditioned by X (x) X (the inverse of the Hessian
 // W (x) W of -log det on the full space), does not see that conditioning. Its line search
 // projects onto the orthant (pairs crossing zero stop there: the support keeps adjusting). A
-// damped orthant step sends the method back to the first phase.
+// damped orthant step sends the method back to the first phase. Both phases start from
+// block_descent_start's point when the caller gives none.
 SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOptions& opt,
                   const InterruptPoll& poll) {
   const Index m = S.rows();
   SpdFactor factor(opt.lapack);
   // The default start is diagonal (1 / S_ii): its log det and inverse are free, a factorisation
-  // and an O(m^3) inverse are not.
+  // and an O(m^3) inverse are not. It serves the bounded check; then block_descent_start replaces
+  // it when that is better.
   const bool diagonal_start = X.isDiagonal(0.0);
   double linear = linear_part(X, S, R);  // then kept up to date over the pairs each step moves
   double f = kInf;
@@ -486,10 +566,25 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
   certificate.offer_inverse(W);
   if (!(result.bounded = find_dual_point(certificate, S))) return result;
 
+  MatrixXd Ut(m, m), trial(m, m);  // CD's U' and the trial point; work space for the start first
+  bool start_taken = false;
+  if (diagonal_start) {  // W serves as the sweeps' work space
+    if (block_descent_start(S, R, W, Ut, trial) && factor.compute(trial)) {
+      const double f_start = -factor.logdet() + linear_part(trial, S, R);
+      if ((start_taken = f_start < f)) {
+        X.swap(trial);
+        f = f_start;
+        linear = linear_part(X, S, R);
+        factor.inverse(W);
+      }
+    }
+    if (!start_taken) W = X.diagonal().cwiseInverse().asDiagonal();
+  }
+
   // Every step moves only a list of pairs (the CD step's free set, the orthant step's support), so
   // the trial point, F's linear part, the non-zero count and X's support are kept up to date over
   // that list instead of over all m^2 entries (at m = 500 each such pass cost about 0.2 ms).
-  MatrixXd Ut(m, m), trial = X;  // trial equals X between iterations
+  trial = X;  // and equals X between iterations
   std::vector<double> D;          // the CD direction on its free set (0 elsewhere)
   std::vector<std::pair<Index, Index>> moved, support;
   for (Index j = 0; j < m; ++j)
@@ -504,7 +599,7 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
   Index orthant_run = 0;
   bool stalled = false;  // the previous step failed: two failures in a row end the run
   Index nnz = (X.array() != 0.0).count(), cd_steps = 0;
-  bool clip_offered = true;  // the current W's clip point has been offered to the certificate
+  bool clip_offered = !start_taken;  // the current W's clip point has been offered to the certificate
   // trial = X + step * change on the moved pairs; returns F's linear part there and sets the
   // non-zero count.
   auto write_trial = [&](auto&& change, Index& nnz_trial) {

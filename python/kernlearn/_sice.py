@@ -58,7 +58,7 @@ class SparseInverseCovariance:
     duality_gap : float
         primal - dual >= 0 (up to rounding): M is at most this far from optimal.
     n_iter : int
-        Iterations. The problem splits exactly into the connected components of the graph
+        Iterations ("newton": Newton steps, not counting the sweeps of its start). The problem splits exactly into the connected components of the graph
         |Sigma_ij| > rho_ij (exact covariance thresholding), each solved alone; with several
         blocks, n_iter and ``history`` are those of the block that took the most iterations.
     converged : bool
@@ -105,8 +105,9 @@ def sparse_inverse_covariance(
         True (the S3ML paper) penalises M_ii too; False leaves the diagonal free (scikit-learn's
         ``graphical_lasso``, QUIC); with a weight matrix, False ignores its diagonal.
     solver : {"auto", "newton", "alm"}
-        "newton": second-order (QUIC's coordinate-descent direction, then orthant-wise Newton with
-        preconditioned CG once the support settles); "alm": the paper's alternating linearization
+        "newton": second-order, from a start found by a few sweeps of block coordinate descent
+        on the dual (the graphical lasso's iteration), then QUIC's coordinate-descent direction
+        and orthant-wise Newton with preconditioned CG once the support settles; "alm": the paper's alternating linearization
         with the step rule derived in ``cpp/src/sice.cpp``. "auto" is "newton", which was faster
         in every case measured in ``bench/bench_sice.py`` and is the only one robust to
         near-singular Sigma.

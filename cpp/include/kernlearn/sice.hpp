@@ -18,7 +18,8 @@
 //   mu = sigma = 1e-6 makes no progress; we use mu = gamma_min * gamma_max of the current M (see
 //   sice.cpp for the derivation), re-estimated every mu_period iterations. One eigendecomposition
 //   per iteration. The sparse answer is the Y iterate, whose zeros are exact (the soft threshold).
-// - newton: a second-order method written here, in two phases (see sice.cpp). First QUIC's
+// - newton: a second-order method written here, in two phases (see sice.cpp), from a start found by
+//   a few sweeps of block coordinate descent on the dual (the graphical lasso). First QUIC's
 //   direction (Hsieh, Sustik, Dhillon & Ravikumar, 2014): coordinate descent on the l1-penalised
 //   quadratic model over the free set, which finds the support. Then, once full steps are taken,
 //   Newton steps on the support's orthant solved by preconditioned conjugate gradients, which do
