@@ -568,7 +568,7 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
 
   MatrixXd Ut(m, m), trial(m, m);  // CD's U' and the trial point; work space for the start first
   bool start_taken = false;
-  if (diagonal_start) {  // W serves as the sweeps' work space
+  if (diagonal_start && opt.max_iter > 0) {  // W serves as the sweeps' work space
     if (block_descent_start(S, R, W, Ut, trial) && factor.compute(trial)) {
       const double f_start = -factor.logdet() + linear_part(trial, S, R);
       if ((start_taken = f_start < f)) {
@@ -599,7 +599,7 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
   Index orthant_run = 0;
   bool stalled = false;  // the previous step failed: two failures in a row end the run
   Index nnz = (X.array() != 0.0).count(), cd_steps = 0;
-  bool clip_offered = !start_taken;  // the current W's clip point has been offered to the certificate
+  bool clip_offered = true;  // the current W's clip point has been offered to the certificate
   // trial = X + step * change on the moved pairs; returns F's linear part there and sets the
   // non-zero count.
   auto write_trial = [&](auto&& change, Index& nnz_trial) {
@@ -618,8 +618,29 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
   auto restore_trial = [&] {
     for (const auto& [i, j] : moved) trial(i, j) = trial(j, i) = X(i, j);
   };
+  // At a new iterate X with W = X^-1 (X factored). Each dual point costs a factorisation: the KKT
+  // point is tried once its estimate is within 10x of the tolerance (the estimate overstates the
+  // gap), the clip point only once its bound says it can meet the tolerance (the slack covers the
+  // bound's rounding).
+  auto certify_iterate = [&] {
+    const double scale = std::max(1.0, std::abs(f));
+    const bool try_kkt = kkt_gap_estimate(X, W, S, R, support, column_sums) <= 10.0 * opt.tol * scale;
+    const bool try_clip = certifiable_gap_bound(X, W, S, R, support) <= (opt.tol + 1e-13) * scale;
+    if (try_kkt || try_clip) {
+      linear = linear_part(X, S, R);  // F exactly (no drift from the updates) for the certified gap
+      f = -factor.logdet() + linear;
+    }
+    if (try_kkt) certificate.offer_kkt_point(X, W, support);
+    clip_offered = try_clip && relative_gap(f, certificate.value()) > opt.tol;
+    if (clip_offered) certificate.offer_inverse(W);
+    result.relative_gaps.push_back(relative_gap(f, certificate.value()));
+  };
+  if (start_taken) {  // the start counts as the first iteration
+    certify_iterate();
+    result.n_iter = 1;
+  }
 
-  for (Index iter = 0; iter < opt.max_iter; ++iter) {
+  for (Index iter = result.n_iter; iter < opt.max_iter; ++iter) {
     if (relative_gap(f, certificate.value()) <= opt.tol) {
       result.converged = true;
       break;
@@ -692,21 +713,8 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
     f = f_trial;
     linear = linear_trial;
     factor.inverse(W);
-    // Each dual point costs a factorisation: the KKT point is tried once its estimate is within
-    // 10x of the tolerance (the estimate overstates the gap), the clip point only once its bound
-    // says it can meet the tolerance (the slack covers the bound's rounding).
-    const double scale = std::max(1.0, std::abs(f));
-    const bool try_kkt = kkt_gap_estimate(X, W, S, R, support, column_sums) <= 10.0 * opt.tol * scale;
-    const bool try_clip = certifiable_gap_bound(X, W, S, R, support) <= (opt.tol + 1e-13) * scale;
-    if (try_kkt || try_clip) {
-      linear = linear_part(X, S, R);  // F exactly (no drift from the updates) for the certified gap
-      f = -factor.logdet() + linear;
-    }
-    if (try_kkt) certificate.offer_kkt_point(X, W, support);
-    clip_offered = try_clip && relative_gap(f, certificate.value()) > opt.tol;
-    if (clip_offered) certificate.offer_inverse(W);
+    certify_iterate();
     result.n_iter = iter + 1;
-    result.relative_gaps.push_back(relative_gap(f, certificate.value()));
     check_interrupt(poll);
   }
   if (!result.converged) {

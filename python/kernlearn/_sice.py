@@ -58,7 +58,8 @@ class SparseInverseCovariance:
     duality_gap : float
         primal - dual >= 0 (up to rounding): M is at most this far from optimal.
     n_iter : int
-        Iterations ("newton": Newton steps, not counting the sweeps of its start). The problem splits exactly into the connected components of the graph
+        Iterations ("newton": its start, a few block coordinate descent sweeps, counts as the
+        first). The problem splits exactly into the connected components of the graph
         |Sigma_ij| > rho_ij (exact covariance thresholding), each solved alone; with several
         blocks, n_iter and ``history`` are those of the block that took the most iterations.
     converged : bool
