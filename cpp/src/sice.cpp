@@ -240,7 +240,7 @@ void check_interrupt(const InterruptPoll& poll) {
 // - the Hessian of -log det at X applied to a direction, c o (W D W) with W = X^-1 dense:
 //   T = W D by one contiguous axpy per non-zero of D, then out_p = w_i . (row j of T), the rows
 //   copied out 8 at a time; O(|pairs| m) with an m x m scratch. Gathering y = D w_j column by
-//   column instead (O(m) scratch) took 1.3-1.5x as long on the bench's stress row;
+//   column instead (O(m) scratch) made the bench's rho = 0.3 stress solve 1.2-1.3x slower;
 // - the preconditioner (X rho X), the exact inverse of that Hessian on the full space (so the
 //   preconditioned system is the identity when every pair is free). X is supported on the pairs
 //   (they are its non-zeros and the diagonal), so y = E x_j is sparse and out_p = x_i . y costs
