@@ -51,6 +51,8 @@ def assert_certified(result, S, R, tol):
     assert -1e-10 <= p - d <= tol * max(1.0, abs(p)) * (1 + 1e-6)
     assert np.array_equal(result.support, M != 0)
     assert np.array_equal(M, M.T)
+    assert np.array_equal(Z, Z.T)
+    assert M.flags.c_contiguous and Z.flags.c_contiguous
 
 
 PROBLEMS = [

@@ -783,6 +783,7 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
     g = (d.array() + (d.array().square() + 4.0 * mu).sqrt()) / 2.0;
     M.noalias() = V * g.asDiagonal() * V.transpose();
     Minv.noalias() = V * g.cwiseInverse().asDiagonal() * V.transpose();
+    Minv = (0.5 * (Minv + Minv.transpose())).eval();  // exactly symmetric, as every dual point is
     Z = M - mu * (S - Minv);
     Z = (0.5 * (Z + Z.transpose())).eval();  // eval: the transpose aliases the target
     for (Index j = 0; j < m; ++j)

@@ -152,19 +152,19 @@ def sparse_inverse_covariance(
         out = _core.sice(S_eff, R_eff, np.empty((0, 0)), name, float(tol), max_iter, 0.0, 20)
     if not out["bounded"]:
         _raise_unbounded(S_eff, penalize_diagonal)
-    # Exactly symmetric (the core writes (i, j) and (j, i) alike), so the transpose of the core's
-    # column-major array is the same matrix in C order, without an m x m copy.
+    # M and Z are exactly symmetric (the core writes (i, j) and (j, i) alike), so the transposes of
+    # the core's column-major arrays are the same matrices in C order, without m x m copies.
     M = out["precision"].T
     # The objectives are the caller's: with the diagonal penalty folded into Sigma,
     # <Sigma + diag(rho), M> = <Sigma, M> + sum rho_ii |M_ii| as M_ii > 0. Z's diagonal is
     # Sigma_ii + rho_ii, inside the caller's box.
     primal = float(out["primal"])
     dual = float(out["dual_value"])
-    Z = out["dual"] if np.isfinite(dual) else np.full((m, m), np.nan)
+    Z = out["dual"].T if np.isfinite(dual) else np.full((m, m), np.nan)
     result = SparseInverseCovariance(
         precision=M,
         support=M != 0.0,
-        dual=np.ascontiguousarray(Z),
+        dual=Z,
         primal_objective=primal,
         dual_objective=dual,
         duality_gap=primal - dual,
@@ -195,7 +195,9 @@ def _check_sigma(Sigma):
     asymmetry = relative_asymmetry(S)
     if asymmetry > SYMMETRY_RTOL:
         raise ValueError(f"Sigma must be symmetric; relative max |Sigma - Sigma'| = {asymmetry:.3g}")
-    return (S + S.T) / 2.0
+    S = S + S.T  # a new array: the caller's is never written
+    S *= 0.5
+    return S
 
 
 def _check_rho(rho, m):

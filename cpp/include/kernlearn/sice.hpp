@@ -74,8 +74,8 @@ struct SiceOptions {
 };
 
 struct SiceResult {
-  Eigen::MatrixXd precision;  // M: positive definite, exact zeros off its support
-  Eigen::MatrixXd dual;       // Z: positive definite, |Z - S| <= R entrywise
+  Eigen::MatrixXd precision;  // M: positive definite, exact zeros off its support, exactly symmetric
+  Eigen::MatrixXd dual;       // Z: positive definite, |Z - S| <= R entrywise, exactly symmetric
   double primal = 0.0;        // F(M)
   double dual_value = 0.0;    // log det Z + m
   // false: no positive definite Z was found in the box (see find_dual_point in sice.cpp), so the
