@@ -108,10 +108,10 @@ def sparse_inverse_covariance(
     solver : {"auto", "newton", "alm"}
         "newton": second-order, from a start found by a few sweeps of block coordinate descent
         on the dual (the graphical lasso's iteration), then QUIC's coordinate-descent direction
-        and orthant-wise Newton with preconditioned CG once the support settles; "alm": the paper's alternating linearization
-        with the step rule derived in ``cpp/src/sice.cpp``. "auto" is "newton", which was faster
-        in every case measured in ``bench/bench_sice.py`` and is the only one robust to
-        near-singular Sigma.
+        and orthant-wise Newton with preconditioned CG once the support settles; "alm": the
+        paper's alternating linearization with the step rule derived in ``cpp/src/sice.cpp``.
+        "auto" is "newton", which was faster in every case measured in ``bench/bench_sice.py``
+        and is the only one robust to near-singular Sigma.
     tol : float
         Stop when gap <= tol * max(1, |primal|). Note the gap is first order in the distance to
         the solution while the objective is second order: matching another solver's M to 1e-6
