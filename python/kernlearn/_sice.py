@@ -113,9 +113,10 @@ def sparse_inverse_covariance(
         "auto" is "newton", which was faster in every case measured in ``bench/bench_sice.py``
         and is the only one robust to near-singular Sigma.
     tol : float
-        Stop when gap <= tol * max(1, |primal|). Note the gap is first order in the distance to
-        the solution while the objective is second order: matching another solver's M to 1e-6
-        entrywise needs tol around 1e-12.
+        Stop when gap <= tol * max(1, |primal|). The gap bounds the objective's distance to the
+        optimum, F(M) - F* <= gap; M's own distance is about its square root (F is smooth and
+        strongly convex near M*), so matching another solver's M to 1e-6 entrywise needs tol
+        around 1e-13 to 1e-14.
     max_iter : int
 
     Returns
