@@ -238,6 +238,18 @@ def test_stopping_early_warns_and_reports():
         result = sparse_inverse_covariance(S, 0.1, tol=1e-14, max_iter=1)
     assert not result.converged and result.n_iter == 1
     assert result.duality_gap > 0
+    assert result.primal_objective == pytest.approx(primal(result.precision, S, weights(50, 0.1, True)), rel=1e-13)
+
+
+@pytest.mark.parametrize("solver", ["newton", "alm"])
+def test_no_iterations_return_the_start(solver):
+    """max_iter = 0: the diagonal start, certified, never uninitialised memory."""
+    S = correlation_problem(20, 9)
+    with pytest.warns(ConvergenceWarning):
+        result = sparse_inverse_covariance(S, 0.1, solver=solver, max_iter=0)
+    np.testing.assert_array_equal(result.precision, np.diag(1.0 / (np.diag(S) + 0.1)))
+    assert result.n_iter == 0 and not result.converged
+    assert_certified(result, S, weights(20, 0.1, True), np.inf)
 
 
 def test_input_not_modified():

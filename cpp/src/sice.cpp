@@ -728,6 +728,9 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
     check_interrupt(poll);
   }
   if (!result.converged) {
+    // F exactly: f has been kept up to date step by step (rounding drift about 1e-9 relative), and
+    // the factor may hold a rejected trial point.
+    if (factor.compute(X)) f = -factor.logdet() + linear_part(X, S, R);
     if (!clip_offered) certificate.offer_inverse(W);  // the best bound for the last iterate
     result.converged = relative_gap(f, certificate.value()) <= opt.tol;
   }
@@ -773,7 +776,7 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
     Eigen::SelfAdjointEigenSolver<MatrixXd> eig(M0, Eigen::EigenvaluesOnly);
     mu = eig.eigenvalues().minCoeff() * eig.eigenvalues().maxCoeff();
   }
-  MatrixXd A(m, m), V, M(m, m), Minv(m, m), Z(m, m), best_primal_point = M0;
+  MatrixXd A(m, m), V, M = M0, Minv(m, m), Z(m, m), best_primal_point = M0;  // M = M0: max_iter = 0
   VectorXd d, g;
   double best_primal = kInf;
 
