@@ -19,7 +19,8 @@ Every answer P is judged by the same certificate (``certify``): the primal F(P) 
 Cholesky must succeed) against the best dual value log det Z + m over Z = S + clip(W - S, -R, R)
 for W in {inv(P), the solver's own covariance / dual iterate}, and the point that meets
 complementary slackness with P (S + R o sign(P) on P's support, the first candidate elsewhere),
-R = rho off the diagonal and 0 on it, Z positive definite (Cholesky). The relative gap is (F(P) - dual) / max(1, |F(P)|).
+R = rho off the diagonal and 0 on it, Z positive definite (Cholesky). The relative gap is
+(F(P) - dual) / max(1, |F(P)|).
 
 For each target relative gap (1e-5, 1e-8):
 * ours: ``sparse_inverse_covariance(S, rho, penalize_diagonal=False, solver=..., tol=target)``

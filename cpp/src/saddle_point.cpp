@@ -91,8 +91,9 @@ class LbfgsMemory {
 };
 
 // The Hessian of -J for a free alpha on distance pairs, p = 2 (Newton steps): dg/dalpha + rho I
-// at the K of a point whose whole spectrum A = Q diag(s) Q' is known. dg/dalpha is the generalised Jacobian of
-// the projection onto the psd cone (Sun & Sun 2002; Zhao, Sun & Toh 2010): with s_1..s_r > 0,
+// at the K of a point whose whole spectrum A = Q diag(s) Q' is known. dg/dalpha is the
+// generalised Jacobian of the projection onto the psd cone (Sun & Sun 2002; Zhao, Sun & Toh
+// 2010): with s_1..s_r > 0,
 //   d(A_+) = Q (W o Q' dA Q) Q',  W_kl = 1 (k, l <= r), s_l / (s_l - s_k) (k > r >= l), 0 else,
 // applied to the n x r slab only: Y = Q' dA Q_r, Y_kl *= W_kl, S = Q Y - Q_r Y_rr / 2, and then
 // d(A_+) = S Q_r' + Q_r S'. Two n x n x r products per Hessian product, against one n^3

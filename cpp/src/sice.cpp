@@ -21,6 +21,13 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double pair_weight(Index i, Index j) { return i == j ? 1.0 : 2.0; }  // entries the pair (i, j), i >= j, holds
 
+// A = (A + A') / 2 in place (no m x m temporary): exactly symmetric, as the clips and the
+// transposed views handed to Python rely on.
+void symmetrize(MatrixXd& A) {
+  for (Index j = 0; j < A.cols(); ++j)
+    for (Index i = j + 1; i < A.rows(); ++i) A(i, j) = A(j, i) = 0.5 * (A(i, j) + A(j, i));
+}
+
 // The Cholesky factor of a symmetric matrix, for its positive definiteness, log det and inverse:
 // LAPACK (scipy's, handed in by the binding) when available, Eigen's LLT otherwise.
 class SpdFactor {
@@ -74,7 +81,7 @@ class SpdFactor {
     } else {
       inv = llt_.solve(MatrixXd::Identity(m, m));
     }
-    inv = (0.5 * (inv + inv.transpose())).eval();  // eval: the transpose aliases the target
+    symmetrize(inv);
   }
 
  private:
@@ -239,15 +246,17 @@ void check_interrupt(const InterruptPoll& poll) {
 // (c_p = 2 off the diagonal, where the pair holds two entries, 1 on it):
 // - the Hessian of -log det at X applied to a direction, c o (W D W) with W = X^-1 dense:
 //   T = W D by one contiguous axpy per non-zero of D, then out_p = w_i . (row j of T), the rows
-//   copied out 8 at a time; O(|pairs| m) with an m x m scratch. Gathering y = D w_j column by
-//   column instead (O(m) scratch) made the bench's rho = 0.3 stress solve 1.2-1.3x slower;
+//   copied out 8 at a time; O(|pairs| m) with an m x m scratch (CD's, idle meanwhile). Gathering
+//   y = D w_j column by column instead (O(m) scratch) made the bench's rho = 0.3 stress solve
+//   1.2-1.3x slower;
 // - the preconditioner (X rho X), the exact inverse of that Hessian on the full space (so the
 //   preconditioned system is the identity when every pair is free). X is supported on the pairs
 //   (they are its non-zeros and the diagonal), so y = E x_j is sparse and out_p = x_i . y costs
 //   O(deg): O(|pairs| deg) in all, deg the mean non-zeros per column of X, not O(|pairs| m).
 class FreePairs {
  public:
-  explicit FreePairs(Index m) : m_(m), y_(VectorXd::Zero(m)) {}
+  // scratch: an m x m buffer for hessian_times (newton lends CD's, idle during orthant steps).
+  FreePairs(Index m, MatrixXd& scratch) : m_(m), T_(scratch), y_(VectorXd::Zero(m)) {}
 
   // pairs sorted by j, then i (so that the pairs of column j are contiguous).
   void reset(std::vector<std::pair<Index, Index>> pairs) {
@@ -338,7 +347,7 @@ class FreePairs {
   std::vector<Index> start_, row_, pair_;  // column c of the pattern: rows row_[e], pairs pair_[e]
   std::vector<Index> first_;               // the pairs (i, j) of column j: first_[j] .. first_[j + 1]
   std::vector<double> value_;              // E on the pattern, entry by entry
-  MatrixXd T_;                             // hessian_times: W D
+  MatrixXd& T_;                            // hessian_times: W D (borrowed)
   std::vector<double> rows_;               // hessian_times: rows of T
   VectorXd y_;                             // precondition: rho x_j, zero between columns
 };
@@ -530,8 +539,7 @@ bool block_descent_start(const MatrixXd& S, const MatrixXd& R, MatrixXd& W, Matr
     const double diagonal = 1.0 / (W(j, j) - wb);
     for (Index k = 0; k < m; ++k) X(k, j) = k == j ? diagonal : -b[k] * diagonal;
   }
-  for (Index j = 0; j < m; ++j)
-    for (Index i = j + 1; i < m; ++i) X(i, j) = X(j, i) = 0.5 * (X(i, j) + X(j, i));
+  symmetrize(X);
   return X.allFinite();
 }
 
@@ -580,11 +588,11 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
   bool start_taken = false;
   if (diagonal_start && opt.max_iter > 0) {  // W serves as the sweeps' work space
     if (block_descent_start(S, R, W, Ut, trial) && factor.compute(trial)) {
-      const double f_start = -factor.logdet() + linear_part(trial, S, R);
+      const double linear_start = linear_part(trial, S, R), f_start = -factor.logdet() + linear_start;
       if ((start_taken = f_start < f)) {
         X.swap(trial);
         f = f_start;
-        linear = linear_part(X, S, R);
+        linear = linear_start;
         factor.inverse(W);
       }
     }
@@ -600,7 +608,7 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
   for (Index j = 0; j < m; ++j)
     for (Index i = j; i < m; ++i)
       if (X(i, j) != 0.0) support.emplace_back(i, j);
-  FreePairs pairs(m);
+  FreePairs pairs(m, Ut);
   std::vector<double> sign;
   VectorXd rhs, v, column_sums;
   constexpr double armijo = 1e-4;
@@ -786,9 +794,9 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
     g = (d.array() + (d.array().square() + 4.0 * mu).sqrt()) / 2.0;
     M.noalias() = V * g.asDiagonal() * V.transpose();
     Minv.noalias() = V * g.cwiseInverse().asDiagonal() * V.transpose();
-    Minv = (0.5 * (Minv + Minv.transpose())).eval();  // exactly symmetric, as every dual point is
+    symmetrize(Minv);  // V diag(1 / g) V' is symmetric only to rounding
     Z = M - mu * (S - Minv);
-    Z = (0.5 * (Z + Z.transpose())).eval();  // eval: the transpose aliases the target
+    symmetrize(Z);
     for (Index j = 0; j < m; ++j)
       for (Index i = 0; i < m; ++i) Y(i, j) = soft_threshold(Z(i, j), mu * R(i, j));
     Lambda = (Z - Y) / mu;
@@ -812,7 +820,8 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
     check_interrupt(poll);
   }
   if (!std::isfinite(best_primal)) {  // no positive definite Y yet: report the dense M
-    best_primal_point = 0.5 * (M + M.transpose());  // V diag(g) V' is symmetric only to rounding
+    best_primal_point = M;
+    symmetrize(best_primal_point);  // V diag(g) V' is symmetric only to rounding
     best_primal = objective(best_primal_point, S, R, factor);
   }
   result.precision = std::move(best_primal_point);
