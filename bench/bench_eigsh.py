@@ -15,7 +15,6 @@ import argparse
 import datetime
 import platform
 import subprocess
-import time
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +27,6 @@ from threadpoolctl import threadpool_limits
 import kernlearn
 from kernlearn.graph import knn_graph, laplacian
 from kernlearn.linalg import eigsh
-
 from tables import row, run_sections, timed  # bench/tables.py
 
 TOL = 1e-10
@@ -54,8 +52,6 @@ def residual(A, values, vectors):
     return float(np.max(np.linalg.norm(A @ vectors - vectors * values, axis=0)) / norm)
 
 
-
-
 def counting(A):
     calls = [0]
 
@@ -77,8 +73,6 @@ def lobpcg(A, op, k, seed=0):
     return spla.lobpcg(op, X, largest=True, tol=TOL * spla.norm(A, 1), maxiter=2000)
 
 
-
-
 def section_top(args, table):
     for n in args.n:
         L, i, j, t = make_problem(n)
@@ -88,30 +82,91 @@ def section_top(args, table):
             spmv_ms = 1e3 * timed(lambda: A @ x, 50)[0]
             for k in args.k:
                 base = dict(n=n, C=C, k=k, spmv_ms=f"{spmv_ms:.3f}")
-                t_ours, (w, V, info) = timed(lambda: eigsh(A, k, tol=TOL, method="lanczos", n_jobs=-1, random_state=0), args.repeats)
-                row(table, **base, solver="kernlearn", time_s=f"{t_ours:.3f}", matvecs=info["n_matvec"], residual=f"{residual(A, w, V):.1e}", ratio="1.00")
+                t_ours, (w, V, info) = timed(
+                    lambda: eigsh(A, k, tol=TOL, method="lanczos", n_jobs=-1, random_state=0), args.repeats
+                )
+                row(
+                    table,
+                    **base,
+                    solver="kernlearn",
+                    time_s=f"{t_ours:.3f}",
+                    matvecs=info["n_matvec"],
+                    residual=f"{residual(A, w, V):.1e}",
+                    ratio="1.00",
+                )
                 # The Chebyshev filter damping A's spectrum below 0 (SimpleNPKL's own level).
-                t_f, (w, V, info) = timed(lambda: eigsh(A, k, tol=TOL, method="lanczos", filter_level=0.0, n_jobs=-1,
-                                                        random_state=0), args.repeats)
-                row(table, **base, solver="kernlearn-filter" + ("" if info["filtered"] else " (fell back)"), time_s=f"{t_f:.3f}",
-                    matvecs=info["n_matvec"], residual=f"{residual(A, w, V):.1e}", ratio=f"{t_f / t_ours:.2f}")
-                t1, (w, V, info) = timed(lambda: eigsh(A, k, tol=TOL, method="lanczos", n_jobs=1, random_state=0), args.repeats)
-                row(table, **base, solver="kernlearn-j1", time_s=f"{t1:.3f}", matvecs=info["n_matvec"], residual=f"{residual(A, w, V):.1e}", ratio=f"{t1 / t_ours:.2f}")
+                t_f, (w, V, info) = timed(
+                    lambda: eigsh(A, k, tol=TOL, method="lanczos", filter_level=0.0, n_jobs=-1, random_state=0),
+                    args.repeats,
+                )
+                row(
+                    table,
+                    **base,
+                    solver="kernlearn-filter" + ("" if info["filtered"] else " (fell back)"),
+                    time_s=f"{t_f:.3f}",
+                    matvecs=info["n_matvec"],
+                    residual=f"{residual(A, w, V):.1e}",
+                    ratio=f"{t_f / t_ours:.2f}",
+                )
+                t1, (w, V, info) = timed(
+                    lambda: eigsh(A, k, tol=TOL, method="lanczos", n_jobs=1, random_state=0), args.repeats
+                )
+                row(
+                    table,
+                    **base,
+                    solver="kernlearn-j1",
+                    time_s=f"{t1:.3f}",
+                    matvecs=info["n_matvec"],
+                    residual=f"{residual(A, w, V):.1e}",
+                    ratio=f"{t1 / t_ours:.2f}",
+                )
                 op, calls = counting(A)
                 arpack(op, k)
                 t_a, (w, V) = timed(lambda: arpack(A, k), args.repeats)
-                row(table, **base, solver="arpack", time_s=f"{t_a:.3f}", matvecs=calls[0], residual=f"{residual(A, w, V):.1e}", ratio=f"{t_a / t_ours:.2f}")
+                row(
+                    table,
+                    **base,
+                    solver="arpack",
+                    time_s=f"{t_a:.3f}",
+                    matvecs=calls[0],
+                    residual=f"{residual(A, w, V):.1e}",
+                    ratio=f"{t_a / t_ours:.2f}",
+                )
                 with threadpool_limits(1):  # ARPACK's BLAS on one thread, against kernlearn-j1
                     t_a1, (w, V) = timed(lambda: arpack(A, k), args.repeats)
-                row(table, **base, solver="arpack-j1", time_s=f"{t_a1:.3f}", matvecs=calls[0], residual=f"{residual(A, w, V):.1e}", ratio=f"{t_a1 / t_ours:.2f}")
+                row(
+                    table,
+                    **base,
+                    solver="arpack-j1",
+                    time_s=f"{t_a1:.3f}",
+                    matvecs=calls[0],
+                    residual=f"{residual(A, w, V):.1e}",
+                    ratio=f"{t_a1 / t_ours:.2f}",
+                )
                 if n <= 20000 and k <= args.lobpcg_max_k:  # LOBPCG takes minutes beyond
                     op, calls = counting(A)
                     t_l, (w, V) = timed(lambda: lobpcg(A, op, k), 1)
-                    row(table, **base, solver="lobpcg", time_s=f"{t_l:.3f}", matvecs=calls[0], residual=f"{residual(A, w, V):.1e}", ratio=f"{t_l / t_ours:.2f}")
+                    row(
+                        table,
+                        **base,
+                        solver="lobpcg",
+                        time_s=f"{t_l:.3f}",
+                        matvecs=calls[0],
+                        residual=f"{residual(A, w, V):.1e}",
+                        ratio=f"{t_l / t_ours:.2f}",
+                    )
                 if n <= args.dense_max_n:
                     D = A.toarray()
                     t_d, (w, V) = timed(lambda: scipy.linalg.eigh(D, subset_by_index=(n - k, n - 1)), 1)
-                    row(table, **base, solver="dense-eigh", time_s=f"{t_d:.3f}", matvecs=0, residual=f"{residual(A, w, V):.1e}", ratio=f"{t_d / t_ours:.2f}")
+                    row(
+                        table,
+                        **base,
+                        solver="dense-eigh",
+                        time_s=f"{t_d:.3f}",
+                        matvecs=0,
+                        residual=f"{residual(A, w, V):.1e}",
+                        ratio=f"{t_d / t_ours:.2f}",
+                    )
 
 
 def spectra_binary():
@@ -119,8 +174,10 @@ def spectra_binary():
     binary = Path("/tmp/kernlearn_spectra_eigsh")
     source = Path(__file__).with_name("spectra_eigsh.cpp")
     if not binary.exists() or binary.stat().st_mtime < source.stat().st_mtime:
-        subprocess.run(["g++", "-O3", "-march=native", "-std=c++17", "-I/usr/include/eigen3", str(source), "-o", str(binary)],
-                       check=True)
+        subprocess.run(
+            ["g++", "-O3", "-march=native", "-std=c++17", "-I/usr/include/eigen3", str(source), "-o", str(binary)],
+            check=True,
+        )
     return binary
 
 
@@ -139,15 +196,36 @@ def section_spectra(args, table):
                 A.indices.astype(np.int64).tofile(f)
                 A.data.astype(np.float64).tofile(f)
             for k in args.k:
-                out = subprocess.run([str(binary), str(path), str(k), str(TOL), str(args.repeats)], check=True,
-                                     capture_output=True, text=True).stdout.split()
+                out = subprocess.run(
+                    [str(binary), str(path), str(k), str(TOL), str(args.repeats)],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                ).stdout.split()
                 t_sp, mv_sp, res_sp = float(out[0]), int(out[1]), out[2]
                 base = dict(n=n, C=C, k=k)
                 for jobs, name in ((-1, "kernlearn"), (1, "kernlearn-j1")):
-                    t_o, (w, V, info) = timed(lambda: eigsh(A, k, tol=TOL, method="lanczos", n_jobs=jobs, random_state=0), args.repeats)
-                    row(table, **base, solver=name, time_s=f"{t_o:.3f}", matvecs=info["n_matvec"], residual=f"{residual(A, w, V):.1e}",
-                        spectra_over_this=f"{t_sp / t_o:.2f}")
-                row(table, **base, solver="spectra", time_s=f"{t_sp:.3f}", matvecs=mv_sp, residual=res_sp, spectra_over_this="1.00")
+                    t_o, (w, V, info) = timed(
+                        lambda: eigsh(A, k, tol=TOL, method="lanczos", n_jobs=jobs, random_state=0), args.repeats
+                    )
+                    row(
+                        table,
+                        **base,
+                        solver=name,
+                        time_s=f"{t_o:.3f}",
+                        matvecs=info["n_matvec"],
+                        residual=f"{residual(A, w, V):.1e}",
+                        spectra_over_this=f"{t_sp / t_o:.2f}",
+                    )
+                row(
+                    table,
+                    **base,
+                    solver="spectra",
+                    time_s=f"{t_sp:.3f}",
+                    matvecs=mv_sp,
+                    residual=res_sp,
+                    spectra_over_this="1.00",
+                )
             path.unlink()
 
 
@@ -167,8 +245,17 @@ def section_sequence(args, table, steps=20, k=50):
             totals[solver], (matvecs, answers) = timed(lambda: run_sequence(solver, mats, k), args.repeats)
             # Checked after the clock stops: the residuals cost 5-10 ms per step, on every solver.
             worst = max(residual(A, w, V) for A, (w, V) in zip(mats, answers))
-            row(table, n=n, k=k, steps=steps, solver=solver, total_s=f"{totals[solver]:.2f}", matvecs=matvecs,
-                worst_residual=f"{worst:.1e}", arpack_cold_over_this=f"{totals.get('arpack-cold', float('nan')) / totals[solver]:.2f}")
+            row(
+                table,
+                n=n,
+                k=k,
+                steps=steps,
+                solver=solver,
+                total_s=f"{totals[solver]:.2f}",
+                matvecs=matvecs,
+                worst_residual=f"{worst:.1e}",
+                arpack_cold_over_this=f"{totals.get('arpack-cold', float('nan')) / totals[solver]:.2f}",
+            )
 
 
 def run_sequence(solver, mats, k):
@@ -199,7 +286,15 @@ def section_crossover(args, table):
             k = max(1, int(frac * n))
             t_l = timed(lambda: eigsh(A, k, tol=TOL, method="lanczos", n_jobs=-1, random_state=0), 1)[0]
             t_d = timed(lambda: scipy.linalg.eigh(D, subset_by_index=(n - k, n - 1)), 1)[0]
-            row(table, n=n, k=k, lanczos_s=f"{t_l:.3f}", dense_subset_s=f"{t_d:.3f}", dense_full_s=f"{t_full:.3f}", winner="dense" if t_d < t_l else "lanczos")
+            row(
+                table,
+                n=n,
+                k=k,
+                lanczos_s=f"{t_l:.3f}",
+                dense_subset_s=f"{t_d:.3f}",
+                dense_full_s=f"{t_full:.3f}",
+                winner="dense" if t_d < t_l else "lanczos",
+            )
 
 
 def section_threshold(args, table):
@@ -210,17 +305,22 @@ def section_threshold(args, table):
         for C in args.C:
             A = assemble(L, i, j, C * t)
             t_ours, (w, V, info) = timed(lambda: eigsh(A, threshold=0.0, tol=TOL, n_jobs=-1, random_state=0), 1)
-            cells = dict(n=n, C=C, positive_rank=len(w), estimated=info.get("estimated_count"),
-                         chose=info["method"], kernlearn_auto_s=f"{t_ours:.2f}", matvecs=info["n_matvec"],
-                         residual=f"{residual(A, w, V):.1e}" if len(w) else "-")
+            cells = dict(
+                n=n,
+                C=C,
+                positive_rank=len(w),
+                estimated=info.get("estimated_count"),
+                chose=info["method"],
+                kernlearn_auto_s=f"{t_ours:.2f}",
+                matvecs=info["n_matvec"],
+                residual=f"{residual(A, w, V):.1e}" if len(w) else "-",
+            )
             if n <= args.dense_max_n:
                 D = A.toarray()
                 t_d, wd = timed(lambda: scipy.linalg.eigh(D, eigvals_only=True), 1)
                 # Count what is positive beyond rounding (disconnected pieces give exact zeros).
                 cells.update(dense_s=f"{t_d:.2f}", dense_rank=int((wd > TOL * np.abs(wd).max()).sum()))
             row(table, **cells)
-
-
 
 
 def main():
@@ -235,10 +335,17 @@ def main():
     parser.add_argument("--sections", nargs="+", default=["top", "spectra", "sequence", "crossover", "threshold"])
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    header = (f"# eigensolver benchmark, {datetime.date.today()}, {platform.processor() or platform.machine()}, "
-              f"kernlearn {kernlearn.__version__}, numpy {np.__version__}, scipy {scipy.__version__}, tol {TOL}")
-    sections = {"top": section_top, "spectra": section_spectra, "sequence": section_sequence,
-                "crossover": section_crossover, "threshold": section_threshold}
+    header = (
+        f"# eigensolver benchmark, {datetime.date.today()}, {platform.processor() or platform.machine()}, "
+        f"kernlearn {kernlearn.__version__}, numpy {np.__version__}, scipy {scipy.__version__}, tol {TOL}"
+    )
+    sections = {
+        "top": section_top,
+        "spectra": section_spectra,
+        "sequence": section_sequence,
+        "crossover": section_crossover,
+        "threshold": section_threshold,
+    }
     run_sections(args, header, sections)
 
 

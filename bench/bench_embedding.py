@@ -64,7 +64,6 @@ from threadpoolctl import threadpool_limits
 
 from kernlearn.embedding import MinimumVolumeEmbedding, StructurePreservingEmbedding
 from kernlearn.graph import knn, knn_graph
-
 from reproduce_embedding import DATASETS, draw, provenance  # bench/reproduce_embedding.py
 from tables import row, run_sections, timed  # bench/tables.py
 
@@ -84,6 +83,7 @@ def wine100():
 
 
 # -- the MVE step (eq. 32) -----------------------------------------------------------------------
+
 
 def linear_B(X):
     """|H X X' H|_F^2, the input's centred linear kernel's squared norm (input units)."""
@@ -125,8 +125,10 @@ def mve_sdp(data):
     i, j = data["pairs"].T
     K = cp.Variable((n, n), PSD=True)
     d = cp.diag(K)[i] + cp.diag(K)[j] - 2 * K[i, j]
-    problem = cp.Problem(cp.Minimize(-cp.trace(data["K0"] @ K) + C / 2 * cp.sum_squares(data["target"] - d)),
-                         [K @ np.ones(n) == 0, cp.sum_squares(K) <= data["B"]])
+    problem = cp.Problem(
+        cp.Minimize(-cp.trace(data["K0"] @ K) + C / 2 * cp.sum_squares(data["target"] - d)),
+        [K @ np.ones(n) == 0, cp.sum_squares(K) <= data["B"]],
+    )
     return problem, K
 
 
@@ -141,10 +143,18 @@ def solve_row(table, problem_name, solver, repeats, fn, objective, reference, t_
     seconds, (K, solver_seconds) = timed(fn, repeats)
     value = objective(K)
     norm, eig = feasibility(K, B)
-    row(table, problem=problem_name, solver=solver, **extra, time_s=f"{seconds:.3f}",
+    row(
+        table,
+        problem=problem_name,
+        solver=solver,
+        **extra,
+        time_s=f"{seconds:.3f}",
         solver_s=f"{solver_seconds:.3f}" if solver_seconds is not None else "-",
-        objective=f"{value:.6f}", rel_diff=f"{(value - reference) / abs(reference):+.1e}" if reference else "0",
-        **{"‖K‖²/B-1": norm, "λmin/λmax": eig}, cvxpy_over_kernlearn=f"{seconds / t_ref:.0f}x" if t_ref else "1x")
+        objective=f"{value:.6f}",
+        rel_diff=f"{(value - reference) / abs(reference):+.1e}" if reference else "0",
+        **{"‖K‖²/B-1": norm, "λmin/λmax": eig},
+        cvxpy_over_kernlearn=f"{seconds / t_ref:.0f}x" if t_ref else "1x",
+    )
     return seconds, value
 
 
@@ -153,6 +163,7 @@ def cvxpy_rows(table, problem_name, build, objective, data, reference, t_ours, r
     import cvxpy as cp
 
     for solver, count in (("SCS", repeats), ("CLARABEL", 1)):
+
         def solve():  # a fresh problem each time: cvxpy would warm-start SCS from the last solution
             solve.problem, K = build(data)
             solve.problem.solve(solver=getattr(cp, solver))
@@ -168,7 +179,6 @@ def cvxpy_rows(table, problem_name, build, objective, data, reference, t_ours, r
 
 def section_sdp_mve(args, table, X, B, name):
     """One MVE step with the bound B (input units; None: kernlearn's default) against cvxpy."""
-    import cvxpy as cp
 
     data = mve_data(X, default_B(X) if B is None else B)
     extra = dict(n=len(X), bound=name, constraints=len(data["pairs"]))
@@ -179,8 +189,18 @@ def section_sdp_mve(args, table, X, B, name):
         return model.kernel(dense=True) / data["Dbar"], None
 
     ours()  # warm-up (first call loads the extension's lazies)
-    t_ours, ref = solve_row(table, "mve-step", "kernlearn", args.repeats, ours, lambda K: mve_objective(K, data),
-                            None, None, data["B"], **extra)
+    t_ours, ref = solve_row(
+        table,
+        "mve-step",
+        "kernlearn",
+        args.repeats,
+        ours,
+        lambda K: mve_objective(K, data),
+        None,
+        None,
+        data["B"],
+        **extra,
+    )
     table[-1]["iterations"] = ours.model.n_inner_iter_
     cvxpy_rows(table, "mve-step", mve_sdp, lambda K: mve_objective(K, data), data, ref, t_ours, args.repeats, extra)
 
@@ -200,9 +220,21 @@ def section_sdp_mve_loop(args, table, X, B, name):
     t_ours, model = timed(fit, args.repeats)
     K_ours = model.kernel(dense=True) / data["Dbar"]
     F_ours = F_value(K_ours, data)
-    row(table, problem="mve-loop", solver="kernlearn", n=len(X), bound=name, constraints=len(data["pairs"]),
-        outer_steps=model.n_iter_, iterations=model.n_inner_iter_, time_s=f"{t_ours:.3f}", objective=f"{F_ours:.6f}",
-        rel_diff="0", converged=model.converged_, cvxpy_over_kernlearn="1x")
+    row(
+        table,
+        problem="mve-loop",
+        solver="kernlearn",
+        n=len(X),
+        bound=name,
+        constraints=len(data["pairs"]),
+        outer_steps=model.n_iter_,
+        iterations=model.n_inner_iter_,
+        time_s=f"{t_ours:.3f}",
+        objective=f"{F_ours:.6f}",
+        rel_diff="0",
+        converged=model.converged_,
+        cvxpy_over_kernlearn="1x",
+    )
     start, solver_seconds, K, statuses = time.perf_counter(), 0.0, None, set()
     for _ in range(model.n_iter_):  # the same loop as kernlearn's: K0 from the previous K's eigenvectors
         problem, Kv = mve_sdp(data)
@@ -214,14 +246,25 @@ def section_sdp_mve_loop(args, table, X, B, name):
         data["K0"] = 2 * V @ V.T - np.eye(len(X))
     seconds = time.perf_counter() - start
     F = F_value(K, data)
-    row(table, problem="mve-loop", solver="SCS", n=len(X), bound=name, constraints=len(data["pairs"]),
+    row(
+        table,
+        problem="mve-loop",
+        solver="SCS",
+        n=len(X),
+        bound=name,
+        constraints=len(data["pairs"]),
         outer_steps=model.n_iter_,
-        time_s=f"{seconds:.3f}", solver_s=f"{solver_seconds:.3f}", objective=f"{F:.6f}",
-        rel_diff=f"{(F - F_ours) / abs(F_ours):+.1e}", cvxpy_over_kernlearn=f"{seconds / t_ours:.0f}x",
-        status=" ".join(sorted(statuses)))
+        time_s=f"{seconds:.3f}",
+        solver_s=f"{solver_seconds:.3f}",
+        objective=f"{F:.6f}",
+        rel_diff=f"{(F - F_ours) / abs(F_ours):+.1e}",
+        cvxpy_over_kernlearn=f"{seconds / t_ours:.0f}x",
+        status=" ".join(sorted(statuses)),
+    )
 
 
 # -- SPE over every triplet ----------------------------------------------------------------------
+
 
 def spe_data(X):
     """W (symmetric kNN graph, as StructurePreservingEmbedding builds it) and the sparse G with
@@ -237,8 +280,9 @@ def spe_data(X):
     t = len(i)
     flat = lambda a, b: a * n + b  # noqa: E731  (row-major vec(K); K symmetric, both halves listed)
     cols = np.c_[flat(i, i), flat(j, j), flat(i, j), flat(j, i), flat(i, i), flat(k, k), flat(i, k), flat(k, i)]
-    G = sp.csr_matrix((np.tile([1, 1, -1, -1, -1, -1, 1, 1.0], t), (np.repeat(np.arange(t), 8), cols.ravel())),
-                      shape=(t, n * n))
+    G = sp.csr_matrix(
+        (np.tile([1, 1, -1, -1, -1, -1, 1, 1.0], t), (np.repeat(np.arange(t), 8), cols.ravel())), shape=(t, n * n)
+    )
     return dict(W=W, G=G, B=float(n))
 
 
@@ -253,14 +297,14 @@ def spe_sdp(data):
 
     n = data["W"].shape[0]
     K, xi = cp.Variable((n, n), PSD=True), cp.Variable(nonneg=True)
-    problem = cp.Problem(cp.Minimize(-cp.trace(data["W"] @ K) + C * xi),
-                         [K @ np.ones(n) == 0, cp.sum_squares(K) <= data["B"],
-                          data["G"] @ cp.vec(K, order="C") + xi >= 0])
+    problem = cp.Problem(
+        cp.Minimize(-cp.trace(data["W"] @ K) + C * xi),
+        [K @ np.ones(n) == 0, cp.sum_squares(K) <= data["B"], data["G"] @ cp.vec(K, order="C") + xi >= 0],
+    )
     return problem, K
 
 
 def section_sdp_spe(args, table, X):
-    import cvxpy as cp
 
     data = spe_data(X)
     extra = dict(n=len(X), bound="n", constraints=data["G"].shape[0])
@@ -270,10 +314,12 @@ def section_sdp_spe(args, table, X):
         return ours.model.kernel(dense=True), None
 
     ours()  # warm-up
-    t_ours, ref = solve_row(table, "spe", "kernlearn", args.repeats, ours, lambda K: spe_objective(K, data), None, None,
-                            data["B"], **extra)
-    table[-1].update(iterations=f"{ours.model.n_iter_} rounds, {len(ours.model.triplets_)} triplets",
-                     converged=ours.model.converged_)
+    t_ours, ref = solve_row(
+        table, "spe", "kernlearn", args.repeats, ours, lambda K: spe_objective(K, data), None, None, data["B"], **extra
+    )
+    table[-1].update(
+        iterations=f"{ours.model.n_iter_} rounds, {len(ours.model.triplets_)} triplets", converged=ours.model.converged_
+    )
     cvxpy_rows(table, "spe", spe_sdp, lambda K: spe_objective(K, data), data, ref, t_ours, args.repeats, extra)
 
 
@@ -327,10 +373,13 @@ def scale_child(n, params):
     def progress(info):
         seen["outer"] += info["iteration"] == 0
         seen["inner"] += 1
-        print(f"progress: last at {time.perf_counter() - start:.0f} s, outer step {seen['outer']}, inner iteration "
-              f"{info['iteration']} ({seen['inner']} in all), relative gap "
-              f"{info['gap'] / max(abs(info['primal']), 1e-300):.1e}, rank {info['rank']}, peak RSS "
-              f"{peak_mb():.0f} MB", flush=True)
+        print(
+            f"progress: last at {time.perf_counter() - start:.0f} s, outer step {seen['outer']}, inner iteration "
+            f"{info['iteration']} ({seen['inner']} in all), relative gap "
+            f"{info['gap'] / max(abs(info['primal']), 1e-300):.1e}, rank {info['rank']}, peak RSS "
+            f"{peak_mb():.0f} MB",
+            flush=True,
+        )
         return False
 
     model = MinimumVolumeEmbedding(n_neighbors=SCALE_K, n_jobs=-1, random_state=0, callback=progress, **params)
@@ -342,17 +391,30 @@ def scale_child(n, params):
     peak = peak_mb()
     rho = max(abs(spearmanr(t, model.embedding_[:, c])[0]) for c in range(model.embedding_.shape[1]))
     h = model.history_
-    print(json.dumps(dict(seconds=seconds, outer=model.n_iter_, inner=model.n_inner_iter_,
-                          inner_per_outer=h["inner_iterations"].tolist(), converged=bool(model.converged_),
-                          warnings=[str(w.message) for w in caught], rank=int(model.eigenvalues_.size),
-                          energy_outside=float(h["energy_outside"][-1]), rho=float(rho), peak_mb=peak, base_mb=base,
-                          pairs=len(model.pairs_))))
+    print(
+        json.dumps(
+            dict(
+                seconds=seconds,
+                outer=model.n_iter_,
+                inner=model.n_inner_iter_,
+                inner_per_outer=h["inner_iterations"].tolist(),
+                converged=bool(model.converged_),
+                warnings=[str(w.message) for w in caught],
+                rank=int(model.eigenvalues_.size),
+                energy_outside=float(h["energy_outside"][-1]),
+                rho=float(rho),
+                peak_mb=peak,
+                base_mb=base,
+                pairs=len(model.pairs_),
+            )
+        )
+    )
 
 
 def last_progress(output):
     text = output.decode() if isinstance(output, bytes) else (output or "")
     lines = [line for line in text.splitlines() if line.startswith("progress:")]
-    return lines[-1][len("progress: "):] if lines else "no inner iteration finished"
+    return lines[-1][len("progress: ") :] if lines else "no inner iteration finished"
 
 
 def section_scale(args, table):
@@ -364,11 +426,17 @@ def section_scale(args, table):
             continue
         if params.get("rank", "auto") != "auto" and auto_finished:
             continue  # rank="auto" finished within its limit: no fallback needed
-        cells = dict(n=args.scale_n, d=SCALE_D, n_neighbors=SCALE_K,
-                     params=", ".join(f"{k}={v}" for k, v in params.items()))
+        cells = dict(
+            n=args.scale_n, d=SCALE_D, n_neighbors=SCALE_K, params=", ".join(f"{k}={v}" for k, v in params.items())
+        )
         try:
-            done = subprocess.run([sys.executable, __file__, "--scale-child", str(args.scale_n), json.dumps(params)],
-                                  capture_output=True, text=True, timeout=limit, check=True)
+            done = subprocess.run(
+                [sys.executable, __file__, "--scale-child", str(args.scale_n), json.dumps(params)],
+                capture_output=True,
+                text=True,
+                timeout=limit,
+                check=True,
+            )
         except subprocess.TimeoutExpired as error:
             row(table, **cells, time_s=f"timeout (> {limit} s)", at_timeout=last_progress(error.stdout))
             continue
@@ -377,12 +445,23 @@ def section_scale(args, table):
             continue
         r = json.loads(done.stdout.strip().splitlines()[-1])
         auto_finished |= params.get("rank") == "auto"
-        row(table, **cells, pairs=r["pairs"], time_s=f"{r['seconds']:.1f}", outer_steps=r["outer"],
-            converged=r["converged"], inner_iterations=r["inner"],
-            inner_per_outer=" ".join(map(str, r["inner_per_outer"])), final_rank=r["rank"],
-            energy_outside=f"{r['energy_outside']:.2e}", spearman_t=f"{r['rho']:.3f}",
-            peak_rss_MB=f"{r['peak_mb']:.0f}", plus_MB=f"{r['peak_mb'] - r['base_mb']:.0f}",
-            peak_over_n2_doubles=f"{r['peak_mb'] / dense_mb:.3f}", warnings="; ".join(r["warnings"]) or "-")
+        row(
+            table,
+            **cells,
+            pairs=r["pairs"],
+            time_s=f"{r['seconds']:.1f}",
+            outer_steps=r["outer"],
+            converged=r["converged"],
+            inner_iterations=r["inner"],
+            inner_per_outer=" ".join(map(str, r["inner_per_outer"])),
+            final_rank=r["rank"],
+            energy_outside=f"{r['energy_outside']:.2e}",
+            spearman_t=f"{r['rho']:.3f}",
+            peak_rss_MB=f"{r['peak_mb']:.0f}",
+            plus_MB=f"{r['peak_mb'] - r['base_mb']:.0f}",
+            peak_over_n2_doubles=f"{r['peak_mb'] / dense_mb:.3f}",
+            warnings="; ".join(r["warnings"]) or "-",
+        )
 
 
 def main():
@@ -396,9 +475,11 @@ def main():
     args = parser.parse_args()
     import cvxpy
 
-    header = (f"# Embedding benchmark, {datetime.date.today()}, {platform.machine()}, {os.cpu_count()} "
-              f"cores, {provenance()}, numpy {np.__version__}, scipy {scipy.__version__}, "
-              f"cvxpy {cvxpy.__version__}; load average at start {os.getloadavg()[0]:.1f}")
+    header = (
+        f"# Embedding benchmark, {datetime.date.today()}, {platform.machine()}, {os.cpu_count()} "
+        f"cores, {provenance()}, numpy {np.__version__}, scipy {scipy.__version__}, "
+        f"cvxpy {cvxpy.__version__}; load average at start {os.getloadavg()[0]:.1f}"
+    )
     run_sections(args, header, {"sdp": section_sdp, "scale": section_scale})
 
 

@@ -62,8 +62,9 @@ def section_scale(args, table):
         t_matvec, _ = timed(lambda: _core.kernel_matvec(K, x, 2), args.repeats)
         t_stream, _ = timed(lambda: K.sum(), args.repeats)
         del K
-        model = IndefiniteKernelLogisticRegression(kernel="tl1", learning_rate="auto", kernel_dtype=dtype,
-                                                   random_state=0, n_jobs=2)
+        model = IndefiniteKernelLogisticRegression(
+            kernel="tl1", learning_rate="auto", kernel_dtype=dtype, random_state=0, n_jobs=2
+        )
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -71,13 +72,24 @@ def section_scale(args, table):
         total = time.perf_counter() - start
         dec = model.decomposition_
         matvecs = int(sum(h["matvecs"].sum() for h in model.history_))
-        row(table, n=len(y), dtype=dtype, kernel_s=round(t_kernel, 2), decomposition_s=round(dec["seconds"], 2),
-            decomposition_matvecs=dec["n_matvec"], train_s=round(total - t_kernel - dec["seconds"], 2),
-            train_matvecs=matvecs, end_to_end_s=round(total, 2), mu_min=f"{dec['mu_min']:.4g}",
-            mu_max=f"{dec['mu_max']:.4g}", matvec_s=round(t_matvec, 4), stream_s=round(t_stream, 4),
+        row(
+            table,
+            n=len(y),
+            dtype=dtype,
+            kernel_s=round(t_kernel, 2),
+            decomposition_s=round(dec["seconds"], 2),
+            decomposition_matvecs=dec["n_matvec"],
+            train_s=round(total - t_kernel - dec["seconds"], 2),
+            train_matvecs=matvecs,
+            end_to_end_s=round(total, 2),
+            mu_min=f"{dec['mu_min']:.4g}",
+            mu_max=f"{dec['mu_max']:.4g}",
+            matvec_s=round(t_matvec, 4),
+            stream_s=round(t_stream, 4),
             matvec_over_stream=round(t_matvec / t_stream, 2),
-            GB_per_s=round(args.scale_n ** 2 * np.dtype(dtype).itemsize / t_matvec / 1e9, 1),
-            train_acc=round(model.score(X, y), 3))
+            GB_per_s=round(args.scale_n**2 * np.dtype(dtype).itemsize / t_matvec / 1e9, 1),
+            train_acc=round(model.score(X, y), 3),
+        )
 
 
 def section_decomposition(args, table):
@@ -86,8 +98,16 @@ def section_decomposition(args, table):
         K = tl1_kernel(X, n_jobs=2)
         for method in ("shift", "spectral"):
             dec = krein_decomposition(K, method, random_state=0, n_jobs=2)
-            row(table, n=n, method=method, seconds=round(dec.seconds, 2), matvecs=dec.n_matvec,
-                negative_rank=int(dec.negative_weights.size), mu_min=f"{dec.mu_min:.4g}", shift=f"{dec.shift:.4g}")
+            row(
+                table,
+                n=n,
+                method=method,
+                seconds=round(dec.seconds, 2),
+                matvecs=dec.n_matvec,
+                negative_rank=int(dec.negative_weights.size),
+                mu_min=f"{dec.mu_min:.4g}",
+                shift=f"{dec.shift:.4g}",
+            )
         del K
 
 
@@ -100,21 +120,44 @@ def section_table4(args, table):
     Kte = tl1_kernel(Xte, Xtr, n_jobs=2)
     for learning_rate in (0.02, "auto"):
         for solver, eps in (("cccp-gd", 1e-4), ("ccicp-gd", 1.0), ("ccicp-sgd", 1e-4)):
-            model = IndefiniteKernelLogisticRegression(kernel="precomputed", alpha=0.01, solver=solver, eps=eps,
-                                                       learning_rate=learning_rate, random_state=0, n_jobs=2)
+            model = IndefiniteKernelLogisticRegression(
+                kernel="precomputed",
+                alpha=0.01,
+                solver=solver,
+                eps=eps,
+                learning_rate=learning_rate,
+                random_state=0,
+                n_jobs=2,
+            )
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 start = time.perf_counter()
                 model.fit(K, ytr)
                 seconds = time.perf_counter() - start - model.decomposition_["seconds"]
             notes = sorted({w.category.__name__ for w in caught})
-            row(table, n_train=half, learning_rate=learning_rate, solver=solver, eps=eps,
-                train_s=round(seconds, 2), outer=int(model.n_iter_[0]),
+            row(
+                table,
+                n_train=half,
+                learning_rate=learning_rate,
+                solver=solver,
+                eps=eps,
+                train_s=round(seconds, 2),
+                outer=int(model.n_iter_[0]),
                 inner_steps=int(model.history_[0]["inner_steps"].sum()),
-                matvecs=int(model.history_[0]["matvecs"].sum()), test_acc=round(model.score(Kte, yte), 3),
-                final_objective=f"{model.history_[0]['objective'][-1]:.4g}", warnings=" ".join(notes))
-    row(table, n_train=half, learning_rate="-", solver="decomposition (shift)", train_s=round(dec.seconds, 2),
-        matvecs=dec.n_matvec, final_objective=f"mu_min {dec.mu_min:.3g}")
+                matvecs=int(model.history_[0]["matvecs"].sum()),
+                test_acc=round(model.score(Kte, yte), 3),
+                final_objective=f"{model.history_[0]['objective'][-1]:.4g}",
+                warnings=" ".join(notes),
+            )
+    row(
+        table,
+        n_train=half,
+        learning_rate="-",
+        solver="decomposition (shift)",
+        train_s=round(dec.seconds, 2),
+        matvecs=dec.n_matvec,
+        final_objective=f"mu_min {dec.mu_min:.3g}",
+    )
 
 
 def main():
@@ -126,10 +169,13 @@ def main():
     parser.add_argument("--table4-n", type=int, default=4000)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "iklr.md")
     args = parser.parse_args()
-    header = (f"# IKLR benchmark, {datetime.date.today()}, {platform.machine()}, {os.cpu_count()} cores, "
-              f"numpy {np.__version__}, scipy {scipy.__version__}; load average at start {os.getloadavg()[0]:.1f}")
-    run_sections(args, header, {"scale": section_scale, "decomposition": section_decomposition,
-                                "table4": section_table4})
+    header = (
+        f"# IKLR benchmark, {datetime.date.today()}, {platform.machine()}, {os.cpu_count()} cores, "
+        f"numpy {np.__version__}, scipy {scipy.__version__}; load average at start {os.getloadavg()[0]:.1f}"
+    )
+    run_sections(
+        args, header, {"scale": section_scale, "decomposition": section_decomposition, "table4": section_table4}
+    )
 
 
 if __name__ == "__main__":

@@ -21,8 +21,6 @@ Timings: median of --repeats on a shared 2-core machine (another process was ben
 
 import argparse
 import os
-import resource
-import statistics
 import subprocess
 import sys
 import time
@@ -35,13 +33,13 @@ from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).parent))
-from tables import row, timed, to_markdown  # noqa: E402
-
 from kernlearn import _core  # noqa: E402
-from kernlearn.cluster import KDAC  # noqa: E402
 from kernlearn._kdac import median_sigma  # noqa: E402
+from kernlearn.cluster import KDAC  # noqa: E402
 from kernlearn.metrics import nmi  # noqa: E402
 from reproduce_kdac import load  # noqa: E402  (bench/reproduce_kdac.py: the data files)
+from tables import row, timed, to_markdown  # noqa: E402
+
 
 def indicator(labels):
     _, inv = np.unique(labels, return_inverse=True)
@@ -84,11 +82,23 @@ def section_faces(args, table):
     X, identity, pose = load("face_624_20")
     Xs = StandardScaler().fit_transform(X)
     for n_jobs in (1, 2):
-        t, m = timed(lambda: KDAC(4, n_components=17, sigma=median_sigma(Xs), lambda_=1.0, random_state=0,
-                                  n_jobs=n_jobs).fit(Xs, pose), max(args.repeats, 5))
-        row(table, case="faces end to end", n_jobs=n_jobs, seconds=f"{t:.3f}", nmi_identity=f"{nmi(identity, m.labels_):.3f}",
-            novelty=f"{m.novelty_[0]:.4f}", outer_iter=m.n_iter_, phi_evaluations=int(m.history_["ism_iter"].sum()),
-            target="<= 0.2 s (authors: 1.5 s theirs, 5.8 s here)")
+        t, m = timed(
+            lambda: KDAC(4, n_components=17, sigma=median_sigma(Xs), lambda_=1.0, random_state=0, n_jobs=n_jobs).fit(
+                Xs, pose
+            ),
+            max(args.repeats, 5),
+        )
+        row(
+            table,
+            case="faces end to end",
+            n_jobs=n_jobs,
+            seconds=f"{t:.3f}",
+            nmi_identity=f"{nmi(identity, m.labels_):.3f}",
+            novelty=f"{m.novelty_[0]:.4f}",
+            outer_iter=m.n_iter_,
+            phi_evaluations=int(m.history_["ism_iter"].sum()),
+            target="<= 0.2 s (authors: 1.5 s theirs, 5.8 s here)",
+        )
 
 
 def section_phi(args, table):
@@ -98,7 +108,15 @@ def section_phi(args, table):
     for nt in (1, 2):
         t, out = timed(lambda: _core.hsic_phi(X, W0, A, c, 5.0, False, nt), args.repeats)
         results[nt] = out[0]
-        row(table, case="Phi(W), C++", n=X.shape[0], d=X.shape[1], threads=nt, seconds=f"{t:.2f}", target="<= 15 s on 2 threads")
+        row(
+            table,
+            case="Phi(W), C++",
+            n=X.shape[0],
+            d=X.shape[1],
+            threads=nt,
+            seconds=f"{t:.2f}",
+            target="<= 15 s on 2 threads",
+        )
     m = 8000
     rows = slice(0, m)
     Ws, As = W0, np.ascontiguousarray(A[rows])
@@ -106,15 +124,31 @@ def section_phi(args, table):
         t_ref, ref = timed(lambda: numpy_phi(X[rows], Ws, As, c, 5.0), 1)
     t_cpp, got = timed(lambda: _core.hsic_phi(np.ascontiguousarray(X[rows]), Ws, As, c, 5.0, False, 1), args.repeats)
     err = np.abs(got[0] - ref).max() / np.abs(ref).max()
-    row(table, case="Phi(W), numpy blocked reference (1 thread)", n=m, d=X.shape[1], threads=1, seconds=f"{t_ref:.2f}",
-        cpp_1_thread=f"{t_cpp:.3f}", speedup=f"{t_ref / t_cpp:.1f}x", rel_diff=f"{err:.1e}",
-        extrapolated_50000=f"{t_ref * (X.shape[0] / m) ** 2:.0f} s")
+    row(
+        table,
+        case="Phi(W), numpy blocked reference (1 thread)",
+        n=m,
+        d=X.shape[1],
+        threads=1,
+        seconds=f"{t_ref:.2f}",
+        cpp_1_thread=f"{t_cpp:.3f}",
+        speedup=f"{t_ref / t_cpp:.1f}x",
+        rel_diff=f"{err:.1e}",
+        extrapolated_50000=f"{t_ref * (X.shape[0] / m) ** 2:.0f} s",
+    )
     if args.full_reference:
         with threadpool_limits(1):
             t_ref, ref = timed(lambda: numpy_phi(X, W0, A, c, 5.0), 1)
         err = np.abs(results[1] - ref).max() / np.abs(ref).max()
-        row(table, case="Phi(W), numpy blocked reference (1 thread)", n=X.shape[0], d=X.shape[1], threads=1,
-            seconds=f"{t_ref:.1f}", rel_diff=f"{err:.1e}")
+        row(
+            table,
+            case="Phi(W), numpy blocked reference (1 thread)",
+            n=X.shape[0],
+            d=X.shape[1],
+            threads=1,
+            seconds=f"{t_ref:.1f}",
+            rel_diff=f"{err:.1e}",
+        )
 
 
 def section_ism(args, table):
@@ -126,10 +160,19 @@ def section_ism(args, table):
         start = time.perf_counter()
         out = _core.ism(X, W0, A, c, 5.0, 30, tol, 2, depth)
         t = time.perf_counter() - start
-        row(table, case="ISM W-update" + (f", Anderson depth {depth}" if depth else ""), n=X.shape[0], threads=2,
-            tol=tol, seconds=f"{t:.1f}", ism_steps=int(out["n_iter"]),
-            converged=bool(out["converged"]), per_step=f"{t / out['n_iter']:.2f}",
-            distances=" ".join(f"{v:.1e}" for v in out["distance"][:8]), target="<= 60 s")
+        row(
+            table,
+            case="ISM W-update" + (f", Anderson depth {depth}" if depth else ""),
+            n=X.shape[0],
+            threads=2,
+            tol=tol,
+            seconds=f"{t:.1f}",
+            ism_steps=int(out["n_iter"]),
+            converged=bool(out["converged"]),
+            per_step=f"{t / out['n_iter']:.2f}",
+            distances=" ".join(f"{v:.1e}" for v in out["distance"][:8]),
+            target="<= 60 s",
+        )
 
 
 def section_kdac8000(args, table):
@@ -140,10 +183,20 @@ def section_kdac8000(args, table):
             start = time.perf_counter()
             m = KDAC(2, n_components=3, sigma=5.0, lambda_=10.0, random_state=0, n_jobs=2).fit(X, existing)
             t = time.perf_counter() - start
-        row(table, case="KDAC Four_gaussian_3D_8000", existing=label, threads=2, seconds=f"{t:.1f}",
-            nmi_other=f"{nmi(target, m.labels_):.3f}", novelty=f"{m.novelty_[0]:.3f}", outer_iter=m.n_iter_,
-            phi_evaluations=int(m.history_["ism_iter"].sum()), u_step="dense" if m.used_dense_ else "matrix-free",
-            warnings=len(caught), target="<= 30 s")
+        row(
+            table,
+            case="KDAC Four_gaussian_3D_8000",
+            existing=label,
+            threads=2,
+            seconds=f"{t:.1f}",
+            nmi_other=f"{nmi(target, m.labels_):.3f}",
+            novelty=f"{m.novelty_[0]:.3f}",
+            outer_iter=m.n_iter_,
+            phi_evaluations=int(m.history_["ism_iter"].sum()),
+            u_step="dense" if m.used_dense_ else "matrix-free",
+            warnings=len(caught),
+            target="<= 30 s",
+        )
 
 
 def section_memory(args, table):
@@ -163,9 +216,14 @@ def section_memory(args, table):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     before, after = int(out[0]) / 1024, int(out[1]) / 1024
-    row(table, case="peak RSS: Phi (with the (10) bound) + one ISM step at n = 50,000, 2 threads",
-        before_MB=f"{before:.0f}", peak_MB=f"{after:.0f}", target="< 1024 MB",
-        dense_n_x_n_would_be_MB=f"{8 * 50000**2 / 2**20:.0f}")
+    row(
+        table,
+        case="peak RSS: Phi (with the (10) bound) + one ISM step at n = 50,000, 2 threads",
+        before_MB=f"{before:.0f}",
+        peak_MB=f"{after:.0f}",
+        target="< 1024 MB",
+        dense_n_x_n_would_be_MB=f"{8 * 50000**2 / 2**20:.0f}",
+    )
 
 
 def section_scaling(args, table):
@@ -188,9 +246,19 @@ def section_scaling(args, table):
         t_ism = time.perf_counter()
         r = _core.ism(Xd, W0, A, c, 5.0, 30, 1e-6, 2)
         t_ism = time.perf_counter() - t_ism
-        row(table, case="Phi vs d (LG 1000 + uniform noise)", n=Xd.shape[0], d=d, threads=2, phi_seconds=f"{t:.4f}",
-            eigh_seconds=f"{te:.5f}", ism_seconds=f"{t_ism:.3f}", ism_steps=int(r["n_iter"]),
-            ism_converged=bool(r["converged"]), ism_cycled=bool(r["cycled"]))
+        row(
+            table,
+            case="Phi vs d (LG 1000 + uniform noise)",
+            n=Xd.shape[0],
+            d=d,
+            threads=2,
+            phi_seconds=f"{t:.4f}",
+            eigh_seconds=f"{te:.5f}",
+            ism_seconds=f"{t_ism:.3f}",
+            ism_steps=int(r["n_iter"]),
+            ism_converged=bool(r["converged"]),
+            ism_cycled=bool(r["cycled"]),
+        )
 
 
 def section_crossover(args, table):
@@ -199,11 +267,19 @@ def section_crossover(args, table):
         X = np.ascontiguousarray(X50[:n])
         Y = np.ascontiguousarray(indicator(o50[:n]))
         for dense_max_n, label in ((10**9, "dense"), (0, "matrix-free")):
+
             def run():
                 return _core.kdac(X, Y, np.zeros((4, 0)), 3, 2, 5.0, 10.0, 1, 1, 1e-6, dense_max_n, 1e-10, 0, 2, None)
+
             t, out = timed(run, args.repeats if n <= 4000 else 1)
-            row(table, case="first iteration (2 U-steps, 1 ISM step)", n=n, u_step=label, seconds=f"{t:.3f}",
-                matvecs=int(out["history"]["matvecs"][0]))
+            row(
+                table,
+                case="first iteration (2 U-steps, 1 ISM step)",
+                n=n,
+                u_step=label,
+                seconds=f"{t:.3f}",
+                matvecs=int(out["history"]["matvecs"][0]),
+            )
 
 
 SECTIONS = {
@@ -224,10 +300,14 @@ def main():
     parser.add_argument("--full-reference", action="store_true")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
-    report = ["# KDAC / ISM benchmarks", "",
-              f"`python bench/bench_kdac.py --sections {' '.join(args.sections)} --repeats {args.repeats}"
-              f"{' --full-reference' if args.full_reference else ''}` on a shared 2-core machine "
-              f"(load average at start: {os.getloadavg()[0]:.1f}).", ""]
+    report = [
+        "# KDAC / ISM benchmarks",
+        "",
+        f"`python bench/bench_kdac.py --sections {' '.join(args.sections)} --repeats {args.repeats}"
+        f"{' --full-reference' if args.full_reference else ''}` on a shared 2-core machine "
+        f"(load average at start: {os.getloadavg()[0]:.1f}).",
+        "",
+    ]
     for name in args.sections:
         table = []
         print(f"\n## {name}", flush=True)

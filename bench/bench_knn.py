@@ -145,8 +145,14 @@ def measure(name, n, d, repeats, slow, timeout):
         proc.kill()  # no-op if it already finished
         proc.join()
     # The load average tells whether other jobs competed for the cores during the measurement.
-    return {"status": "ok", "time": statistics.median(times), "runs": len(times), "mem": mem,
-            "load": os.getloadavg()[0], "indices": indices}
+    return {
+        "status": "ok",
+        "time": statistics.median(times),
+        "runs": len(times),
+        "mem": mem,
+        "load": os.getloadavg()[0],
+        "indices": indices,
+    }
 
 
 def agreement(indices, reference):
@@ -158,12 +164,16 @@ def agreement(indices, reference):
 
 def machine_info():
     model = next(
-        (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-         if line.startswith("model name")),
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
         platform.processor() or "unknown",
     )
-    versions = ", ".join(f"{pkg} {_version(pkg)}" for pkg in
-                         ("kernlearn", "numpy", "scipy", "scikit-learn", "faiss-cpu"))
+    versions = ", ".join(
+        f"{pkg} {_version(pkg)}" for pkg in ("kernlearn", "numpy", "scipy", "scikit-learn", "faiss-cpu")
+    )
     return [
         f"date: {datetime.date.today()}",
         f"machine: {len(os.sched_getaffinity(0))} cores (nproc), {model}",
@@ -177,8 +187,9 @@ def machine_info():
 
 def _git_head():
     """The commit of the checkout this script is in (the installed kernlearn may be older)."""
-    git = subprocess.run(["git", "-C", str(Path(__file__).parent), "log", "-1", "--format=%h %ci"],
-                         capture_output=True, text=True)
+    git = subprocess.run(
+        ["git", "-C", str(Path(__file__).parent), "log", "-1", "--format=%h %ci"], capture_output=True, text=True
+    )
     return git.stdout.strip() or "not a git checkout"
 
 
@@ -195,8 +206,7 @@ def _fmt(x, spec):
 
 def results_table(rows):
     lines = [
-        "| n | d | method | time (s) | runs | peak RSS +MB | same order | same set | time / ours "
-        "| load |",
+        "| n | d | method | time (s) | runs | peak RSS +MB | same order | same set | time / ours | load |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
@@ -262,10 +272,10 @@ def main():
     parser.add_argument("--d", type=int, nargs="+", default=[4, 16, 64])
     parser.add_argument("--methods", nargs="+", choices=list(METHODS), default=list(METHODS))
     parser.add_argument("--repeats", type=int, default=3, help="runs per measurement (median)")
-    parser.add_argument("--slow", type=float, default=30.0,
-                        help="a run longer than this many seconds is not repeated")
-    parser.add_argument("--timeout", type=float, default=600.0,
-                        help="seconds per measurement before it is killed and reported")
+    parser.add_argument("--slow", type=float, default=30.0, help="a run longer than this many seconds is not repeated")
+    parser.add_argument(
+        "--timeout", type=float, default=600.0, help="seconds per measurement before it is killed and reported"
+    )
     parser.add_argument("--out", type=Path, default=Path("bench/results/knn.md"))
     args = parser.parse_args()
 

@@ -31,7 +31,6 @@ from kernlearn.constraints import from_labels
 from kernlearn.graph import knn_graph, laplacian
 from kernlearn.linalg import estimate_count_beyond
 from kernlearn.npkl import SimpleNPKL
-
 from tables import row, run_sections, timed  # bench/tables.py
 
 
@@ -72,9 +71,19 @@ def section_sdp(args, table):
             return cp.Problem(cp.Maximize(cp.trace(A @ K)), [cp.norm(K, "fro") <= 1.0]).solve(solver=cp.SCS)
 
         t_scs, value = timed(scs, min(args.repeats, 3))
-        row(table, section="sdp", n=n, pairs=len(pairs), kernlearn_s=f"{t_ours:.5f}", numpy_eigh_s=f"{t_np:.5f}",
-            scs_s=f"{t_scs:.2f}", speedup_vs_scs=f"{t_scs / t_ours:.0f}", objective_ours=f"{ours:.8f}",
-            objective_numpy=f"{np.sum(K_np * A):.8f}", objective_scs=f"{value:.8f}")
+        row(
+            table,
+            section="sdp",
+            n=n,
+            pairs=len(pairs),
+            kernlearn_s=f"{t_ours:.5f}",
+            numpy_eigh_s=f"{t_np:.5f}",
+            scs_s=f"{t_scs:.2f}",
+            speedup_vs_scs=f"{t_scs / t_ours:.0f}",
+            objective_ours=f"{ours:.8f}",
+            objective_numpy=f"{np.sum(K_np * A):.8f}",
+            objective_scs=f"{value:.8f}",
+        )
 
 
 def adult_like(n=6414, d=123, seed=0):
@@ -94,14 +103,35 @@ def section_adult(args, table):
     runs = [(loss, rank, True) for loss in ("linear", "squared_hinge") for rank in ("auto", 200)]
     runs.append(("squared_hinge", 200, False))  # Lanczos mat-vecs per iteration without warm start
     for loss, rank, warm in runs:
-        model = SimpleNPKL(loss, C=1.0, B=float(n), n_neighbors=50, graph="mutual", rank=rank, warm_start=warm, n_jobs=-1,
-                           random_state=0, max_iter=300)
+        model = SimpleNPKL(
+            loss,
+            C=1.0,
+            B=float(n),
+            n_neighbors=50,
+            graph="mutual",
+            rank=rank,
+            warm_start=warm,
+            n_jobs=-1,
+            random_state=0,
+            max_iter=300,
+        )
         t, model = timed(lambda: model.fit(X, pairs=pairs, pair_labels=labels), 1)
         mv = model.history_["matvecs"]
-        row(table, section="adult", n=n, loss=loss, rank=rank, warm_start=warm, solver=model.eigen_solver_,
-            time_s=f"{t:.2f}", iterations=model.n_iter_, final_rank=model.eigenvalues_.size,
-            matvecs_first=int(mv[0]), matvecs_later_mean=f"{mv[1:].mean():.0f}" if mv.size > 1 else "-",
-            rel_gap=f"{model.history_['gap'][-1] / model.history_['primal'][-1]:.1e}")
+        row(
+            table,
+            section="adult",
+            n=n,
+            loss=loss,
+            rank=rank,
+            warm_start=warm,
+            solver=model.eigen_solver_,
+            time_s=f"{t:.2f}",
+            iterations=model.n_iter_,
+            final_rank=model.eigenvalues_.size,
+            matvecs_first=int(mv[0]),
+            matvecs_later_mean=f"{mv[1:].mean():.0f}" if mv.size > 1 else "-",
+            rel_gap=f"{model.history_['gap'][-1] / model.history_['primal'][-1]:.1e}",
+        )
 
 
 def section_large(args, table):
@@ -112,17 +142,38 @@ def section_large(args, table):
     X, y = blobs(n, 20)
     pairs, labels = from_labels(y, n_pairs=50_000, random_state=0)
     for graph, rank, C in (("symmetric", "auto", 0.1), ("mutual", 200, 0.1)):
-        model = SimpleNPKL("linear", C=C, B=1.0, n_neighbors=10, graph=graph, rank=rank, eigen_solver="lanczos",
-                           n_jobs=-1, random_state=0)
+        model = SimpleNPKL(
+            "linear",
+            C=C,
+            B=1.0,
+            n_neighbors=10,
+            graph=graph,
+            rank=rank,
+            eigen_solver="lanczos",
+            n_jobs=-1,
+            random_state=0,
+        )
         t, model = timed(lambda: model.fit(X, pairs=pairs, pair_labels=labels), 1)
         L = laplacian(knn_graph(X, 10, mode=graph, n_jobs=-1), "normalized")
-        T = sp.coo_matrix((C * np.r_[labels, labels], (np.r_[pairs[:, 0], pairs[:, 1]], np.r_[pairs[:, 1], pairs[:, 0]])),
-                          shape=(n, n))
+        T = sp.coo_matrix(
+            (C * np.r_[labels, labels], (np.r_[pairs[:, 0], pairs[:, 1]], np.r_[pairs[:, 1], pairs[:, 0]])),
+            shape=(n, n),
+        )
         start = time.perf_counter()
         estimate = estimate_count_beyond((T - L).tocsr(), 0.0, random_state=0)
-        row(table, section="large", n=n, graph=graph, C=C, rank=rank, time_s=f"{t:.2f}", found_rank=model.eigenvalues_.size,
-            estimated_positive_rank=int(estimate), estimate_s=f"{time.perf_counter() - start:.2f}",
-            matvecs=int(model.history_["matvecs"][0]))
+        row(
+            table,
+            section="large",
+            n=n,
+            graph=graph,
+            C=C,
+            rank=rank,
+            time_s=f"{t:.2f}",
+            found_rank=model.eigenvalues_.size,
+            estimated_positive_rank=int(estimate),
+            estimate_s=f"{time.perf_counter() - start:.2f}",
+            matvecs=int(model.history_["matvecs"][0]),
+        )
 
 
 def main():
@@ -131,8 +182,10 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    header = (f"# SimpleNPKL benchmark, {datetime.date.today()}, {platform.machine()}, kernlearn {kernlearn.__version__}, "
-              f"numpy {np.__version__}, scipy {scipy.__version__}")
+    header = (
+        f"# SimpleNPKL benchmark, {datetime.date.today()}, {platform.machine()}, kernlearn {kernlearn.__version__}, "
+        f"numpy {np.__version__}, scipy {scipy.__version__}"
+    )
     run_sections(args, header, {"sdp": section_sdp, "adult": section_adult, "large": section_large})
 
 

@@ -173,8 +173,7 @@ def _sklearn_child(conn, S, rho, tol, max_iter):
     warnings.simplefilter("ignore")
     start = time.perf_counter()
     try:
-        C, P, n_iter = graphical_lasso(S, rho, mode="cd", tol=tol, enet_tol=tol, max_iter=max_iter,
-                                       return_n_iter=True)
+        C, P, n_iter = graphical_lasso(S, rho, mode="cd", tol=tol, enet_tol=tol, max_iter=max_iter, return_n_iter=True)
     except FloatingPointError:
         conn.send(("fails", time.perf_counter() - start, None, None, None))
     except Exception as exc:  # noqa: BLE001 - reported, not hidden
@@ -218,13 +217,25 @@ class SklearnRuns:
         # limit is the same run.
         for (t, mi), run in self.runs.items():
             same_inner = max(20, mi) == max(20, max_iter)
-            if t == tol and mi < max_iter and same_inner and run["status"] != "cap" and (
-                    run["status"] != "ok" or run["n_iter"] < mi):
+            if (
+                t == tol
+                and mi < max_iter
+                and same_inner
+                and run["status"] != "cap"
+                and (run["status"] != "ok" or run["n_iter"] < mi)
+            ):
                 self.runs[key] = run
                 return run
         status, seconds, C, P, n_iter = run_sklearn(self.S, self.rho, tol, max_iter, self.cap)
-        run = {"status": status, "seconds": seconds, "n_iter": n_iter, "tol": tol, "max_iter": max_iter,
-               "gap": np.inf, "P": P}
+        run = {
+            "status": status,
+            "seconds": seconds,
+            "n_iter": n_iter,
+            "tol": tol,
+            "max_iter": max_iter,
+            "gap": np.inf,
+            "P": P,
+        }
         if status == "ok":
             run["gap"] = certify(self.S, self.rho, P, [C])[0]
         self.runs[key] = run
@@ -306,12 +317,17 @@ def bench_problem(label, m, ratio_n, rho, S, truth_cond, args, table, checks, od
     if skggm is not None:
         for tol in QUIC_TOLS:
             seconds, Theta, W, iters = run_quic(S, rho, tol)
-            quic_runs[tol] = {"seconds": seconds, "Theta": Theta, "iters": iters,
-                              "gap": certify(S, rho, Theta, [W])[0]}
+            quic_runs[tol] = {"seconds": seconds, "Theta": Theta, "iters": iters, "gap": certify(S, rho, Theta, [W])[0]}
     ours_at = {}
     for target in TARGETS:
-        cells = {"m": label, "n": ratio_n * m, "rho": rho, "density": f"{density:.3f}", "cond(M)": f"{cond:.0f}",
-                 "target": f"{target:.0e}"}
+        cells = {
+            "m": label,
+            "n": ratio_n * m,
+            "rho": rho,
+            "density": f"{density:.3f}",
+            "cond(M)": f"{cond:.0f}",
+            "target": f"{target:.0e}",
+        }
         ours = {}
         for solver in ("newton", "alm"):
             seconds, r = run_ours(S, rho, solver, target)
@@ -323,9 +339,11 @@ def bench_problem(label, m, ratio_n, rho, S, truth_cond, args, table, checks, od
             else:
                 ours[solver] = None
                 cells[f"{solver} s (it)"] = f"fails: gap {gap:.1e} after {r.n_iter} it ({fmt_s(seconds)} s)"
-                odd.append(f"{solver} did not reach {target:.0e} at m = {label}, n = {ratio_n * m}, rho = {rho}, "
-                           f"seed 0: converged = {r.converged}, library gap {r.duality_gap / max(1, abs(r.primal_objective)):.2e}, "
-                           f"shared certificate {gap:.2e}, {r.n_iter} iterations, {seconds:.2f} s")
+                odd.append(
+                    f"{solver} did not reach {target:.0e} at m = {label}, n = {ratio_n * m}, rho = {rho}, "
+                    f"seed 0: converged = {r.converged}, library gap {r.duality_gap / max(1, abs(r.primal_objective)):.2e}, "
+                    f"shared certificate {gap:.2e}, {r.n_iter} iterations, {seconds:.2f} s"
+                )
             if solver == "newton":
                 ours_at[target] = r
         fastest = min((t for t in ours.values() if t is not None), default=None)
@@ -334,11 +352,13 @@ def bench_problem(label, m, ratio_n, rho, S, truth_cond, args, table, checks, od
         run, why = sk.best(target)
         sk_best = sk.timed(run) if run else None
         cells["sklearn best s (tol, max_iter, it)"] = (
-            f"{fmt_s(sk_best)} ({run['tol']:.0e}, {run['max_iter']}, {run['n_iter']})" if run else why)
+            f"{fmt_s(sk_best)} ({run['tol']:.0e}, {run['max_iter']}, {run['n_iter']})" if run else why
+        )
         run_own, why_own = sk.own_stop(target)
         sk_own = sk.timed(run_own) if run_own else None
         cells["sklearn own stop s (tol, it)"] = (
-            f"{fmt_s(sk_own)} ({run_own['tol']:.0e}, {run_own['n_iter']})" if run_own else why_own)
+            f"{fmt_s(sk_own)} ({run_own['tol']:.0e}, {run_own['n_iter']})" if run_own else why_own
+        )
         # QUIC
         q_time = None
         if skggm is not None:
@@ -351,19 +371,31 @@ def bench_problem(label, m, ratio_n, rho, S, truth_cond, args, table, checks, od
                     quic_best = q
             else:
                 cells["QUIC s (tol, it)"] = f"not reached (best gap {min(q['gap'] for q in quic_runs.values()):.1e})"
-        cells["sk best / newton"] = ratio(sk_best, newton) if sk_best else (
-            f"> {args.cap / newton:.0f}" if newton and why.startswith(">") else "-")
-        cells["sk own / newton"] = ratio(sk_own, newton) if sk_own else (
-            f"> {args.cap / newton:.0f}" if newton and why_own.startswith(">") else "-")
+        cells["sk best / newton"] = (
+            ratio(sk_best, newton)
+            if sk_best
+            else (f"> {args.cap / newton:.0f}" if newton and why.startswith(">") else "-")
+        )
+        cells["sk own / newton"] = (
+            ratio(sk_own, newton)
+            if sk_own
+            else (f"> {args.cap / newton:.0f}" if newton and why_own.startswith(">") else "-")
+        )
         cells["QUIC / newton"] = ratio(q_time, newton)
         cells["QUIC / fastest ours"] = ratio(q_time, fastest)
         table.append(cells)
         print(" | ".join(f"{k}={v}" for k, v in cells.items()), flush=True)
         if target == TARGETS[-1]:
             M = ours_at[target].precision
-            check = {"m": label, "n": ratio_n * m, "rho": rho, "true cond": f"{truth_cond:.0f}",
-                     "F*": f"{F:.10g}", "ref gap (1e-12 run)": f"{ref.duality_gap / max(1, abs(F)):.1e}",
-                     "nnz pairs (ref)": int(np.count_nonzero(np.triu(ref.precision, 1)))}
+            check = {
+                "m": label,
+                "n": ratio_n * m,
+                "rho": rho,
+                "true cond": f"{truth_cond:.0f}",
+                "F*": f"{F:.10g}",
+                "ref gap (1e-12 run)": f"{ref.duality_gap / max(1, abs(F)):.1e}",
+                "nnz pairs (ref)": int(np.count_nonzero(np.triu(ref.precision, 1))),
+            }
             check["|M_newton - M_ref|"] = f"{np.abs(M - ref.precision).max():.1e}"
             check["support diff newton vs ref"] = support_mismatch(M, ref.precision)
             if run:
@@ -387,8 +419,9 @@ def main(argv=None):
     parser.add_argument("--ratios", type=int, nargs="+", default=[5], help="n = ratio * m samples")
     parser.add_argument("--cap", type=float, default=60.0, help="seconds before a scikit-learn run is killed")
     parser.add_argument("--no-stress", action="store_true", help="skip the alpha = 0.95, m = 225 row")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="markdown report (default bench/results/sice.md; none with --quick)")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="markdown report (default bench/results/sice.md; none with --quick)"
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.sizes, args.rhos, args.cap, args.no_stress = [20, 50, 100], [0.1], 10.0, True
@@ -406,10 +439,17 @@ def main(argv=None):
     total = time.perf_counter() - start
 
     command = "python bench/bench_sice.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
-               platform.processor()) if Path("/proc/cpuinfo").exists() else platform.processor()
-    versions = (f"kernlearn {kernlearn.__version__}, numpy {np.__version__}, scikit-learn {sklearn.__version__}, "
-                + (f"skggm {getattr(skggm, '__version__', '0.2.8')}" if skggm else f"skggm not importable ({SKGGM_ERROR})"))
+    cpu = (
+        next(
+            (line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
+            platform.processor(),
+        )
+        if Path("/proc/cpuinfo").exists()
+        else platform.processor()
+    )
+    versions = f"kernlearn {kernlearn.__version__}, numpy {np.__version__}, scikit-learn {sklearn.__version__}, " + (
+        f"skggm {getattr(skggm, '__version__', '0.2.8')}" if skggm else f"skggm not importable ({SKGGM_ERROR})"
+    )
     lines = [
         "# SICE at matched certified duality gap",
         "",

@@ -34,9 +34,8 @@ from scipy.spatial.distance import cdist
 from sklearn.exceptions import ConvergenceWarning
 
 sys.path.insert(0, str(Path(__file__).parent))
-from tables import timed, to_markdown  # noqa: E402
-
 from kernlearn.similarity import EMKL, ESKL, REKL  # noqa: E402
+from tables import timed, to_markdown  # noqa: E402
 
 
 def problem(n, seed=0):
@@ -96,14 +95,25 @@ def eigensolvers(args, table):
             "scipy evr": lambda B: scipy.linalg.eigh(B, overwrite_a=True, check_finite=False, driver="evr"),
             "scipy ev": lambda B: scipy.linalg.eigh(B, overwrite_a=True, check_finite=False, driver="ev"),
             "numpy eigh": np.linalg.eigh,
-            "scipy evd, values only": lambda B: (scipy.linalg.eigh(B, overwrite_a=True, check_finite=False, eigvals_only=True, driver="evd"), None),
+            "scipy evd, values only": lambda B: (
+                scipy.linalg.eigh(B, overwrite_a=True, check_finite=False, eigvals_only=True, driver="evd"),
+                None,
+            ),
         }
         base = None
         for name, fn in solvers.items():
             seconds, (w, V) = run(fn)
             base = base or seconds
             resid = "" if V is None else f"{np.abs(M @ V - V * w).max() / np.abs(w).max():.1e}"
-            table.append({"n": n, "solver": name, "time [s]": f"{seconds:.3f}", "/ evd": f"{seconds / base:.2f}", "max residual / |lambda|max": resid})
+            table.append(
+                {
+                    "n": n,
+                    "solver": name,
+                    "time [s]": f"{seconds:.3f}",
+                    "/ evd": f"{seconds / base:.2f}",
+                    "max residual / |lambda|max": resid,
+                }
+            )
             print(table[-1], flush=True)
 
 

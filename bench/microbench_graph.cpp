@@ -1,9 +1,8 @@
 // Google Benchmark microbenchmarks of the C++ core: the kNN search (single thread, so the numbers
 // measure the algorithm, not the machine's core count), the kNN graph and the Laplacian assembly.
 // Build with -DKERNLEARN_BENCH=ON; see bench/README.md.
-#include <benchmark/benchmark.h>
-
 #include <algorithm>
+#include <benchmark/benchmark.h>
 #include <random>
 #include <thread>
 
@@ -49,15 +48,14 @@ BENCHMARK_CAPTURE(BM_knn, brute, KnnAlgorithm::brute)->Arg(4)->Arg(16)->Unit(ben
 // The fixture of the graph benchmarks: kNN lists and the binary symmetric graph of 100000
 // uniform points in 4-D, built once on first use (the search is not what these benchmarks time).
 const Neighbors& neighbors_100k() {
-  static const Neighbors nb = kernlearn::knn(
-      uniform_data(100000, 4), kNeighbors, Metric::euclidean, KnnAlgorithm::kd_tree,
-      static_cast<int>(std::max(1U, std::thread::hardware_concurrency())));
+  static const Neighbors nb =
+      kernlearn::knn(uniform_data(100000, 4), kNeighbors, Metric::euclidean, KnnAlgorithm::kd_tree,
+                     static_cast<int>(std::max(1U, std::thread::hardware_concurrency())));
   return nb;
 }
 
 const Csr& graph_100k() {
-  static const Csr S = kernlearn::knn_graph(neighbors_100k(), GraphMode::symmetric,
-                                            EdgeWeight::binary, 0.0);
+  static const Csr S = kernlearn::knn_graph(neighbors_100k(), GraphMode::symmetric, EdgeWeight::binary, 0.0);
   return S;
 }
 
@@ -78,11 +76,8 @@ void BM_laplacian(benchmark::State& state, LaplacianKind kind) {
     benchmark::DoNotOptimize(L.data.data());
   }
 }
-BENCHMARK_CAPTURE(BM_laplacian, normalized, LaplacianKind::normalized)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_laplacian, unnormalized, LaplacianKind::unnormalized)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_laplacian, random_walk, LaplacianKind::random_walk)
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_laplacian, normalized, LaplacianKind::normalized)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_laplacian, unnormalized, LaplacianKind::unnormalized)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_laplacian, random_walk, LaplacianKind::random_walk)->Unit(benchmark::kMillisecond);
 
 }  // namespace

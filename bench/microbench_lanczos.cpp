@@ -3,7 +3,6 @@
 // top of its mat-vec; 1 and 2 threads), and a whole solve, reporting mat-vecs and restarts.
 // Build with -DKERNLEARN_BENCH=ON; see bench/README.md.
 #include <benchmark/benchmark.h>
-
 #include <random>
 
 #include "kernlearn/gram_schmidt.hpp"
@@ -63,7 +62,11 @@ void BM_gram_schmidt_sweep(benchmark::State& state) {
   }
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(2 * n * cols * 8));
 }
-BENCHMARK(BM_gram_schmidt_sweep)->Args({10000, 1, 64})->Args({10000, 2, 64})->Args({10000, 2, 100})->Args({100000, 2, 100});
+BENCHMARK(BM_gram_schmidt_sweep)
+    ->Args({10000, 1, 64})
+    ->Args({10000, 2, 64})
+    ->Args({10000, 2, 100})
+    ->Args({100000, 2, 100});
 
 // The thick restart's rotation Y = V S of an n x 80 basis onto the 57 Ritz vectors it keeps (the
 // shape of a top-50 solve), on a thread team of 1 or 2.
@@ -77,8 +80,8 @@ void BM_basis_rotation(benchmark::State& state) {
     gs.rotate(V.data(), n, m, S.data(), m, keep, Y.data(), n);
     benchmark::DoNotOptimize(Y.data());
   }
-  state.counters["GFlops"] = benchmark::Counter(static_cast<double>(2 * n * m * keep) * 1e-9,
-                                                benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFlops"] =
+      benchmark::Counter(static_cast<double>(2 * n * m * keep) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_basis_rotation)->Args({10000, 1})->Args({10000, 2})->Args({100000, 2});
 
@@ -89,8 +92,7 @@ void BM_lanczos_solve(benchmark::State& state) {
   const Csr& L = laplacian_of(n);
   Csr M = L;
   for (Index i = 0; i < n; ++i)
-    for (Index p = M.indptr[i]; p < M.indptr[i + 1]; ++p)
-      M.data[p] = (M.indices[p] == i ? 2.0 : 0.0) - L.data[p];
+    for (Index p = M.indptr[i]; p < M.indptr[i + 1]; ++p) M.data[p] = (M.indices[p] == i ? 2.0 : 0.0) - L.data[p];
   kernlearn::ThreadTeam team(1);
   const kernlearn::CsrOperator A(n, M.indptr.data(), M.indices.data(), M.data.data(), team);
   kernlearn::LanczosOptions opt;

@@ -63,7 +63,6 @@ from threadpoolctl import threadpool_limits
 import kernlearn
 from kernlearn import datasets
 from kernlearn.embedding import MinimumVolumeEmbedding, StructurePreservingEmbedding
-
 from reproduce_simplenpkl import make_spiral  # bench/reproduce_simplenpkl.py
 from tables import row, to_markdown  # bench/tables.py
 
@@ -97,6 +96,7 @@ DATASETS = {
 
 
 # -- one repetition ------------------------------------------------------------------------------
+
 
 def draw(X, y, seed):
     """100 points of the two largest classes, standardised, and a stratified 60/20/20 split."""
@@ -149,11 +149,16 @@ def knn_accuracy(Z, y, split):
 
 # -- formatting ----------------------------------------------------------------------------------
 
+
 def provenance():
     """kernlearn's version and the repository's HEAD (the installed build may lag behind it)."""
     try:
-        head = subprocess.run(["git", "-C", str(Path(__file__).parent), "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, check=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", str(Path(__file__).parent), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         head = "unknown"
     return f"kernlearn {kernlearn.__version__} (repository at {head})"
@@ -184,8 +189,11 @@ def table8(names, repeats):
                 runs[method].append((knn_accuracy(Z, ys, split), seconds, warned, n_iter, ratio))
         ref = dict(zip(PAPER_COLUMNS, PAPER_TABLE8[name]))
         cells = {"data set": name, "n x d": f"{X.shape[0]} x {X.shape[1]}", "PCA": percent([r[0] for r in runs["PCA"]])}
-        for method, ours, papers in (("KPCA", "KPCA", ("KPCA",)), ("MVE", "MVE+NPKL (ours)", ("MVE", "MVE+NPKL")),
-                                     ("SPE", "SPE+NPKL (ours)", ("SPE", "SPE+NPKL"))):
+        for method, ours, papers in (
+            ("KPCA", "KPCA", ("KPCA",)),
+            ("MVE", "MVE+NPKL (ours)", ("MVE", "MVE+NPKL")),
+            ("SPE", "SPE+NPKL (ours)", ("SPE", "SPE+NPKL")),
+        ):
             cells[ours] = percent([r[0] for r in runs[method]])
             cells.update({f"paper {p}": paper(ref[p]) for p in papers})
         for method in ("KPCA", "MVE", "SPE"):
@@ -209,20 +217,22 @@ def main():
     start = time.perf_counter()
     with threadpool_limits(1):
         table, warned = table8(args.datasets, args.repeats)
-    text = (f"## Table 8: kNN accuracy (%) on 2-D embeddings, {N_POINTS} points of the two largest classes, "
-            f"60/20/20 stratified split, k in {K_GRID} by validation\n\n"
-            f"{provenance()}, scikit-learn {sklearn.__version__}, numpy {np.__version__}, "
-            f"Python {platform.python_version()}, {platform.machine()}, one thread, {datetime.date.today()}; "
-            f"{args.repeats} repetitions (seeds 0-{args.repeats - 1}); standardised features; PCA: linear, "
-            f"2 components (not in the paper; MVE's init=\"pca\" start); KPCA rbf, "
-            f"gamma = 1 / median squared distance; MVE, SPE: kernlearn defaults (k = 5, C = 1). "
-            f"iter: mean outer steps (MVE) / cutting-plane rounds (SPE); warned: fits with a "
-            f"ConvergenceWarning (silenced), in total MVE {warned['MVE']}, SPE {warned['SPE']}; λ2/λ1: mean "
-            f"ratio of the learned kernel's top two eigenvalues; load average at the end "
-            f"{os.getloadavg()[0]:.1f}; "
-            f"run time {time.perf_counter() - start:.0f} s.\n\n"
-            f"MVE as run: {params(METHODS['MVE'](None, 0))}.\n\nSPE as run: {params(METHODS['SPE'](None, 0))}.\n\n"
-            f"{to_markdown(table)}\n")
+    text = (
+        f"## Table 8: kNN accuracy (%) on 2-D embeddings, {N_POINTS} points of the two largest classes, "
+        f"60/20/20 stratified split, k in {K_GRID} by validation\n\n"
+        f"{provenance()}, scikit-learn {sklearn.__version__}, numpy {np.__version__}, "
+        f"Python {platform.python_version()}, {platform.machine()}, one thread, {datetime.date.today()}; "
+        f"{args.repeats} repetitions (seeds 0-{args.repeats - 1}); standardised features; PCA: linear, "
+        f'2 components (not in the paper; MVE\'s init="pca" start); KPCA rbf, '
+        f"gamma = 1 / median squared distance; MVE, SPE: kernlearn defaults (k = 5, C = 1). "
+        f"iter: mean outer steps (MVE) / cutting-plane rounds (SPE); warned: fits with a "
+        f"ConvergenceWarning (silenced), in total MVE {warned['MVE']}, SPE {warned['SPE']}; λ2/λ1: mean "
+        f"ratio of the learned kernel's top two eigenvalues; load average at the end "
+        f"{os.getloadavg()[0]:.1f}; "
+        f"run time {time.perf_counter() - start:.0f} s.\n\n"
+        f"MVE as run: {params(METHODS['MVE'](None, 0))}.\n\nSPE as run: {params(METHODS['SPE'](None, 0))}.\n\n"
+        f"{to_markdown(table)}\n"
+    )
     print("\n" + text)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)

@@ -33,17 +33,29 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
-from kernlearn.cluster import KDAC
 from kernlearn._kdac import median_sigma
+from kernlearn.cluster import KDAC
 from kernlearn.metrics import nmi
 
 # ../shared beside the repository, else this machine's copy (a CI clone lives elsewhere).
-DATA = next((p for p in (Path(__file__).resolve().parents[2] / "shared" / "data" / "alt-clustering",
-                         Path("/work/shared/data/alt-clustering")) if p.is_dir()), Path("alt-clustering-not-found"))
+DATA = next(
+    (
+        p
+        for p in (
+            Path(__file__).resolve().parents[2] / "shared" / "data" / "alt-clustering",
+            Path("/work/shared/data/alt-clustering"),
+        )
+        if p.is_dir()
+    ),
+    Path("alt-clustering-not-found"),
+)
 
 # Table 1, ISM rows: (NMI, CQ, Novelty, Cost, Time) for SI and RI (mean, std).
 PAPER = {
-    "Faces": {"SI": (0.57, 0.61, 0.004, 59.6, 1.5), "RI": ("0.56 ± 0.002", "0.61 ± 0.0", "0.0 ± 0.0", "59.6 ± 0.118", "1.51 ± 0.146")},
+    "Faces": {
+        "SI": (0.57, 0.61, 0.004, 59.6, 1.5),
+        "RI": ("0.56 ± 0.002", "0.61 ± 0.0", "0.0 ± 0.0", "59.6 ± 0.118", "1.51 ± 0.146"),
+    },
     "Moon": {"SI": (1, 2, 0, 149, 0.575), "RI": ("0.4 ± 0.4", "2.0 ± 0.0", "0.5 ± 0.5", "269.98 ± 43", "3.07 ± 1.4")},
     "MoonN": {"SI": (1, 2, 0, 15.3, 0.3), "RI": ("0.91 ± 0.2", "2.0 ± 0", "0.04 ± 0.1", "15.59 ± 0.8", "0.55 ± 0.2")},
     "LG": {"SI": (1, 1.9, 0, 509, 0.239), "RI": ("0.8 ± 0.4", "1.9 ± 0.011", "0.0 ± 0.0", "605 ± 193", "0.18 ± 0.038")},
@@ -52,8 +64,11 @@ PAPER = {
 
 def load(name):
     X = np.loadtxt(DATA / f"{name}.csv", delimiter=",")
-    return (X, np.loadtxt(DATA / f"{name}_original_label.csv", delimiter=","),
-            np.loadtxt(DATA / f"{name}_alt_label.csv", delimiter=","))
+    return (
+        X,
+        np.loadtxt(DATA / f"{name}_original_label.csv", delimiter=","),
+        np.loadtxt(DATA / f"{name}_alt_label.csv", delimiter=","),
+    )
 
 
 def cases():
@@ -61,12 +76,24 @@ def cases():
     Xs = StandardScaler().fit_transform(X)
     yield "Faces", Xs, pose, identity, dict(n_clusters=4, n_components=17, sigma=median_sigma(Xs), lambda_=1.0)
     X, original, alternative = load("moon_400x4")
-    yield "Moon", StandardScaler().fit_transform(X), original, alternative, dict(n_clusters=2, n_components=3, sigma=0.1, lambda_=1.0)
+    yield (
+        "Moon",
+        StandardScaler().fit_transform(X),
+        original,
+        alternative,
+        dict(n_clusters=2, n_components=3, sigma=0.1, lambda_=1.0),
+    )
     X, original, alternative = load("moon_200x7")
     Xs = StandardScaler().fit_transform(X)
     Xs[:, 4:] /= 3
     yield "MoonN", Xs, original, alternative, dict(n_clusters=2, n_components=6, sigma=0.2, lambda_=0.1)
-    yield "MoonN, Moon's settings", Xs, original, alternative, dict(n_clusters=2, n_components=3, sigma=0.1, lambda_=1.0)
+    yield (
+        "MoonN, Moon's settings",
+        Xs,
+        original,
+        alternative,
+        dict(n_clusters=2, n_components=3, sigma=0.1, lambda_=1.0),
+    )
     X, original, alternative = load("Four_gaussian_3D_200")
     yield "LG", X, original, alternative, dict(n_clusters=2, n_components=3, sigma=5.0, lambda_=10.0)
 

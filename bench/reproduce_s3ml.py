@@ -50,16 +50,20 @@ DATA = {
 }
 # Table 2 of the paper (error %).
 PAPER = {
-    "EU": (8.45, 25.34, 15.69), "Mah": (10.67, 30.25, 14.32), "LMNN": (7.06, 12.67, 10.82),
-    "ITML": (6.34, 22.19, 12.61), "SDML": (4.55, 10.78, 7.14), "S2ML": (4.27, 9.62, 7.56),
+    "EU": (8.45, 25.34, 15.69),
+    "Mah": (10.67, 30.25, 14.32),
+    "LMNN": (7.06, 12.67, 10.82),
+    "ITML": (6.34, 22.19, 12.61),
+    "SDML": (4.55, 10.78, 7.14),
+    "S2ML": (4.27, 9.62, 7.56),
     "S3ML": (2.10, 7.20, 2.52),
 }
 
 
 def split(y, rng):
-    labelled = np.concatenate([
-        rng.choice(np.flatnonzero(y == c), int(np.ceil(0.05 * np.sum(y == c))), replace=False) for c in np.unique(y)
-    ])
+    labelled = np.concatenate(
+        [rng.choice(np.flatnonzero(y == c), int(np.ceil(0.05 * np.sum(y == c))), replace=False) for c in np.unique(y)]
+    )
     return np.sort(labelled), np.setdiff1d(np.arange(y.size), labelled)
 
 
@@ -98,6 +102,7 @@ def _metric_learn():
             if "force_all_finite" in kwargs:
                 kwargs["ensure_all_finite"] = kwargs.pop("force_all_finite")
             return fn(*args, **kwargs)
+
         return call
 
     for name in ("check_array", "check_X_y"):
@@ -123,10 +128,12 @@ def baselines(X, y, labelled, unlabelled, pairs, labels):
     M0 = np.linalg.inv(np.cov(Xs, rowvar=False, bias=True))
     learners = {
         "ITML": lambda: metric_learn.ITML(prior=M0, preprocessor=Xs, random_state=0).fit(pairs, labels),
-        "SDML": lambda: metric_learn.SDML(prior=M0, balance_param=1e-3, sparsity_param=0.01,
-                                          preprocessor=Xs, random_state=0).fit(pairs, labels),
-        "LMNN": lambda: metric_learn.LMNN(n_neighbors=max(1, min(3, np.bincount(y[labelled]).min() - 1)),
-                                          random_state=0).fit(Xs[labelled], y[labelled]),
+        "SDML": lambda: metric_learn.SDML(
+            prior=M0, balance_param=1e-3, sparsity_param=0.01, preprocessor=Xs, random_state=0
+        ).fit(pairs, labels),
+        "LMNN": lambda: metric_learn.LMNN(
+            n_neighbors=max(1, min(3, np.bincount(y[labelled]).min() - 1)), random_state=0
+        ).fit(Xs[labelled], y[labelled]),
     }
     for name, make in learners.items():
         try:
@@ -200,11 +207,17 @@ def run(reps):
                     grid = results[name][1]
                     keys = [k for k in grid if k[0] == method and k[1] == prior]
                     if selection == "oracle":
-                        best = min(keys, key=lambda k: np.nanmean([e for e, _ in grid[k]]) if not all(
-                            np.isnan(e) for e, _ in grid[k]) else np.inf)
+                        best = min(
+                            keys,
+                            key=lambda k: (
+                                np.nanmean([e for e, _ in grid[k]])
+                                if not all(np.isnan(e) for e, _ in grid[k])
+                                else np.inf
+                            ),
+                        )
                         row[name] = fmt([e for e, _ in grid[best]]) + f" (f={best[2]}, rho={best[3]})"
                     else:  # per repetition: the lowest LOO error on the labelled points, first in grid order
-                        chosen = [min(keys, key=lambda k: grid[k][r][1])for r in range(len(grid[keys[0]]))]
+                        chosen = [min(keys, key=lambda k: grid[k][r][1]) for r in range(len(grid[keys[0]]))]
                         row[name] = fmt([grid[k][r][0] for r, k in enumerate(chosen)])
                     row[f"{name} (paper)"] = PAPER[method][d_index] if prior == "covariance" else ""
                 rows.append(row)
@@ -212,8 +225,16 @@ def run(reps):
     for name in DATA:
         grid = results[name][1]
         for key in grid:
-            grid_rows.append({"data": name, "method": key[0], "prior": key[1], "f = beta / beta_max": key[2],
-                              "rho": key[3], "error %": fmt([e for e, _ in grid[key]])})
+            grid_rows.append(
+                {
+                    "data": name,
+                    "method": key[0],
+                    "prior": key[1],
+                    "f = beta / beta_max": key[2],
+                    "rho": key[3],
+                    "error %": fmt([e for e, _ in grid[key]]),
+                }
+            )
     return rows, grid_rows, {n: r[2] for n, r in results.items()}
 
 
@@ -226,6 +247,7 @@ def main(argv=None):
     reps = 5 if args.quick else args.reps
     rows, grid_rows, seconds = run(reps)
     import metric_learn
+
     import kernlearn
 
     header = [

@@ -103,13 +103,28 @@ PAPER_TABLE2 = {
     "wine": ((71.2, 1.2), (83.7, 4.8), (85.0, 2.6)),
 }
 # Tables 4 and 5 of the paper, iris rows: value -> ((mean, std) accuracy in %, iterations).
-PAPER_TABLE4 = {1.0: ((94.8, 0.0), 11), 1.5: ((94.8, 0.0), 13), 2.0: ((95.2, 0.4), 14), 2.5: ((95.7, 0.0), 10),
-                3.0: ((95.7, 0.0), 10), 3.5: ((95.7, 0.0), 31), 4.0: ((95.7, 0.0), 26)}
-PAPER_TABLE5 = {1.0: ((61.6, 3.5), 51), 1.5: ((58.6, 4.0), 6), 2.0: ((94.8, 0.0), 11), 2.5: ((94.8, 0.0), 9),
-                3.0: ((95.1, 0.4), 19), 3.5: ((94.8, 0.0), 10), 4.0: ((95.6, 0.2), 9)}
+PAPER_TABLE4 = {
+    1.0: ((94.8, 0.0), 11),
+    1.5: ((94.8, 0.0), 13),
+    2.0: ((95.2, 0.4), 14),
+    2.5: ((95.7, 0.0), 10),
+    3.0: ((95.7, 0.0), 10),
+    3.5: ((95.7, 0.0), 31),
+    4.0: ((95.7, 0.0), 26),
+}
+PAPER_TABLE5 = {
+    1.0: ((61.6, 3.5), 51),
+    1.5: ((58.6, 4.0), 6),
+    2.0: ((94.8, 0.0), 11),
+    2.5: ((94.8, 0.0), 9),
+    3.0: ((95.1, 0.4), 19),
+    3.5: ((94.8, 0.0), 10),
+    4.0: ((95.6, 0.2), 9),
+}
 
 
 # -- data sets -----------------------------------------------------------------------------------
+
 
 def make_chessboard(n=100, seed=0):
     """Uniform points in [0, 4]^2, class = parity of the unit cell (a 4 x 4 board)."""
@@ -162,6 +177,7 @@ DATASETS = {
 
 # -- one repetition ------------------------------------------------------------------------------
 
+
 @dataclass
 class Run:
     accuracy: float
@@ -183,8 +199,9 @@ def npkl_run(X, y, constraints, seed, **params):
         start = time.perf_counter()
         model.fit(X, pairs=pairs, pair_labels=labels)
         seconds = time.perf_counter() - start
-    return Run(pairwise_cluster_accuracy(y, kernel_kmeans(model.embedding_, y, seed)), seconds, model.n_iter_,
-               model.converged_)
+    return Run(
+        pairwise_cluster_accuracy(y, kernel_kmeans(model.embedding_, y, seed)), seconds, model.n_iter_, model.converged_
+    )
 
 
 def kernel_kmeans(embedding, y, seed):
@@ -206,12 +223,15 @@ def mean_accuracy(runs):
 
 def choose_C(X, y, tuning_constraints, **params):
     """The C of C_GRID with the best mean accuracy over the tuning draws (first on ties)."""
-    scores = [mean_accuracy([npkl_run(X, y, c, seed, C=C, **params) for seed, c in tuning_constraints.items()])
-              for C in C_GRID]
+    scores = [
+        mean_accuracy([npkl_run(X, y, c, seed, C=C, **params) for seed, c in tuning_constraints.items()])
+        for C in C_GRID
+    ]
     return C_GRID[int(np.argmax(scores))]
 
 
 # -- formatting ----------------------------------------------------------------------------------
+
 
 def percent(runs):
     values = 100 * np.array([run.accuracy for run in runs])
@@ -241,6 +261,7 @@ def markdown_table(rows):
 
 # -- sections ------------------------------------------------------------------------------------
 
+
 def table2(names, graphs, repeats):
     """Clustering accuracy of k-means, SimpleNPKL+LL and +SHL per data set and graph mode."""
     rows = []
@@ -251,14 +272,20 @@ def table2(names, graphs, repeats):
         baseline = percent([kmeans_run(X, y, seed) for seed in evaluation])
         paper = PAPER_TABLE2.get(name)
         for graph in graphs:
-            row = {"data set": name, "n x d": f"{X.shape[0]} x {X.shape[1]}",
-                   "pairs": f"{statistics.fmean(len(c[0]) for c in evaluation.values()):.0f}",
-                   "graph": graph, "k-means": baseline, "paper k-means": paper_percent(paper[0]) if paper else "-"}
+            row = {
+                "data set": name,
+                "n x d": f"{X.shape[0]} x {X.shape[1]}",
+                "pairs": f"{statistics.fmean(len(c[0]) for c in evaluation.values()):.0f}",
+                "graph": graph,
+                "k-means": baseline,
+                "paper k-means": paper_percent(paper[0]) if paper else "-",
+            }
             runs = {}
             for column, loss in LOSSES.items():
                 C = choose_C(X, y, tuning, loss=loss, B=1.0, p=2.0, graph=graph)
-                runs[column] = [npkl_run(X, y, c, seed, loss=loss, C=C, B=1.0, p=2.0, graph=graph)
-                                for seed, c in evaluation.items()]
+                runs[column] = [
+                    npkl_run(X, y, c, seed, loss=loss, C=C, B=1.0, p=2.0, graph=graph) for seed, c in evaluation.items()
+                ]
                 row[f"C {column}"] = f"{C:g}"
             for k, column in enumerate(LOSSES, start=1):
                 row[column] = percent(runs[column])
@@ -284,34 +311,43 @@ def sensitivity(parameter, grid, fixed, paper_table, graphs, repeats, C_values):
                 if params["p"] == 1:
                     row.update({"accuracy": "n/a", "iterations": "n/a"})
                 else:
-                    runs = [npkl_run(X, y, c, seed, loss="squared_hinge", C=C, graph=graph, **params)
-                            for seed, c in evaluation.items()]
+                    runs = [
+                        npkl_run(X, y, c, seed, loss="squared_hinge", C=C, graph=graph, **params)
+                        for seed, c in evaluation.items()
+                    ]
                     row.update({"accuracy": percent(runs), "iterations": iterations(runs)})
-                row.update({"paper accuracy (C = 1)": paper_percent(paper_accuracy),
-                            "paper iterations": paper_iterations})
+                row.update(
+                    {"paper accuracy (C = 1)": paper_percent(paper_accuracy), "paper iterations": paper_iterations}
+                )
                 rows.append(row)
     return rows
 
 
 SECTIONS = {
-    "table2": ("Table 2: clustering accuracy (%) with raw features, k = 5, B = 1, p = 2",
-               f"C tuned on seeds {TUNING_SEEDS[0]}-{TUNING_SEEDS[-1]} over {', '.join(f'{C:g}' for C in C_GRID)}",
-               lambda args: table2(args.datasets, args.graphs, args.repeats)),
-    "table4": ("Table 4: iris, SimpleNPKL+SHL, p = 2, varying B",
-               "iterations: mean n_iter_",
-               lambda args: sensitivity("B", B_GRID, {"p": 2.0}, PAPER_TABLE4, args.graphs, args.repeats,
-                                        args.sensitivity_C)),
-    "table5": ("Table 5: iris, SimpleNPKL+SHL, B = 1, varying p",
-               "iterations: mean n_iter_; p = 1 needs the linear loss in kernlearn",
-               lambda args: sensitivity("p", P_GRID, {"B": 1.0}, PAPER_TABLE5, args.graphs, args.repeats,
-                                        args.sensitivity_C)),
+    "table2": (
+        "Table 2: clustering accuracy (%) with raw features, k = 5, B = 1, p = 2",
+        f"C tuned on seeds {TUNING_SEEDS[0]}-{TUNING_SEEDS[-1]} over {', '.join(f'{C:g}' for C in C_GRID)}",
+        lambda args: table2(args.datasets, args.graphs, args.repeats),
+    ),
+    "table4": (
+        "Table 4: iris, SimpleNPKL+SHL, p = 2, varying B",
+        "iterations: mean n_iter_",
+        lambda args: sensitivity("B", B_GRID, {"p": 2.0}, PAPER_TABLE4, args.graphs, args.repeats, args.sensitivity_C),
+    ),
+    "table5": (
+        "Table 5: iris, SimpleNPKL+SHL, B = 1, varying p",
+        "iterations: mean n_iter_; p = 1 needs the linear loss in kernlearn",
+        lambda args: sensitivity("p", P_GRID, {"B": 1.0}, PAPER_TABLE5, args.graphs, args.repeats, args.sensitivity_C),
+    ),
 }
 
 
 def environment(repeats):
-    return (f"kernlearn {kernlearn.__version__}, scikit-learn {sklearn.__version__}, numpy {np.__version__}, "
-            f"Python {platform.python_version()}, {platform.processor() or platform.machine()}, one thread, "
-            f"{datetime.date.today().isoformat()}; {repeats} repetitions (seeds 0-{repeats - 1})")
+    return (
+        f"kernlearn {kernlearn.__version__}, scikit-learn {sklearn.__version__}, numpy {np.__version__}, "
+        f"Python {platform.python_version()}, {platform.processor() or platform.machine()}, one thread, "
+        f"{datetime.date.today().isoformat()}; {repeats} repetitions (seeds 0-{repeats - 1})"
+    )
 
 
 def main():
@@ -320,10 +356,12 @@ def main():
     parser.add_argument("--datasets", nargs="+", choices=list(DATASETS), default=list(DATASETS))
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--graphs", nargs="+", choices=["mutual", "symmetric"], default=["mutual", "symmetric"])
-    parser.add_argument("--sensitivity-C", type=float, nargs="+", default=[1.0],
-                        help="C values of tables 4 and 5 (the paper's is 1)")
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results",
-                        help="folder for simplenpkl_<section>.md")
+    parser.add_argument(
+        "--sensitivity-C", type=float, nargs="+", default=[1.0], help="C values of tables 4 and 5 (the paper's is 1)"
+    )
+    parser.add_argument(
+        "--out", type=Path, default=Path(__file__).parent / "results", help="folder for simplenpkl_<section>.md"
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     with threadpool_limits(1):
@@ -332,8 +370,10 @@ def main():
             start = time.perf_counter()
             rows = run(args)
             elapsed = time.perf_counter() - start
-            text = (f"## {title}\n\n{environment(args.repeats)}; {note}; run time {elapsed:.0f} s.\n\n"
-                    f"{markdown_table(rows)}\n")
+            text = (
+                f"## {title}\n\n{environment(args.repeats)}; {note}; run time {elapsed:.0f} s.\n\n"
+                f"{markdown_table(rows)}\n"
+            )
             print(text, flush=True)
             (args.out / f"simplenpkl_{section}.md").write_text(text)
 

@@ -6,8 +6,6 @@
 // MATRIX: int64 n, int64 nnz, then indptr (n + 1 int64), indices (nnz int64), data (nnz double).
 #include <Spectra/MatOp/SparseSymMatProd.h>
 #include <Spectra/SymEigsSolver.h>
-
-#include <Eigen/Sparse>
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -16,6 +14,8 @@
 #include <iostream>
 #include <string>
 #include <vector>
+
+#include <Eigen/Sparse>
 
 int main(int argc, char** argv) {
   if (argc != 5) {

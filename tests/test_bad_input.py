@@ -109,7 +109,11 @@ def test_heat_default_sigma_zero_is_explained():
         (np.array([[0, np.inf], [np.inf, 0]]), ValueError, "S contains NaN"),
         (sp.csr_matrix((0, 0)), ValueError, "S is empty"),
         (np.ones((2, 2), dtype=complex), ValueError, "Complex data not supported: S must hold real numbers"),
-        (sp.csr_matrix(np.ones((2, 2), dtype=complex)), ValueError, "Complex data not supported: S must hold real numbers"),
+        (
+            sp.csr_matrix(np.ones((2, 2), dtype=complex)),
+            ValueError,
+            "Complex data not supported: S must hold real numbers",
+        ),
     ],
 )
 def test_bad_laplacian_input(S, error, match):

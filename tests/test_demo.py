@@ -32,7 +32,10 @@ def test_demo_prints_tables_saves_plots_and_agrees_with_sklearn(tmp_path, capsys
 def test_module_entry_point(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "kernlearn", "demo", "--no-plot", "--out-dir", str(tmp_path)],
-        capture_output=True, text=True, check=True, timeout=300,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
     )
     assert "kNN graphs" in result.stdout
 

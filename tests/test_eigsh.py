@@ -12,7 +12,13 @@ from kernlearn.linalg import eigsh
 
 
 def random_sparse_symmetric(n, density=0.01, seed=0):
-    B = sp.random(n, n, density=density, random_state=np.random.RandomState(seed), data_rvs=np.random.RandomState(seed + 1).standard_normal)
+    B = sp.random(
+        n,
+        n,
+        density=density,
+        random_state=np.random.RandomState(seed),
+        data_rvs=np.random.RandomState(seed + 1).standard_normal,
+    )
     return (B + B.T).tocsr()
 
 
@@ -55,7 +61,8 @@ def check_pairs(A, values, vectors, info, reference, tol=1e-10):
 @pytest.mark.parametrize("kind", ["sparse", "dense", "operator"])
 @pytest.mark.parametrize("which", ["LA", "SA"])
 @pytest.mark.parametrize(
-    "make", [lambda: random_sparse_symmetric(600), lambda: grid_laplacian(24), lambda: repeated_spectrum(300)],
+    "make",
+    [lambda: random_sparse_symmetric(600), lambda: grid_laplacian(24), lambda: repeated_spectrum(300)],
     ids=["random", "grid-laplacian", "repeated"],
 )
 def test_matches_dense_eigh(kind, which, make):
@@ -216,8 +223,9 @@ def test_warm_block_just_inside_tol_does_not_cap_the_others():
     A = (X * lam) @ X.T
     A = (A + A.T) / 2
     for fraction in (0.3, 0.9):
-        block = np.column_stack([X[:, c] + fraction * tol * 2 / abs(lam[10] - lam[c]) * X[:, 10]
-                                 for c in range(k) if c != 10])
+        block = np.column_stack(
+            [X[:, c] + fraction * tol * 2 / abs(lam[10] - lam[c]) * X[:, 10] for c in range(k) if c != 10]
+        )
         values, vectors, info = eigsh(A, k, "LA", v0=block, method="lanczos", tol=tol, maxiter=20000)
         assert info["converged"]
         check_pairs(A, values, vectors, info, lam[:k], tol=tol)
@@ -240,7 +248,11 @@ def test_warm_block_just_inside_tol_does_not_cap_the_others():
         ({"threshold": "big"}, TypeError, "threshold must be a real number"),
         ({"k": 3, "method": "arpack"}, ValueError, "method must be one of"),
         ({"threshold": 0.0, "filter_level": 0.5}, ValueError, "filter_level must lie on the unwanted side"),
-        ({"threshold": 0.0, "which": "SA", "filter_level": -0.5}, ValueError, "filter_level must lie on the unwanted side"),
+        (
+            {"threshold": 0.0, "which": "SA", "filter_level": -0.5},
+            ValueError,
+            "filter_level must lie on the unwanted side",
+        ),
         ({"k": 3, "filter_level": np.nan}, ValueError, "filter_level must be finite"),
         ({"k": 3, "filter_level": "low"}, TypeError, "filter_level must be a real number"),
         ({"k": 3, "filter_level": True}, TypeError, "filter_level must be a real number"),
@@ -417,6 +429,22 @@ def test_core_threshold_mode_rejects_an_empty_first_guess():
     A = random_sparse_symmetric(80)
     start = np.random.default_rng(0).standard_normal((80, 1))
     with pytest.raises(ValueError, match="k must be positive"):
-        _core.lanczos_csr(80, A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data, n_threads=1, v0=start,
-                          k=0, largest=True, threshold_mode=True, threshold=0.0, max_rank=0, ncv=0, tol=1e-10,
-                          max_matvec=10_000, seed=1, filter_level=0.0, filter_degree=0)
+        _core.lanczos_csr(
+            80,
+            A.indptr.astype(np.int64),
+            A.indices.astype(np.int64),
+            A.data,
+            n_threads=1,
+            v0=start,
+            k=0,
+            largest=True,
+            threshold_mode=True,
+            threshold=0.0,
+            max_rank=0,
+            ncv=0,
+            tol=1e-10,
+            max_matvec=10_000,
+            seed=1,
+            filter_level=0.0,
+            filter_degree=0,
+        )

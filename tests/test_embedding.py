@@ -97,12 +97,14 @@ def test_newton_steps_converge_fast_to_the_quasi_newton_optimum(monkeypatch):
     X, _ = blobs(n=50, seed=1, d=5)
 
     def fit(tol, newton):
-        monkeypatch.setattr(embedding._core, "saddle_point",
-                            lambda *args, **kwargs: saddle_point(*args, **{**kwargs, "newton": newton}))
+        monkeypatch.setattr(
+            embedding._core, "saddle_point", lambda *args, **kwargs: saddle_point(*args, **{**kwargs, "newton": newton})
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)  # n_outer = 1
-            model = MinimumVolumeEmbedding(n_neighbors=4, n_outer=1, init="pca", eigen_solver="dense", tol=tol,
-                                           max_iter=5000, random_state=0).fit(X)
+            model = MinimumVolumeEmbedding(
+                n_neighbors=4, n_outer=1, init="pca", eigen_solver="dense", tol=tol, max_iter=5000, random_state=0
+            ).fit(X)
         return model.n_inner_iter_, model.history_["objective"][-1]
 
     saddle_point = _core.saddle_point
@@ -119,8 +121,9 @@ def test_newton_hessian_matches_finite_differences(estimator, monkeypatch):
     g(alpha) = tr(C_c K(alpha)), taken from the core with alpha fixed. Both bound forms' parts are
     exercised: the projection's generalised Jacobian and the normalisation's rank-one term."""
     calls, saddle_point = [], _core.saddle_point
-    monkeypatch.setattr(embedding._core, "saddle_point",
-                        lambda *args, **kwargs: calls.append(args) or saddle_point(*args, **kwargs))
+    monkeypatch.setattr(
+        embedding._core, "saddle_point", lambda *args, **kwargs: calls.append(args) or saddle_point(*args, **kwargs)
+    )
     X, y = blobs(n=40, seed=4, d=5)
     common = dict(n_neighbors=4, eigen_solver="dense", random_state=0)
     if estimator == "cmvu":
@@ -163,8 +166,9 @@ def test_an_inactive_bound_is_named_when_the_solver_stalls():
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # n_outer is reached on purpose
 def test_mve_outer_loop_is_monotone_and_concentrates_energy():
     X, _ = blobs(n=60, seed=2, d=5)
-    model = MinimumVolumeEmbedding(n_neighbors=4, n_outer=15, outer_tol=1e-9, inexact=False, tol=1e-7, max_iter=5000,
-                                   random_state=0)
+    model = MinimumVolumeEmbedding(
+        n_neighbors=4, n_outer=15, outer_tol=1e-9, inexact=False, tol=1e-7, max_iter=5000, random_state=0
+    )
     model.fit(X)
     F = model.history_["objective"]
     assert np.all(np.diff(F) >= -1e-5 * np.abs(F[1:]))  # minorise-maximise: F never falls
@@ -180,8 +184,9 @@ def test_mve_outer_loop_is_monotone_and_concentrates_energy():
 def all_triplets(W):
     W = W.toarray() > 0
     n = len(W)
-    return np.array([(i, j, k) for i in range(n) for k in np.flatnonzero(W[i])
-                     for j in range(n) if j != i and not W[i, j]])
+    return np.array(
+        [(i, j, k) for i in range(n) for k in np.flatnonzero(W[i]) for j in range(n) if j != i and not W[i, j]]
+    )
 
 
 def test_spe_matches_cvxpy_over_every_triplet():
@@ -251,17 +256,22 @@ def test_bad_input():
         StructurePreservingEmbedding(affinity="precomputed").fit(sp.csr_matrix((12, 12)))
 
 
-@pytest.mark.parametrize("make", [
-    lambda **kw: ColoredMVU(n_neighbors=3, tol=1e-9, max_iter=5000, **kw),
-    lambda **kw: MinimumVolumeEmbedding(n_neighbors=3, n_outer=3, inexact=False, tol=1e-9, max_iter=5000, **kw),
-    lambda **kw: StructurePreservingEmbedding(n_neighbors=3, tol=1e-9, max_iter=5000, **kw),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **kw: ColoredMVU(n_neighbors=3, tol=1e-9, max_iter=5000, **kw),
+        lambda **kw: MinimumVolumeEmbedding(n_neighbors=3, n_outer=3, inexact=False, tol=1e-9, max_iter=5000, **kw),
+        lambda **kw: StructurePreservingEmbedding(n_neighbors=3, tol=1e-9, max_iter=5000, **kw),
+    ],
+)
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_a_full_laplacian_basis_is_the_exact_problem(make):
     X, y = blobs(n=16, seed=5)
     exact = make().fit(X, y)
     projected = make(basis=15).fit(X, y)  # every non-constant direction: U E U' covers all centred K
-    np.testing.assert_allclose(projected.kernel(dense=True), exact.kernel(dense=True), atol=1e-5 * exact.eigenvalues_[0])
+    np.testing.assert_allclose(
+        projected.kernel(dense=True), exact.kernel(dense=True), atol=1e-5 * exact.eigenvalues_[0]
+    )
     small = make(basis=4).fit(X, y)
     K = small.kernel(dense=True)
     assert np.linalg.matrix_rank(K, tol=1e-8 * K.max()) <= 4

@@ -31,7 +31,7 @@ def test_weighted_graph_equals_sklearn(rng, mode, weight):
     pattern = _combine((A != 0).astype(float), mode).toarray() > 0
     D = A.maximum(A.T).toarray()  # d_ij where either direction is an edge
     sigma = 0.7
-    expected = np.where(pattern, D if weight == "distance" else np.exp(-D**2 / (2 * sigma**2)), 0.0)
+    expected = np.where(pattern, D if weight == "distance" else np.exp(-(D**2) / (2 * sigma**2)), 0.0)
     G = knn_graph(X, 6, mode=mode, weight=weight, sigma=sigma if weight == "heat" else None)
     np.testing.assert_allclose(G.toarray(), expected, rtol=1e-12, atol=0)
     assert (G != G.T).nnz == 0  # exactly symmetric

@@ -39,8 +39,20 @@ def fd_gradient(f, a, h=1e-6):
 
 
 def _run(K, y, dec, a0, **kw):
-    args = dict(inner="gd", lam=0.05, eps=0.0, max_outer=1, max_inner=1, learning_rate=1e-3, decay=0.5,
-                restart_rate=True, concave=True, sgd_indices=np.empty(0, np.int64), callback=None, n_threads=1)
+    args = dict(
+        inner="gd",
+        lam=0.05,
+        eps=0.0,
+        max_outer=1,
+        max_inner=1,
+        learning_rate=1e-3,
+        decay=0.5,
+        restart_rate=True,
+        concave=True,
+        sgd_indices=np.empty(0, np.int64),
+        callback=None,
+        n_threads=1,
+    )
     args.update(kw)
     return _core.ccicp(K, y, dec.negative_vectors, dec.negative_weights, dec.shift, a0, **args)
 
@@ -92,14 +104,22 @@ def test_psd_kernel_gives_plain_klr():
     lam, gamma = 0.1, 8.0  # a well-conditioned K: plain GD at step 1/L gets there in ~10^4 steps
     K = rbf_kernel(X, gamma=gamma)
     model = IndefiniteKernelLogisticRegression(
-        kernel="rbf", gamma=gamma, alpha=lam, solver="cccp-gd", learning_rate="auto", decay=1.0, eps=1e-15,
-        max_outer=1, max_inner=20000,
+        kernel="rbf",
+        gamma=gamma,
+        alpha=lam,
+        solver="cccp-gd",
+        learning_rate="auto",
+        decay=1.0,
+        eps=1e-15,
+        max_outer=1,
+        max_inner=20000,
     )
     model.fit(X, y)
     f = lambda a: objective(a, K, y, lam)  # noqa: E731
     grad = lambda a: K @ (lam * a - y / (1.0 + np.exp(y * (K @ a))) / len(y))  # noqa: E731
-    reference = scipy.optimize.minimize(f, np.zeros(len(y)), jac=grad, method="L-BFGS-B",
-                                        options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 10000})
+    reference = scipy.optimize.minimize(
+        f, np.zeros(len(y)), jac=grad, method="L-BFGS-B", options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 10000}
+    )
     ours = f(model.dual_coef_[0])
     assert abs(ours - reference.fun) <= 1e-6 * abs(reference.fun)
     assert model.history_[0]["objective"][-1] == pytest.approx(ours, rel=1e-12)
@@ -109,8 +129,14 @@ def test_psd_kernel_gives_plain_klr():
 def test_cccp_gd_decreases_the_objective_monotonically(indefinite_problem):
     K, y, dec, _ = indefinite_problem
     model = IndefiniteKernelLogisticRegression(
-        kernel="precomputed", alpha=0.05, solver="cccp-gd", learning_rate="auto", decay=1.0, eps=1e-9,
-        max_outer=15, decomposition="spectral",
+        kernel="precomputed",
+        alpha=0.05,
+        solver="cccp-gd",
+        learning_rate="auto",
+        decay=1.0,
+        eps=1e-9,
+        max_outer=15,
+        decomposition="spectral",
     )
     with pytest.warns(IndefiniteKernelWarning, match="unbounded below"):
         model.fit(K, y)
@@ -134,8 +160,15 @@ def test_both_decompositions_reach_the_same_stationary_point():
     results = {}
     for method in ("shift", "spectral"):
         model = IndefiniteKernelLogisticRegression(
-            kernel="precomputed", alpha=lam, solver="cccp-gd", learning_rate="auto", decay=1.0, eps=1e-13,
-            max_outer=300, max_inner=20000, decomposition=method,
+            kernel="precomputed",
+            alpha=lam,
+            solver="cccp-gd",
+            learning_rate="auto",
+            decay=1.0,
+            eps=1e-13,
+            max_outer=300,
+            max_inner=20000,
+            decomposition=method,
         )
         with pytest.warns(IndefiniteKernelWarning):
             model.fit(K, y)
@@ -210,15 +243,23 @@ def test_multiclass_one_vs_rest_and_callback():
 
     X, y = load_iris(return_X_y=True)
     seen = []
-    model = IndefiniteKernelLogisticRegression(kernel="rbf", alpha=1e-3, learning_rate="auto", decay=1.0,
-                                               max_outer=50, callback=lambda info: seen.append(info) or False)
+    model = IndefiniteKernelLogisticRegression(
+        kernel="rbf",
+        alpha=1e-3,
+        learning_rate="auto",
+        decay=1.0,
+        max_outer=50,
+        callback=lambda info: seen.append(info) or False,
+    )
     model.fit(X, y)
     proba = model.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     assert model.dual_coef_.shape == (3, 150) and model.score(X, y) > 0.9
     np.testing.assert_array_equal(model.classes_[np.argmax(proba, axis=1)], model.predict(X))
     assert {info["classifier"] for info in seen} == {0, 1, 2}
-    stop = IndefiniteKernelLogisticRegression(kernel="rbf", callback=lambda info: info["iteration"] == 2).fit(X[:100], y[:100])
+    stop = IndefiniteKernelLogisticRegression(kernel="rbf", callback=lambda info: info["iteration"] == 2).fit(
+        X[:100], y[:100]
+    )
     assert stop.n_iter_[0] == 3
 
 

@@ -14,12 +14,21 @@ from sklearn.metrics import normalized_mutual_info_score
 from sklearn.preprocessing import StandardScaler
 
 from kernlearn import _core
-from kernlearn.cluster import KDAC
 from kernlearn._kdac import median_sigma
+from kernlearn.cluster import KDAC
 
 # ../shared beside the repository, else this machine's copy (a CI clone lives elsewhere).
-DATA = next((p for p in (Path(__file__).resolve().parents[2] / "shared" / "data" / "alt-clustering",
-                         Path("/work/shared/data/alt-clustering")) if p.is_dir()), Path("alt-clustering-not-found"))
+DATA = next(
+    (
+        p
+        for p in (
+            Path(__file__).resolve().parents[2] / "shared" / "data" / "alt-clustering",
+            Path("/work/shared/data/alt-clustering"),
+        )
+        if p.is_dir()
+    ),
+    Path("alt-clustering-not-found"),
+)
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="the alt-clustering data sets are not available")
 
 
@@ -165,8 +174,9 @@ def test_spectral_initialisation_is_closed_form():
     P_ref, P_got = W0 @ W0.T, m.init_projection_ @ m.init_projection_.T
     assert np.abs(P_ref - P_got).max() < 1e-8
     # Phi_0 = -(2 / (n sigma^2)) M (Taylor at W = 0, where D = n I).
-    np.testing.assert_allclose(m.init_eigenvalues_, np.sort(-2.0 / (n * sigma**2) * w), rtol=1e-9,
-                               atol=1e-12 * np.abs(w).max() / n)
+    np.testing.assert_allclose(
+        m.init_eigenvalues_, np.sort(-2.0 / (n * sigma**2) * w), rtol=1e-9, atol=1e-12 * np.abs(w).max() / n
+    )
 
 
 @needs_data
@@ -243,8 +253,10 @@ def test_matrix_free_u_step_matches_dense():
     X, original, _ = load("Four_gaussian_3D_1000")
     X = np.ascontiguousarray(X[:400])
     Y = np.ascontiguousarray(np.eye(2)[original[:400].astype(int)])
-    runs = [_core.kdac(X, Y, np.zeros((4, 0)), 3, 2, 5.0, 10.0, 3, 30, 1e-6, dense_max_n, 1e-10, 0, 1, None)
-            for dense_max_n in (10**6, 0)]
+    runs = [
+        _core.kdac(X, Y, np.zeros((4, 0)), 3, 2, 5.0, 10.0, 3, 30, 1e-6, dense_max_n, 1e-10, 0, 1, None)
+        for dense_max_n in (10**6, 0)
+    ]
     assert runs[0]["used_dense"] and not runs[1]["used_dense"]
     assert runs[1]["history"]["matvecs"].sum() > 0
     np.testing.assert_allclose(runs[0]["history"]["cost"], runs[1]["history"]["cost"], rtol=1e-9)
@@ -267,7 +279,7 @@ def test_outer_cycle_is_detected_and_the_best_state_kept():
         m.fit(Xs, original)
     assert m.cycled_ and not m.converged_ and 2 <= m.cycle_period_ <= 4
     assert m.n_iter_ < m.max_iter
-    on_cycle = m.history_["cost"][-m.cycle_period_:]
+    on_cycle = m.history_["cost"][-m.cycle_period_ :]
     assert m.cost_ == pytest.approx(on_cycle.max())
 
 
@@ -285,8 +297,9 @@ def test_callback_verbose_and_stop(rng, capsys):
     seen = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # noise data: ISM may cycle
-        m = KDAC(2, n_components=2, sigma=1.0, verbose=1, random_state=0,
-                 callback=lambda info: seen.append(info) or True).fit(X, y)
+        m = KDAC(
+            2, n_components=2, sigma=1.0, verbose=1, random_state=0, callback=lambda info: seen.append(info) or True
+        ).fit(X, y)
     assert len(seen) == 1 and m.n_iter_ == 1
     assert {"iteration", "cost", "quality", "dist_w", "dist_u"} <= set(seen[0])
     assert "[KDAC] iter" in capsys.readouterr().out

@@ -78,10 +78,14 @@ def test_spd_kernels_match_per_pair_definitions():
     le = np.array([[np.exp(-0.3 * np.linalg.norm(logm(a) - logm(b)) ** 2) for b in T] for a in S])
     np.testing.assert_allclose(log_euclidean_kernel(S, T, gamma=0.3), le, rtol=1e-10)
     # Affine-invariant distance: the generalised eigenvalues of (S2, S1).
-    ai = np.array([[np.exp(-0.3 * np.sum(np.log(scipy.linalg.eigh(b, a, eigvals_only=True)) ** 2)) for b in T] for a in S])
+    ai = np.array(
+        [[np.exp(-0.3 * np.sum(np.log(scipy.linalg.eigh(b, a, eigvals_only=True)) ** 2)) for b in T] for a in S]
+    )
     np.testing.assert_allclose(affine_invariant_kernel(S, T, gamma=0.3), ai, rtol=1e-9)
     S9 = _spd_stack(6, 9, 7)  # 9 x 9 (covariance descriptors) runs a fixed-size code path
-    ai9 = np.array([[np.exp(-0.1 * np.sum(np.log(scipy.linalg.eigh(b, a, eigvals_only=True)) ** 2)) for b in S9] for a in S9])
+    ai9 = np.array(
+        [[np.exp(-0.1 * np.sum(np.log(scipy.linalg.eigh(b, a, eigvals_only=True)) ** 2)) for b in S9] for a in S9]
+    )
     np.testing.assert_allclose(affine_invariant_kernel(S9, gamma=0.1), ai9, rtol=1e-9)
     K = affine_invariant_kernel(S, gamma=0.3, n_jobs=2)
     np.testing.assert_allclose(K, K.T, atol=0)

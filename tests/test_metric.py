@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from kernlearn._affinity import _series_steps, initial_affinities, transition_matrix
 from kernlearn.constraints import from_labels
 from kernlearn.metric import S3ML, admissible_beta, laplacian_quadratic_form, propagate_affinities
-from kernlearn._affinity import _series_steps, initial_affinities, transition_matrix
 
 
 def _semi_supervised(n=60, d=3, n_labelled=10, seed=0):

@@ -40,7 +40,9 @@ def cvxpy_optimum(L, pairs, labels, loss, C, B=1.0, p=2.0):
     else:
         fit = fit + 2 * C * cp.sum(cp.pos(1 - tk))
     bound = cp.trace(K) <= B if p == 1 else cp.norm(K, "fro") <= np.sqrt(B)
-    value = cp.Problem(cp.Minimize(fit), [bound]).solve(solver=cp.CLARABEL, tol_gap_rel=1e-10, tol_gap_abs=1e-10, tol_feas=1e-10)
+    value = cp.Problem(cp.Minimize(fit), [bound]).solve(
+        solver=cp.CLARABEL, tol_gap_rel=1e-10, tol_gap_abs=1e-10, tol_feas=1e-10
+    )
     return value
 
 
@@ -112,7 +114,9 @@ def test_bound_and_penalty_forms_agree():
 @pytest.mark.parametrize("loss", ["squared_hinge", "hinge", "square"])
 def test_saddle_point_matches_the_sdp_and_certifies_its_gap(loss):
     X, y, pairs, labels, L = problem()
-    model = SimpleNPKL(loss, C=0.3, B=1.0, n_neighbors=3, tol=1e-7, max_iter=5000).fit(X, pairs=pairs, pair_labels=labels)
+    model = SimpleNPKL(loss, C=0.3, B=1.0, n_neighbors=3, tol=1e-7, max_iter=5000).fit(
+        X, pairs=pairs, pair_labels=labels
+    )
     assert model.converged_
     h = model.history_
     assert h["gap"][-1] <= 1e-7 * h["primal"][-1]
@@ -208,8 +212,9 @@ def test_dense_routes_with_a_rank_cap_and_p1(solver, rank, p):
 
 def test_later_solves_are_cheaper_and_warm_start_agrees():
     X, y, pairs, labels, L = problem(n=600, n_pairs=400, graph="mutual")
-    kw = dict(C=0.3, B=60.0, n_neighbors=5, graph="mutual", eigen_solver="lanczos", random_state=0, tol=1e-6,
-              step="lipschitz")
+    kw = dict(
+        C=0.3, B=60.0, n_neighbors=5, graph="mutual", eigen_solver="lanczos", random_state=0, tol=1e-6, step="lipschitz"
+    )
     cold = SimpleNPKL(**kw).fit(X, pairs=pairs, pair_labels=labels)
     matvecs = cold.history_["matvecs"]
     assert cold.n_iter_ >= 5
@@ -282,7 +287,14 @@ def test_kernel_outputs_and_determinism():
 def test_fit_from_labels_and_callback_stop():
     X, y, *_ = problem()
     seen = []
-    model = SimpleNPKL(C=0.3, B=6.0, tol=1e-10, n_neighbors=3, random_state=0, callback=lambda info: seen.append(info) or len(seen) == 3)
+    model = SimpleNPKL(
+        C=0.3,
+        B=6.0,
+        tol=1e-10,
+        n_neighbors=3,
+        random_state=0,
+        callback=lambda info: seen.append(info) or len(seen) == 3,
+    )
     with pytest.warns(ConvergenceWarning):
         model.fit(X, y)
     assert len(seen) == 3 and model.n_iter_ == 2
@@ -372,7 +384,9 @@ def test_fixed_basis_linear_loss_is_the_projected_closed_form():
 
 def test_fixed_basis_saddle_point_matches_the_restricted_sdp():
     X, y, pairs, labels, L = problem(n=60, n_pairs=60)
-    model = SimpleNPKL(C=0.3, B=4.0, n_neighbors=3, basis=10, tol=1e-8, max_iter=5000).fit(X, pairs=pairs, pair_labels=labels)
+    model = SimpleNPKL(C=0.3, B=4.0, n_neighbors=3, basis=10, tol=1e-8, max_iter=5000).fit(
+        X, pairs=pairs, pair_labels=labels
+    )
     assert model.converged_
     U = checked_basis(model, L, 10)
     E = cp.Variable((10, 10), PSD=True)

@@ -169,8 +169,12 @@ def test_blocks_meet_the_whole_problems_tolerance():
     S[small] *= c
     R[small] *= c
     result = sparse_inverse_covariance(S, R, penalize_diagonal=False, solver="alm", tol=tol, max_iter=5000)
-    parts = [sparse_inverse_covariance(S[np.ix_(b, b)], R[np.ix_(b, b)], penalize_diagonal=False, solver="alm",
-                                       tol=tol, max_iter=5000) for b in blocks]
+    parts = [
+        sparse_inverse_covariance(
+            S[np.ix_(b, b)], R[np.ix_(b, b)], penalize_diagonal=False, solver="alm", tol=tol, max_iter=5000
+        )
+        for b in blocks
+    ]
     alone_gap = sum(p.duality_gap for p in parts)
     alone_primal = sum(p.primal_objective for p in parts)
     assert alone_gap > tol * max(1.0, abs(alone_primal))  # what the first pass alone would give
@@ -310,8 +314,9 @@ def test_every_simd_kernel_family_gives_the_same_solution(tmp_path):
     results = {}
     for simd in ("avx512", "avx2", "none"):
         out = tmp_path / f"{simd}.npz"
-        subprocess.run([sys.executable, "-c", script, str(out)], env=dict(os.environ, KERNLEARN_SIMD=simd),
-                       check=True, timeout=120)
+        subprocess.run(
+            [sys.executable, "-c", script, str(out)], env=dict(os.environ, KERNLEARN_SIMD=simd), check=True, timeout=120
+        )
         results[simd] = np.load(out)
     reference = results["avx512"]["M"]
     for simd in ("avx2", "none"):

@@ -99,7 +99,9 @@ def test_svm_dual_value_and_sign_convention():
     K = F @ F.T
     omega, beta, b = svm_dual(K, y, 1.0, 1e-8)
     a = cp.Variable(n)
-    prob = cp.Problem(cp.Maximize(cp.sum(a) - 0.5 * cp.sum_squares(F.T @ cp.multiply(y, a))), [a >= 0, a <= 1.0, y @ a == 0])
+    prob = cp.Problem(
+        cp.Maximize(cp.sum(a) - 0.5 * cp.sum_squares(F.T @ cp.multiply(y, a))), [a >= 0, a <= 1.0, y @ a == 0]
+    )
     prob.solve(solver=cp.CLARABEL)
     assert omega == pytest.approx(prob.value, rel=1e-5)
     assert np.all(beta * y >= -1e-12)  # beta = Y alpha with alpha >= 0
@@ -249,7 +251,9 @@ def test_eskl_objective_is_the_objective_at_the_returned_kernel():
     ypm = np.where(y == est.classes_[1], 1.0, -1.0)
     L = np.linalg.cholesky(K + 1e-12 * np.eye(len(y)))
     a = cp.Variable(len(y))
-    prob = cp.Problem(cp.Maximize(cp.sum(a) - 0.5 * cp.sum_squares(L.T @ cp.multiply(ypm, a))), [a >= 0, a <= 1.0, ypm @ a == 0])
+    prob = cp.Problem(
+        cp.Maximize(cp.sum(a) - 0.5 * cp.sum_squares(L.T @ cp.multiply(ypm, a))), [a >= 0, a <= 1.0, ypm @ a == 0]
+    )
     prob.solve(solver=cp.CLARABEL)
     f = prob.value + 0.5 * np.linalg.norm(K - S[0])
     assert est.objective_[0] == pytest.approx(f, rel=1e-4)
@@ -290,7 +294,9 @@ def test_rekl_fro_equals_emkl_fro_in_the_eigenbasis():
     stepped = eo.step(state, pinched, eta)
     new_mu = np.exp(ro.step(np.log(mu), r["G"], eta))
     for i, (U, l) in enumerate(stepped):
-        np.testing.assert_allclose(md.dense_from_log(U, l), (prep.eig[i][1] * new_mu[i]) @ prep.eig[i][1].T, atol=1e-6 * prep.tau)
+        np.testing.assert_allclose(
+            md.dense_from_log(U, l), (prep.eig[i][1] * new_mu[i]) @ prep.eig[i][1].T, atol=1e-6 * prep.tau
+        )
 
 
 def test_rekl_does_no_eigendecomposition_per_iteration(monkeypatch):
@@ -466,7 +472,9 @@ def _expected_failed_checks(estimator):
     }
 
 
-@parametrize_with_checks([ESKL(max_iter=20), EMKL(max_iter=10), REKL(max_iter=20)], expected_failed_checks=_expected_failed_checks)
+@parametrize_with_checks(
+    [ESKL(max_iter=20), EMKL(max_iter=10), REKL(max_iter=20)], expected_failed_checks=_expected_failed_checks
+)
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         # the checks' tiny problems may stop on max_iter; that is not what they test

@@ -4,8 +4,8 @@ validation messages, n_features_in_, no mutation of inputs)."""
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kernlearn.cluster import KDAC, KernelKMeans
-from kernlearn.indefinite import IndefiniteKernelLogisticRegression
 from kernlearn.embedding import ColoredMVU, MinimumVolumeEmbedding, StructurePreservingEmbedding
+from kernlearn.indefinite import IndefiniteKernelLogisticRegression
 from kernlearn.metric import S3ML
 from kernlearn.npkl import SimpleNPKL
 

@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_wheel_builds_and_imports(tmp_path):
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", str(ROOT), "-w", str(tmp_path), "--no-deps", "-q"],
-        check=True, timeout=900,
+        check=True,
+        timeout=900,
     )
     (wheel,) = tmp_path.glob("kernlearn-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
@@ -34,7 +35,12 @@ def test_wheel_builds_and_imports(tmp_path):
         "print(g.knn_graph(load_faces().data, 5).nnz)" % str(unpacked)
     )
     out = subprocess.run(
-        [sys.executable, "-c", check], cwd=tmp_path, env={"PYTHONPATH": str(unpacked)},
-        capture_output=True, text=True, check=True, timeout=120,
+        [sys.executable, "-c", check],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(unpacked)},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
     )
     assert int(out.stdout) > 0

@@ -1,12 +1,12 @@
 // Helpers shared by the binding files: interruption, error mapping, zero-copy outputs.
 #pragma once
 
-#include <pybind11/numpy.h>
-#include <pybind11/pybind11.h>
-
 #include <memory>
 #include <utility>
 #include <vector>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
 
 #include "kernlearn/dense_eigen.hpp"
 #include "kernlearn/graph.hpp"
@@ -43,8 +43,7 @@ template <class T>
 py::array_t<T> to_numpy(std::vector<T>&& v) {
   auto* owned = new std::vector<T>(std::move(v));
   py::capsule free_when_done(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
-  return py::array_t<T>({static_cast<py::ssize_t>(owned->size())}, {sizeof(T)}, owned->data(),
-                        free_when_done);
+  return py::array_t<T>({static_cast<py::ssize_t>(owned->size())}, {sizeof(T)}, owned->data(), free_when_done);
 }
 
 // A routine from the function tables scipy.linalg.cython_lapack / cython_blas export for exactly
@@ -86,8 +85,7 @@ inline const DenseLapack& scipy_dense_lapack() {
 inline Csr csr_from_python(Index n, const py::array_t<double, py::array::c_style>& data,
                            const py::array_t<Index, py::array::c_style>& indices,
                            const py::array_t<Index, py::array::c_style>& indptr) {
-  if (indptr.ndim() != 1 || indptr.shape(0) != n + 1)
-    throw std::invalid_argument("indptr must have n + 1 entries");
+  if (indptr.ndim() != 1 || indptr.shape(0) != n + 1) throw std::invalid_argument("indptr must have n + 1 entries");
   if (indices.ndim() != 1 || data.ndim() != 1 || indices.shape(0) != data.shape(0))
     throw std::invalid_argument("indices and data must be 1-D of equal length");
   Csr S;

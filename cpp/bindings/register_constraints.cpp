@@ -2,8 +2,9 @@
 // and owns the output buffer that assemble() fills in place.
 #include <pybind11/eigen.h>
 
-#include "common.hpp"
 #include "kernlearn/constraints.hpp"
+
+#include "common.hpp"
 
 namespace kernlearn::bindings {
 
@@ -21,18 +22,21 @@ void register_constraints(py::module_& m) {
            }),
            py::arg("pairs"), py::arg("pattern"), py::arg("n"), py::arg("data").noconvert(),
            py::arg("indices").noconvert(), py::arg("indptr").noconvert())
-      .def_property_readonly("indptr", [](const ConstraintAccumulator& c) {
-        return py::array_t<Index>(static_cast<py::ssize_t>(c.indptr().size()), c.indptr().data());
-      })
-      .def_property_readonly("indices", [](const ConstraintAccumulator& c) {
-        return py::array_t<Index>(static_cast<py::ssize_t>(c.indices().size()), c.indices().data());
-      })
+      .def_property_readonly("indptr",
+                             [](const ConstraintAccumulator& c) {
+                               return py::array_t<Index>(static_cast<py::ssize_t>(c.indptr().size()),
+                                                         c.indptr().data());
+                             })
+      .def_property_readonly("indices",
+                             [](const ConstraintAccumulator& c) {
+                               return py::array_t<Index>(static_cast<py::ssize_t>(c.indices().size()),
+                                                         c.indices().data());
+                             })
       .def(
           "assemble_into",
           [](const ConstraintAccumulator& c, const py::array_t<double, py::array::c_style>& alpha,
              py::array_t<double, py::array::c_style> out) {
-            if (alpha.size() != c.n_pairs())
-              throw std::invalid_argument("alpha must have one value per pair");
+            if (alpha.size() != c.n_pairs()) throw std::invalid_argument("alpha must have one value per pair");
             if (out.size() != c.nnz()) throw std::invalid_argument("out must have nnz entries");
             c.assemble(alpha.data(), out.mutable_data());
           },

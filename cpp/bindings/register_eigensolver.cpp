@@ -1,14 +1,15 @@
 // Bindings of lanczos.hpp for CSR, dense and Python-callback (LinearOperator) operators.
 // Arrays arrive validated from kernlearn/linalg.py.
+#include <cmath>
+
 #include <pybind11/eigen.h>
 #include <pybind11/functional.h>
 
-#include <cmath>
-
-#include "common.hpp"
 #include "kernlearn/chebyshev_filter.hpp"
 #include "kernlearn/lanczos.hpp"
 #include "kernlearn/operator.hpp"
+
+#include "common.hpp"
 
 namespace kernlearn::bindings {
 
@@ -25,9 +26,9 @@ class PythonOperator final : public SymmetricOperator {
     py::object result = matmat_(block);
     const auto out = result.cast<Eigen::MatrixXd>();
     if (out.rows() != Y.rows() || out.cols() != Y.cols())
-      throw std::invalid_argument("the operator's matvec returned shape (" + std::to_string(out.rows()) +
-                                  ", " + std::to_string(out.cols()) + "), expected (" +
-                                  std::to_string(Y.rows()) + ", " + std::to_string(Y.cols()) + ")");
+      throw std::invalid_argument("the operator's matvec returned shape (" + std::to_string(out.rows()) + ", " +
+                                  std::to_string(out.cols()) + "), expected (" + std::to_string(Y.rows()) + ", " +
+                                  std::to_string(Y.cols()) + ")");
     if (!out.allFinite()) throw std::invalid_argument("the operator's matvec returned NaN or infinity");
     Y = out;
   }
@@ -38,8 +39,8 @@ class PythonOperator final : public SymmetricOperator {
 };
 
 py::dict solve(const SymmetricOperator& A, ThreadTeam& team, const Eigen::MatrixXd& start, Index k, bool largest,
-               bool threshold_mode, double threshold, Index max_rank, Index ncv, double tol,
-               Index max_matvec, std::uint64_t seed, double filter_level, int filter_degree) {
+               bool threshold_mode, double threshold, Index max_rank, Index ncv, double tol, Index max_matvec,
+               std::uint64_t seed, double filter_level, int filter_degree) {
   LanczosOptions opt;
   opt.k = k;
   opt.largest = largest;
@@ -67,10 +68,10 @@ py::dict solve(const SymmetricOperator& A, ThreadTeam& team, const Eigen::Matrix
   return out;
 }
 
-#define KERNLEARN_SOLVER_ARGS \
-  py::arg("v0"), py::arg("k"), py::arg("largest"), py::arg("threshold_mode"), \
-      py::arg("threshold"), py::arg("max_rank"), py::arg("ncv"), py::arg("tol"), \
-      py::arg("max_matvec"), py::arg("seed"), py::arg("filter_level"), py::arg("filter_degree")
+#define KERNLEARN_SOLVER_ARGS                                                                       \
+  py::arg("v0"), py::arg("k"), py::arg("largest"), py::arg("threshold_mode"), py::arg("threshold"), \
+      py::arg("max_rank"), py::arg("ncv"), py::arg("tol"), py::arg("max_matvec"), py::arg("seed"),  \
+      py::arg("filter_level"), py::arg("filter_degree")
 
 }  // namespace
 
@@ -79,39 +80,43 @@ void register_eigensolver(py::module_& m) {
   m.def(
       "lanczos_csr",
       [](Index n, const py::array_t<Index, py::array::c_style>& indptr,
-         const py::array_t<Index, py::array::c_style>& indices,
-         const py::array_t<double, py::array::c_style>& data, int n_threads, const Eigen::MatrixXd& v0,
-         Index k, bool largest, bool threshold_mode, double threshold, Index max_rank, Index ncv,
-         double tol, Index max_matvec, std::uint64_t seed, double filter_level, int filter_degree) {
+         const py::array_t<Index, py::array::c_style>& indices, const py::array_t<double, py::array::c_style>& data,
+         int n_threads, const Eigen::MatrixXd& v0, Index k, bool largest, bool threshold_mode, double threshold,
+         Index max_rank, Index ncv, double tol, Index max_matvec, std::uint64_t seed, double filter_level,
+         int filter_degree) {
         if (indptr.size() != n + 1 || indices.size() != data.size())
           throw std::invalid_argument("inconsistent CSR arrays");
         ThreadTeam team(n_threads);
         CsrOperator A(n, indptr.data(), indices.data(), data.data(), team);
-        return solve(A, team, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed, filter_level, filter_degree);
+        return solve(A, team, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed,
+                     filter_level, filter_degree);
       },
-      py::arg("n"), py::arg("indptr").noconvert(), py::arg("indices").noconvert(),
-      py::arg("data").noconvert(), py::arg("n_threads"), KERNLEARN_SOLVER_ARGS,
+      py::arg("n"), py::arg("indptr").noconvert(), py::arg("indices").noconvert(), py::arg("data").noconvert(),
+      py::arg("n_threads"), KERNLEARN_SOLVER_ARGS,
       "Thick-restart Lanczos on a CSR matrix (sorted, canonical, symmetric).");
 
   m.def(
       "lanczos_dense",
-      [](const Eigen::Ref<const RowMatrixXd>& A, int n_threads, const Eigen::MatrixXd& v0, Index k,
-         bool largest, bool threshold_mode, double threshold, Index max_rank, Index ncv, double tol,
-         Index max_matvec, std::uint64_t seed, double filter_level, int filter_degree) {
+      [](const Eigen::Ref<const RowMatrixXd>& A, int n_threads, const Eigen::MatrixXd& v0, Index k, bool largest,
+         bool threshold_mode, double threshold, Index max_rank, Index ncv, double tol, Index max_matvec,
+         std::uint64_t seed, double filter_level, int filter_degree) {
         ThreadTeam team(n_threads);
         DenseOperator op(A, team);
-        return solve(op, team, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed, filter_level, filter_degree);
+        return solve(op, team, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed,
+                     filter_level, filter_degree);
       },
-      py::arg("A").noconvert(), py::arg("n_threads"), KERNLEARN_SOLVER_ARGS, "Thick-restart Lanczos on a dense matrix.");
+      py::arg("A").noconvert(), py::arg("n_threads"), KERNLEARN_SOLVER_ARGS,
+      "Thick-restart Lanczos on a dense matrix.");
 
   m.def(
       "lanczos_callback",
       [](Index n, py::function matmat, int n_threads, const Eigen::MatrixXd& v0, Index k, bool largest,
-         bool threshold_mode, double threshold, Index max_rank, Index ncv, double tol,
-         Index max_matvec, std::uint64_t seed, double filter_level, int filter_degree) {
+         bool threshold_mode, double threshold, Index max_rank, Index ncv, double tol, Index max_matvec,
+         std::uint64_t seed, double filter_level, int filter_degree) {
         ThreadTeam team(n_threads);
         PythonOperator op(n, std::move(matmat));
-        return solve(op, team, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed, filter_level, filter_degree);
+        return solve(op, team, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed,
+                     filter_level, filter_degree);
       },
       py::arg("n"), py::arg("matmat"), py::arg("n_threads"), KERNLEARN_SOLVER_ARGS,
       "Thick-restart Lanczos on a Python callback X -> A @ X.");

@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include "kernlearn/triplets.hpp"
+
 #include "saddle_common.hpp"
 
 namespace kernlearn::bindings {
@@ -35,9 +36,9 @@ void register_embedding(py::module_& m) {
          const py::array_t<Index, py::array::c_style>& rows_indptr,
          const py::array_t<Index, py::array::c_style>& rows_indices,
          const py::array_t<double, py::array::c_style>& rows_data, const Eigen::VectorXd& target, double rho,
-         const std::string& dual_set, double upper, const Eigen::VectorXd& alpha0, double p, bool penalty,
-         double B, double G, Index rank, const std::string& eigen_solver, double dense_fraction, Index max_iter,
-         double tol, double step, bool accelerate, double eig_tol, bool warm_start, std::uint64_t seed, int n_threads,
+         const std::string& dual_set, double upper, const Eigen::VectorXd& alpha0, double p, bool penalty, double B,
+         double G, Index rank, const std::string& eigen_solver, double dense_fraction, Index max_iter, double tol,
+         double step, bool accelerate, double eig_tol, bool warm_start, std::uint64_t seed, int n_threads,
          const std::optional<py::function>& callback, const Eigen::MatrixXd& basis, bool newton,
          const std::optional<Eigen::VectorXd>& hessian_probe) -> py::object {
         SaddleProblem pb;
@@ -59,8 +60,8 @@ void register_embedding(py::module_& m) {
         pb.upper = upper;
         pb.alpha0 = alpha0;
         SpectralOptions opt;
-        set_spectral_options(opt, p, penalty, B, G, rank, eigen_solver, dense_fraction, max_iter, tol, step,
-                             accelerate, eig_tol, warm_start, seed);
+        set_spectral_options(opt, p, penalty, B, G, rank, eigen_solver, dense_fraction, max_iter, tol, step, accelerate,
+                             eig_tol, warm_start, seed);
         opt.newton = newton;
         ThreadTeam team(n_threads);
         if (hessian_probe) {  // tests only: the Newton steps' Hessian at alpha0, applied to the probe
@@ -78,9 +79,10 @@ void register_embedding(py::module_& m) {
       py::arg("pattern"), py::arg("rows_indptr").noconvert(), py::arg("rows_indices").noconvert(),
       py::arg("rows_data").noconvert(), py::arg("target"), py::arg("rho"), py::arg("dual_set"), py::arg("upper"),
       py::arg("alpha0"), py::arg("p"), py::arg("penalty"), py::arg("B"), py::arg("G"), py::arg("rank"),
-      py::arg("eigen_solver"), py::arg("dense_fraction"), py::arg("max_iter"), py::arg("tol"), py::arg("step"), py::arg("accelerate"),
-      py::arg("eig_tol"), py::arg("warm_start"), py::arg("seed"), py::arg("n_threads"), py::arg("callback"),
-      py::arg("basis"), py::arg("newton") = false, py::arg("hessian_probe") = std::nullopt, "The saddle-point iteration for A = M + sum_c alpha_c C_c (see saddle_point.hpp).");
+      py::arg("eigen_solver"), py::arg("dense_fraction"), py::arg("max_iter"), py::arg("tol"), py::arg("step"),
+      py::arg("accelerate"), py::arg("eig_tol"), py::arg("warm_start"), py::arg("seed"), py::arg("n_threads"),
+      py::arg("callback"), py::arg("basis"), py::arg("newton") = false, py::arg("hessian_probe") = std::nullopt,
+      "The saddle-point iteration for A = M + sum_c alpha_c C_c (see saddle_point.hpp).");
 
   m.def(
       "most_violated_triplets",

@@ -3,15 +3,16 @@
 // Every call runs the core through run_interruptible, i.e. without the GIL: safe because the core
 // sees only Eigen maps of the argument arrays (alive for the whole call) and C++ objects; the
 // result dicts are built after the GIL is re-taken. Ctrl-C is polled between tiles and iterations.
+#include <optional>
+
 #include <pybind11/eigen.h>
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
-#include <optional>
-
-#include "common.hpp"
 #include "kernlearn/hsic.hpp"
 #include "kernlearn/kdac.hpp"
+
+#include "common.hpp"
 
 namespace kernlearn::bindings {
 

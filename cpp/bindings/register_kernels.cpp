@@ -1,15 +1,16 @@
 // Bindings of kernel_matrix.hpp and iklr.hpp: dense kernels (float32 or float64, numpy-owned and
 // never copied) and the CCICP solver on them. kernlearn/kernels.py and indefinite.py validate.
+#include <optional>
+#include <string>
+
 #include <pybind11/eigen.h>
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
-#include <optional>
-#include <string>
-
-#include "common.hpp"
 #include "kernlearn/iklr.hpp"
 #include "kernlearn/kernel_matrix.hpp"
+
+#include "common.hpp"
 
 namespace kernlearn::bindings {
 
@@ -27,10 +28,8 @@ auto with_dense_kernel(const py::array& K, Fn&& fn) {
   if (K.ndim() != 2 || K.shape(0) != K.shape(1)) throw std::invalid_argument("K must be a square 2-D array");
   if (!(K.flags() & py::array::c_style)) throw std::invalid_argument("K must be C-contiguous");
   const Index n = K.shape(0);
-  if (K.dtype().is(py::dtype::of<float>()))
-    return fn(DenseKernel<float>(static_cast<const float*>(K.data()), n));
-  if (K.dtype().is(py::dtype::of<double>()))
-    return fn(DenseKernel<double>(static_cast<const double*>(K.data()), n));
+  if (K.dtype().is(py::dtype::of<float>())) return fn(DenseKernel<float>(static_cast<const float*>(K.data()), n));
+  if (K.dtype().is(py::dtype::of<double>())) return fn(DenseKernel<double>(static_cast<const double*>(K.data()), n));
   throw std::invalid_argument("K must be float32 or float64");
 }
 
@@ -39,8 +38,8 @@ auto with_dense_kernel(const py::array& K, Fn&& fn) {
 void register_kernels(py::module_& m) {
   m.def(
       "pairwise_kernel",
-      [](const MatrixRef& X, const MatrixRef& Y, const std::string& kind, double tau, double gamma,
-         bool single, int n_threads) {
+      [](const MatrixRef& X, const MatrixRef& Y, const std::string& kind, double tau, double gamma, bool single,
+         int n_threads) {
         const PairwiseKernel kernel = pairwise_from(kind, tau, gamma);
         py::array out = single ? py::array(py::array_t<float>({X.rows(), Y.rows()}))
                                : py::array(py::array_t<double>({X.rows(), Y.rows()}));
@@ -70,8 +69,8 @@ void register_kernels(py::module_& m) {
         double* dst = out.mutable_data();
         const InterruptPoll poll = python_interrupt_poll();
         run_interruptible([&] {
-          affine_invariant_kernel(W.data(), W.shape(0), T.data(), T.shape(0), W.shape(1), gamma, same, dst,
-                                  n_threads, poll);
+          affine_invariant_kernel(W.data(), W.shape(0), T.data(), T.shape(0), W.shape(1), gamma, same, dst, n_threads,
+                                  poll);
           return 0;
         });
         return out;
@@ -95,11 +94,10 @@ void register_kernels(py::module_& m) {
 
   m.def(
       "ccicp",
-      [](const py::array& K, const Eigen::VectorXd& y, const Eigen::MatrixXd& V, const Eigen::VectorXd& w,
-         double shift, const Eigen::VectorXd& alpha0, const std::string& inner, double lambda, double eps,
-         Index max_outer, Index max_inner, double learning_rate, double decay, bool restart_rate, bool concave,
-         const std::vector<std::int64_t>& sgd_indices, const std::optional<py::function>& callback,
-         int n_threads) {
+      [](const py::array& K, const Eigen::VectorXd& y, const Eigen::MatrixXd& V, const Eigen::VectorXd& w, double shift,
+         const Eigen::VectorXd& alpha0, const std::string& inner, double lambda, double eps, Index max_outer,
+         Index max_inner, double learning_rate, double decay, bool restart_rate, bool concave,
+         const std::vector<std::int64_t>& sgd_indices, const std::optional<py::function>& callback, int n_threads) {
         if (inner != "gd" && inner != "sgd") throw std::invalid_argument("inner must be 'gd' or 'sgd'");
         IklrOptions options;
         options.inner = inner == "gd" ? IklrOptions::Inner::gd : IklrOptions::Inner::sgd;
@@ -125,7 +123,8 @@ void register_kernels(py::module_& m) {
         };
         const InterruptPoll poll = python_interrupt_poll();
         IklrResult r = with_dense_kernel(K, [&](const auto& kernel) {
-          return run_interruptible([&] { return ccicp(kernel, y, negative, alpha0, options, sgd_indices, monitor, poll); });
+          return run_interruptible(
+              [&] { return ccicp(kernel, y, negative, alpha0, options, sgd_indices, monitor, poll); });
         });
         std::vector<double> objective;
         std::vector<Index> inner_steps, matvecs;
@@ -143,10 +142,10 @@ void register_kernels(py::module_& m) {
         out["diverged"] = r.diverged;
         return out;
       },
-      py::arg("K"), py::arg("y"), py::arg("V"), py::arg("w"), py::arg("shift"), py::arg("alpha0"),
-      py::arg("inner"), py::arg("lam"), py::arg("eps"), py::arg("max_outer"), py::arg("max_inner"),
-      py::arg("learning_rate"), py::arg("decay"), py::arg("restart_rate"), py::arg("concave"), py::arg("sgd_indices"),
-      py::arg("callback"), py::arg("n_threads"));
+      py::arg("K"), py::arg("y"), py::arg("V"), py::arg("w"), py::arg("shift"), py::arg("alpha0"), py::arg("inner"),
+      py::arg("lam"), py::arg("eps"), py::arg("max_outer"), py::arg("max_inner"), py::arg("learning_rate"),
+      py::arg("decay"), py::arg("restart_rate"), py::arg("concave"), py::arg("sgd_indices"), py::arg("callback"),
+      py::arg("n_threads"));
 }
 
 }  // namespace kernlearn::bindings

@@ -1,12 +1,13 @@
 // Bindings of sice.hpp. kernlearn/_sice.py validates Sigma and rho, folds the diagonal penalty
 // into S, and reports an unbounded problem ("bounded" False) as a ValueError.
+#include <string>
+
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 
-#include <string>
+#include "kernlearn/sice.hpp"
 
 #include "common.hpp"
-#include "kernlearn/sice.hpp"
 
 namespace kernlearn::bindings {
 
@@ -47,8 +48,8 @@ void register_sice(py::module_& m) {
         out["relative_gaps"] = to_numpy(std::move(res.relative_gaps));
         return out;
       },
-      py::arg("S").noconvert(), py::arg("R").noconvert(), py::arg("M0").noconvert(), py::arg("solver"),
-      py::arg("tol"), py::arg("max_iter"), py::arg("mu"), py::arg("mu_period"));
+      py::arg("S").noconvert(), py::arg("R").noconvert(), py::arg("M0").noconvert(), py::arg("solver"), py::arg("tol"),
+      py::arg("max_iter"), py::arg("mu"), py::arg("mu_period"));
 }
 
 }  // namespace kernlearn::bindings

@@ -2,14 +2,15 @@
 // user's callback) and the conversion of a SaddleResult to a dict.
 #pragma once
 
-#include <pybind11/eigen.h>
-#include <pybind11/functional.h>
-
 #include <optional>
 #include <string>
 
-#include "common.hpp"
+#include <pybind11/eigen.h>
+#include <pybind11/functional.h>
+
 #include "kernlearn/saddle_point.hpp"
+
+#include "common.hpp"
 
 namespace kernlearn::bindings {
 
@@ -30,9 +31,8 @@ inline void set_spectral_solver(SpectralOptions& opt, const std::string& name) {
 
 // The solver options both bindings take, in the same order and with the same names.
 inline void set_spectral_options(SpectralOptions& opt, double p, bool penalty, double B, double G, Index rank,
-                                 const std::string& eigen_solver, double dense_fraction, Index max_iter,
-                                 double tol, double step, bool accelerate, double eig_tol, bool warm_start,
-                                 std::uint64_t seed) {
+                                 const std::string& eigen_solver, double dense_fraction, Index max_iter, double tol,
+                                 double step, bool accelerate, double eig_tol, bool warm_start, std::uint64_t seed) {
   opt.p = p;
   opt.penalty = penalty;
   opt.B = B;

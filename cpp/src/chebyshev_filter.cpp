@@ -167,8 +167,8 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   if (options.threshold_mode) {
     // p'(threshold) = d sinh(d t) / sinh(t) (d^2 at t = 0) times dx/dlambda, t = acosh(x).
     const double t = std::acosh(x_threshold);
-    const double slope = (t > 1e-8 ? degree * std::sinh(degree * t) / std::sinh(t) : double(degree) * degree) *
-                         2.0 / std::abs(edge - a);
+    const double slope =
+        (t > 1e-8 ? degree * std::sinh(degree * t) / std::sinh(t) : double(degree) * degree) * 2.0 / std::abs(edge - a);
     accurate = accurate && filtered_options.tol * found.norm_estimate / slope <= band;
   }
   // Threshold mode: only the pairs beyond the threshold by more than the band, as plain Lanczos.

@@ -17,8 +17,7 @@ Index find_entry(const Csr& A, Index i, Index j) {
 
 }  // namespace
 
-ConstraintAccumulator::ConstraintAccumulator(const RowMatrixXi& pairs, PairPattern pattern,
-                                             const Csr& base)
+ConstraintAccumulator::ConstraintAccumulator(const RowMatrixXi& pairs, PairPattern pattern, const Csr& base)
     : kind_(pattern) {
   const Index n = base.n, m = pairs.rows();
   if (pairs.cols() != 2) throw std::invalid_argument("pairs must have 2 columns");
@@ -32,8 +31,8 @@ ConstraintAccumulator::ConstraintAccumulator(const RowMatrixXi& pairs, PairPatte
   for (Index p = 0; p < m; ++p) {
     const Index i = pairs(p, 0), j = pairs(p, 1);
     if (i < 0 || j < 0 || i >= n || j >= n || i == j)
-      throw std::invalid_argument("pair " + std::to_string(p) + " = (" + std::to_string(i) + ", " +
-                                  std::to_string(j) + ") is out of range or has i == j");
+      throw std::invalid_argument("pair " + std::to_string(p) + " = (" + std::to_string(i) + ", " + std::to_string(j) +
+                                  ") is out of range or has i == j");
     first_[p] = i;
     second_[p] = j;
     cols[i].push_back(j);
@@ -94,10 +93,8 @@ void ConstraintAccumulator::assemble(const double* a, double* data) const {
 }
 
 void ConstraintAccumulator::inner(const Eigen::Ref<const Eigen::MatrixXd>& V,
-                                  const Eigen::Ref<const Eigen::VectorXd>& lam, double* out,
-                                  int n_threads) const {
-  if (V.rows() != n() || V.cols() != lam.size())
-    throw std::invalid_argument("V must be n x r and lam of length r");
+                                  const Eigen::Ref<const Eigen::VectorXd>& lam, double* out, int n_threads) const {
+  if (V.rows() != n() || V.cols() != lam.size()) throw std::invalid_argument("V must be n x r and lam of length r");
   // Row access is strided in a column-major V: copy once to row-major (n r, far below m r work).
   const RowMatrixXd W = V;
   const Index r = V.cols(), m = n_pairs();

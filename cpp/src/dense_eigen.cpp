@@ -1,12 +1,13 @@
 #include "kernlearn/dense_eigen.hpp"
 
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <Eigen/Eigenvalues>
 
 namespace kernlearn {
 
@@ -22,8 +23,8 @@ constexpr double kMrrrFraction = 0.1;
 constexpr double kMixedMaxFraction = 0.5;
 
 // Ascending eigenvalues w and their vectors Z (columns): keep the largest, above `lower`.
-void select_top(const Eigen::Ref<const Eigen::VectorXd>& w, const Eigen::Ref<const Eigen::MatrixXd>& Z,
-                double lower, Index max_count, Eigen::VectorXd& values, Eigen::MatrixXd& vectors) {
+void select_top(const Eigen::Ref<const Eigen::VectorXd>& w, const Eigen::Ref<const Eigen::MatrixXd>& Z, double lower,
+                Index max_count, Eigen::VectorXd& values, Eigen::MatrixXd& vectors) {
   const Index n = w.size(), cap = max_count > 0 ? std::min(max_count, n) : n;
   Index count = 0;
   while (count < cap && w(n - 1 - count) > lower) ++count;
@@ -216,10 +217,14 @@ void exact_route(Eigen::MatrixXd& A, double lower, Index max_count, const DenseL
 void gemm(const DenseLapack& lapack, bool transpose_a, bool transpose_b, const Eigen::MatrixXd& A,
           const Eigen::MatrixXd& B, Eigen::MatrixXd& C) {
   if (!lapack.dgemm) {
-    if (transpose_a && transpose_b) C.noalias() = A.transpose() * B.transpose();
-    else if (transpose_a) C.noalias() = A.transpose() * B;
-    else if (transpose_b) C.noalias() = A * B.transpose();
-    else C.noalias() = A * B;
+    if (transpose_a && transpose_b)
+      C.noalias() = A.transpose() * B.transpose();
+    else if (transpose_a)
+      C.noalias() = A.transpose() * B;
+    else if (transpose_b)
+      C.noalias() = A * B.transpose();
+    else
+      C.noalias() = A * B;
     return;
   }
   char ta = transpose_a ? 'T' : 'N', tb = transpose_b ? 'T' : 'N';

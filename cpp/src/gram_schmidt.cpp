@@ -1,10 +1,11 @@
 #include "kernlearn/gram_schmidt.hpp"
 
-#include "kernlearn/simd.hpp"
-
-#include <Eigen/Core>
 #include <algorithm>
 #include <vector>
+
+#include <Eigen/Core>
+
+#include "kernlearn/simd.hpp"
 
 #ifdef KERNLEARN_X86_DISPATCH
 #include <immintrin.h>
@@ -26,8 +27,8 @@ void subtract_portable(const double* V, Index ld, Index n, Index cols, const dou
       ColumnMap(V, n, cols, Eigen::OuterStride<>(ld)) * Eigen::Map<const Eigen::VectorXd>(h, cols);
 }
 
-void rotate_portable(const double* V, Index ldv, Index n, Index m, const double* S, Index lds,
-                     Index p, double* Y, Index ldy) {
+void rotate_portable(const double* V, Index ldv, Index n, Index m, const double* S, Index lds, Index p, double* Y,
+                     Index ldy) {
   Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>>(Y, n, p, Eigen::OuterStride<>(ldy)).noalias() =
       ColumnMap(V, n, m, Eigen::OuterStride<>(ldv)) * ColumnMap(S, m, p, Eigen::OuterStride<>(lds));
 }
@@ -37,31 +38,30 @@ void rotate_portable(const double* V, Index ldv, Index n, Index m, const double*
 // w added to its 8 lanes. Four registers of w per strip (R = 4) ran the fused sweep 25-30% faster
 // than one: a quarter of the lane loads and stores per FMA.
 template <int R>
-__attribute__((target("avx512f"))) inline void subtract_then_project_strip_avx512(
-    const double* V, Index ld, Index cols, const double* h, double* w, double* lanes) {
+__attribute__((target("avx512f"))) inline void subtract_then_project_strip_avx512(const double* V, Index ld, Index cols,
+                                                                                  const double* h, double* w,
+                                                                                  double* lanes) {
   __m512d acc[R];
-  #pragma GCC unroll 8
+#pragma GCC unroll 8
   for (int r = 0; r < R; ++r) acc[r] = _mm512_loadu_pd(w + 8 * r);
   for (Index c = 0; c < cols; ++c) {
     const __m512d coefficient = _mm512_set1_pd(h[c]);
-    #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r)
-      acc[r] = _mm512_fnmadd_pd(coefficient, _mm512_loadu_pd(V + c * ld + 8 * r), acc[r]);
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) acc[r] = _mm512_fnmadd_pd(coefficient, _mm512_loadu_pd(V + c * ld + 8 * r), acc[r]);
   }
-  #pragma GCC unroll 8
+#pragma GCC unroll 8
   for (int r = 0; r < R; ++r) _mm512_storeu_pd(w + 8 * r, acc[r]);
   for (Index c = 0; c < cols; ++c) {
     __m512d sum = _mm512_loadu_pd(lanes + 8 * c);
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int r = 0; r < R; ++r) sum = _mm512_fmadd_pd(_mm512_loadu_pd(V + c * ld + 8 * r), acc[r], sum);
     _mm512_storeu_pd(lanes + 8 * c, sum);
   }
 }
 
-__attribute__((target("avx512f"))) void subtract_then_project_avx512(const double* V, Index ld, Index n,
-                                                                      Index cols, const double* h,
-                                                                      double* w, double* h2,
-                                                                      double* lanes) {
+__attribute__((target("avx512f"))) void subtract_then_project_avx512(const double* V, Index ld, Index n, Index cols,
+                                                                     const double* h, double* w, double* h2,
+                                                                     double* lanes) {
   for (Index c = 0; c < cols; ++c) _mm512_storeu_pd(lanes + 8 * c, _mm512_setzero_pd());
   Index i = 0;
   for (; i + 32 <= n; i += 32) subtract_then_project_strip_avx512<4>(V + i, ld, cols, h, w + i, lanes);
@@ -84,53 +84,56 @@ __attribute__((target("avx512f"))) void subtract_then_project_avx512(const doubl
 // 32 x m strip of V (256 m bytes) stays in L1 across the column tiles for bases up to about 150
 // columns, so V streams from memory once; wider bases re-read the strip from L2.
 template <int R, int C>
-__attribute__((target("avx512f"))) inline void rotate_tile_avx512(const double* V, Index ldv, Index m,
-                                                                  const double* S, Index lds,
-                                                                  double* Y, Index ldy) {
+__attribute__((target("avx512f"))) inline void rotate_tile_avx512(const double* V, Index ldv, Index m, const double* S,
+                                                                  Index lds, double* Y, Index ldy) {
   __m512d acc[R][C];
-  #pragma GCC unroll 8
+#pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int c = 0; c < C; ++c) acc[r][c] = _mm512_setzero_pd();
   for (Index j = 0; j < m; ++j) {
     __m512d v[R];
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int r = 0; r < R; ++r) v[r] = _mm512_loadu_pd(V + j * ldv + 8 * r);
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int c = 0; c < C; ++c) {
       const __m512d s = _mm512_set1_pd(S[c * lds + j]);
-      #pragma GCC unroll 8
+#pragma GCC unroll 8
       for (int r = 0; r < R; ++r) acc[r][c] = _mm512_fmadd_pd(v[r], s, acc[r][c]);
     }
   }
-  #pragma GCC unroll 8
+#pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int c = 0; c < C; ++c) _mm512_storeu_pd(Y + c * ldy + 8 * r, acc[r][c]);
 }
 
 // One strip of R x 8 rows, all p columns: six at a time, then the remainder in one tile.
 template <int R>
-__attribute__((target("avx512f"))) inline void rotate_strip_avx512(const double* V, Index ldv, Index m,
-                                                                   const double* S, Index lds, Index p,
-                                                                   double* Y, Index ldy) {
+__attribute__((target("avx512f"))) inline void rotate_strip_avx512(const double* V, Index ldv, Index m, const double* S,
+                                                                   Index lds, Index p, double* Y, Index ldy) {
   Index c = 0;
   for (; c + 6 <= p; c += 6) rotate_tile_avx512<R, 6>(V, ldv, m, S + c * lds, lds, Y + c * ldy, ldy);
   S += c * lds;
   Y += c * ldy;
   switch (p - c) {
-    case 5: return rotate_tile_avx512<R, 5>(V, ldv, m, S, lds, Y, ldy);
-    case 4: return rotate_tile_avx512<R, 4>(V, ldv, m, S, lds, Y, ldy);
-    case 3: return rotate_tile_avx512<R, 3>(V, ldv, m, S, lds, Y, ldy);
-    case 2: return rotate_tile_avx512<R, 2>(V, ldv, m, S, lds, Y, ldy);
-    case 1: return rotate_tile_avx512<R, 1>(V, ldv, m, S, lds, Y, ldy);
-    default: return;
+    case 5:
+      return rotate_tile_avx512<R, 5>(V, ldv, m, S, lds, Y, ldy);
+    case 4:
+      return rotate_tile_avx512<R, 4>(V, ldv, m, S, lds, Y, ldy);
+    case 3:
+      return rotate_tile_avx512<R, 3>(V, ldv, m, S, lds, Y, ldy);
+    case 2:
+      return rotate_tile_avx512<R, 2>(V, ldv, m, S, lds, Y, ldy);
+    case 1:
+      return rotate_tile_avx512<R, 1>(V, ldv, m, S, lds, Y, ldy);
+    default:
+      return;
   }
 }
 
-__attribute__((target("avx512f"))) void rotate_avx512(const double* V, Index ldv, Index n, Index m,
-                                                       const double* S, Index lds, Index p,
-                                                       double* Y, Index ldy) {
+__attribute__((target("avx512f"))) void rotate_avx512(const double* V, Index ldv, Index n, Index m, const double* S,
+                                                      Index lds, Index p, double* Y, Index ldy) {
   Index i = 0;
   for (; i + 32 <= n; i += 32) rotate_strip_avx512<4>(V + i, ldv, m, S, lds, p, Y + i, ldy);
   for (; i + 8 <= n; i += 8) rotate_strip_avx512<1>(V + i, ldv, m, S, lds, p, Y + i, ldy);
@@ -138,24 +141,22 @@ __attribute__((target("avx512f"))) void rotate_avx512(const double* V, Index ldv
 }
 
 template <int C>
-__attribute__((target("avx2,fma"))) inline void rotate_tile_avx2(const double* V, Index ldv, Index m,
-                                                                 const double* S, Index lds,
-                                                                 double* Y, Index ldy) {
+__attribute__((target("avx2,fma"))) inline void rotate_tile_avx2(const double* V, Index ldv, Index m, const double* S,
+                                                                 Index lds, double* Y, Index ldy) {
   __m256d acc[C];
-  #pragma GCC unroll 8
+#pragma GCC unroll 8
   for (int c = 0; c < C; ++c) acc[c] = _mm256_setzero_pd();
   for (Index j = 0; j < m; ++j) {
     const __m256d v = _mm256_loadu_pd(V + j * ldv);
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int c = 0; c < C; ++c) acc[c] = _mm256_fmadd_pd(v, _mm256_set1_pd(S[c * lds + j]), acc[c]);
   }
-  #pragma GCC unroll 8
+#pragma GCC unroll 8
   for (int c = 0; c < C; ++c) _mm256_storeu_pd(Y + c * ldy, acc[c]);
 }
 
-__attribute__((target("avx2,fma"))) void rotate_avx2(const double* V, Index ldv, Index n, Index m,
-                                                      const double* S, Index lds, Index p,
-                                                      double* Y, Index ldy) {
+__attribute__((target("avx2,fma"))) void rotate_avx2(const double* V, Index ldv, Index n, Index m, const double* S,
+                                                     Index lds, Index p, double* Y, Index ldy) {
   const Index full = n / 4 * 4;
   for (Index i = 0; i < full; i += 4) {
     Index c = 0;
@@ -174,8 +175,8 @@ __attribute__((target("avx512f"))) inline double lane_sum(__m512d v) {
 }
 
 // Four columns per sweep of w: one load of w feeds four FMAs.
-__attribute__((target("avx512f"))) void project_avx512(const double* V, Index ld, Index n,
-                                                        Index cols, const double* w, double* h) {
+__attribute__((target("avx512f"))) void project_avx512(const double* V, Index ld, Index n, Index cols, const double* w,
+                                                       double* h) {
   Index c = 0;
   for (; c + 4 <= cols; c += 4) {
     const double *v0 = V + c * ld, *v1 = v0 + ld, *v2 = v1 + ld, *v3 = v2 + ld;
@@ -204,21 +205,20 @@ __attribute__((target("avx512f"))) void project_avx512(const double* V, Index ld
 }
 
 // Eight rows of w stay in a register while every column is subtracted from them.
-__attribute__((target("avx512f"))) void subtract_avx512(const double* V, Index ld, Index n,
-                                                         Index cols, const double* h, double* w) {
+__attribute__((target("avx512f"))) void subtract_avx512(const double* V, Index ld, Index n, Index cols, const double* h,
+                                                        double* w) {
   Index i = 0;
   for (; i + 8 <= n; i += 8) {
     __m512d acc = _mm512_loadu_pd(w + i);
-    for (Index c = 0; c < cols; ++c)
-      acc = _mm512_fnmadd_pd(_mm512_set1_pd(h[c]), _mm512_loadu_pd(V + c * ld + i), acc);
+    for (Index c = 0; c < cols; ++c) acc = _mm512_fnmadd_pd(_mm512_set1_pd(h[c]), _mm512_loadu_pd(V + c * ld + i), acc);
     _mm512_storeu_pd(w + i, acc);
   }
   for (; i < n; ++i)
     for (Index c = 0; c < cols; ++c) w[i] -= h[c] * V[c * ld + i];
 }
 
-__attribute__((target("avx2,fma"))) void project_avx2(const double* V, Index ld, Index n,
-                                                       Index cols, const double* w, double* h) {
+__attribute__((target("avx2,fma"))) void project_avx2(const double* V, Index ld, Index n, Index cols, const double* w,
+                                                      double* h) {
   Index c = 0;
   for (; c + 4 <= cols; c += 4) {
     const double *v0 = V + c * ld, *v1 = v0 + ld, *v2 = v1 + ld, *v3 = v2 + ld;
@@ -233,8 +233,7 @@ __attribute__((target("avx2,fma"))) void project_avx2(const double* V, Index ld,
     }
     // Horizontal sums: (a0 a1 a2 a3) -> one vector of the four totals.
     const __m256d s01 = _mm256_hadd_pd(a0, a1), s23 = _mm256_hadd_pd(a2, a3);
-    const __m256d sums = _mm256_add_pd(_mm256_permute2f128_pd(s01, s23, 0x20),
-                                       _mm256_permute2f128_pd(s01, s23, 0x31));
+    const __m256d sums = _mm256_add_pd(_mm256_permute2f128_pd(s01, s23, 0x20), _mm256_permute2f128_pd(s01, s23, 0x31));
     double s[4];
     _mm256_storeu_pd(s, sums);
     for (; i < n; ++i) {
@@ -248,8 +247,8 @@ __attribute__((target("avx2,fma"))) void project_avx2(const double* V, Index ld,
   project_portable(V + c * ld, ld, n, cols - c, w, h + c);
 }
 
-__attribute__((target("avx2,fma"))) void subtract_avx2(const double* V, Index ld, Index n,
-                                                        Index cols, const double* h, double* w) {
+__attribute__((target("avx2,fma"))) void subtract_avx2(const double* V, Index ld, Index n, Index cols, const double* h,
+                                                       double* w) {
   Index i = 0;
   for (; i + 8 <= n; i += 8) {
     __m256d lo = _mm256_loadu_pd(w + i), hi = _mm256_loadu_pd(w + i + 4);
@@ -271,9 +270,12 @@ __attribute__((target("avx2,fma"))) void subtract_avx2(const double* V, Index ld
 void project(const double* V, Index ld, Index n, Index cols, const double* w, double* h) {
 #ifdef KERNLEARN_X86_DISPATCH
   switch (active_simd()) {
-    case Simd::avx512: return project_avx512(V, ld, n, cols, w, h);
-    case Simd::avx2: return project_avx2(V, ld, n, cols, w, h);
-    case Simd::none: break;
+    case Simd::avx512:
+      return project_avx512(V, ld, n, cols, w, h);
+    case Simd::avx2:
+      return project_avx2(V, ld, n, cols, w, h);
+    case Simd::none:
+      break;
   }
 #endif
   project_portable(V, ld, n, cols, w, h);
@@ -282,16 +284,18 @@ void project(const double* V, Index ld, Index n, Index cols, const double* w, do
 void subtract_combination(const double* V, Index ld, Index n, Index cols, const double* h, double* w) {
 #ifdef KERNLEARN_X86_DISPATCH
   switch (active_simd()) {
-    case Simd::avx512: return subtract_avx512(V, ld, n, cols, h, w);
-    case Simd::avx2: return subtract_avx2(V, ld, n, cols, h, w);
-    case Simd::none: break;
+    case Simd::avx512:
+      return subtract_avx512(V, ld, n, cols, h, w);
+    case Simd::avx2:
+      return subtract_avx2(V, ld, n, cols, h, w);
+    case Simd::none:
+      break;
   }
 #endif
   subtract_portable(V, ld, n, cols, h, w);
 }
 
-void subtract_then_project(const double* V, Index ld, Index n, Index cols, const double* h, double* w,
-                           double* h2) {
+void subtract_then_project(const double* V, Index ld, Index n, Index cols, const double* h, double* w, double* h2) {
 #ifdef KERNLEARN_X86_DISPATCH
   if (active_simd() == Simd::avx512) {
     thread_local std::vector<double> lanes;
@@ -303,13 +307,16 @@ void subtract_then_project(const double* V, Index ld, Index n, Index cols, const
   project(V, ld, n, cols, w, h2);
 }
 
-void rotate_basis(const double* V, Index ldv, Index n, Index m, const double* S, Index lds, Index p,
-                  double* Y, Index ldy) {
+void rotate_basis(const double* V, Index ldv, Index n, Index m, const double* S, Index lds, Index p, double* Y,
+                  Index ldy) {
 #ifdef KERNLEARN_X86_DISPATCH
   switch (active_simd()) {
-    case Simd::avx512: return rotate_avx512(V, ldv, n, m, S, lds, p, Y, ldy);
-    case Simd::avx2: return rotate_avx2(V, ldv, n, m, S, lds, p, Y, ldy);
-    case Simd::none: break;
+    case Simd::avx512:
+      return rotate_avx512(V, ldv, n, m, S, lds, p, Y, ldy);
+    case Simd::avx2:
+      return rotate_avx2(V, ldv, n, m, S, lds, p, Y, ldy);
+    case Simd::none:
+      break;
   }
 #endif
   rotate_portable(V, ldv, n, m, S, lds, p, Y, ldy);
@@ -334,9 +341,7 @@ Index block_count(Index n) {
   return fit;
 }
 
-double squared_norm(const double* w, Index rows) {
-  return Eigen::Map<const Eigen::VectorXd>(w, rows).squaredNorm();
-}
+double squared_norm(const double* w, Index rows) { return Eigen::Map<const Eigen::VectorXd>(w, rows).squaredNorm(); }
 }  // namespace
 
 BasisProducts::BasisProducts(Index n, ThreadTeam& team) : team_(team) {
@@ -397,9 +402,8 @@ void BasisProducts::project(const double* V, Index ld, Index cols, const double*
   reduce(cols, h);
 }
 
-double BasisProducts::subtract_pair_then_project(const double* x, double a, const double* y, double b,
-                                                 const double* V, Index ld, Index cols, double* w,
-                                                 double* h) {
+double BasisProducts::subtract_pair_then_project(const double* x, double a, const double* y, double b, const double* V,
+                                                 Index ld, Index cols, double* w, double* h) {
   reserve(cols);
   for_blocks([&](Index blk, Index first, Index rows) {
     for (Index i = first; i < first + rows; ++i) w[i] -= a * x[i] + b * y[i];
@@ -410,8 +414,8 @@ double BasisProducts::subtract_pair_then_project(const double* x, double a, cons
   return reduce_scalars();
 }
 
-double BasisProducts::subtract_then_project(const double* V, Index ld, Index cols, const double* h,
-                                            double* w, double* h2) {
+double BasisProducts::subtract_then_project(const double* V, Index ld, Index cols, const double* h, double* w,
+                                            double* h2) {
   reserve(cols);
   for_blocks([&](Index b, Index first, Index rows) {
     kernlearn::subtract_then_project(V + first, ld, rows, cols, h, w + first, partial_.data() + b * stride_);
@@ -429,8 +433,8 @@ double BasisProducts::subtract(const double* V, Index ld, Index cols, const doub
   return reduce_scalars();
 }
 
-double BasisProducts::subtract_columns(const double* V, Index ld, const std::vector<Index>& columns,
-                                       const double* h, double* w) {
+double BasisProducts::subtract_columns(const double* V, Index ld, const std::vector<Index>& columns, const double* h,
+                                       double* w) {
   for_blocks([&](Index b, Index first, Index rows) {
     Eigen::Map<Eigen::VectorXd> part(w + first, rows);
     for (Index c : columns) part -= h[c] * Eigen::Map<const Eigen::VectorXd>(V + c * ld + first, rows);
@@ -453,11 +457,9 @@ void BasisProducts::scale(const double* x, double a, double* y) {
   });
 }
 
-void BasisProducts::rotate(const double* V, Index ldv, Index m, const double* S, Index lds, Index p,
-                           double* Y, Index ldy) {
-  for_blocks([&](Index, Index first, Index rows) {
-    rotate_basis(V + first, ldv, rows, m, S, lds, p, Y + first, ldy);
-  });
+void BasisProducts::rotate(const double* V, Index ldv, Index m, const double* S, Index lds, Index p, double* Y,
+                           Index ldy) {
+  for_blocks([&](Index, Index first, Index rows) { rotate_basis(V + first, ldv, rows, m, S, lds, p, Y + first, ldy); });
 }
 
 }  // namespace kernlearn

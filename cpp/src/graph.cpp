@@ -24,8 +24,7 @@ LaplacianKind parse_laplacian_kind(const std::string& name) {
   if (name == "normalized") return LaplacianKind::normalized;
   if (name == "unnormalized") return LaplacianKind::unnormalized;
   if (name == "random_walk") return LaplacianKind::random_walk;
-  throw std::invalid_argument(
-      "kind must be 'normalized', 'unnormalized' or 'random_walk', got '" + name + "'");
+  throw std::invalid_argument("kind must be 'normalized', 'unnormalized' or 'random_walk', got '" + name + "'");
 }
 
 namespace {
@@ -74,9 +73,12 @@ Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, double sig
 
   auto weigh = [&](double dist) {
     switch (weight) {
-      case EdgeWeight::binary: return 1.0;
-      case EdgeWeight::distance: return dist;
-      case EdgeWeight::heat: return std::exp(-(dist * dist) / (2.0 * sigma * sigma));
+      case EdgeWeight::binary:
+        return 1.0;
+      case EdgeWeight::distance:
+        return dist;
+      case EdgeWeight::heat:
+        return std::exp(-(dist * dist) / (2.0 * sigma * sigma));
     }
     return 1.0;
   };
@@ -130,8 +132,7 @@ Csr laplacian(const Csr& S, LaplacianKind kind) {
   if (kind != LaplacianKind::unnormalized)
     for (Index i = 0; i < n; ++i) {
       const double di = degree[i];
-      scale[i] =
-          di > 0.0 ? (kind == LaplacianKind::normalized ? 1.0 / std::sqrt(di) : 1.0 / di) : 0.0;
+      scale[i] = di > 0.0 ? (kind == LaplacianKind::normalized ? 1.0 / std::sqrt(di) : 1.0 / di) : 0.0;
     }
 
   Csr L;
@@ -154,9 +155,14 @@ Csr laplacian(const Csr& S, LaplacianKind kind) {
       }
       double w = S.data[p];
       switch (kind) {
-        case LaplacianKind::unnormalized: break;
-        case LaplacianKind::normalized: w *= scale[i] * scale[j]; break;
-        case LaplacianKind::random_walk: w *= scale[i]; break;
+        case LaplacianKind::unnormalized:
+          break;
+        case LaplacianKind::normalized:
+          w *= scale[i] * scale[j];
+          break;
+        case LaplacianKind::random_walk:
+          w *= scale[i];
+          break;
       }
       L.indices.push_back(j);
       L.data.push_back(-w);

@@ -52,8 +52,8 @@ void for_each_upper_tile(Index n, ThreadTeam& team, const InterruptPoll& poll, F
 // K (bi x bj) = exp(-|z_i - z_j|^2 / (2 sigma^2)) for rows i0.., j0.. of Z; sq holds |z_i|^2.
 // The squared distance comes from one GEMM; rounding can make it slightly negative (clamped) and
 // leaves ~1e-16 |z|^2 on the diagonal of a diagonal tile, where it is exactly 0.
-void kernel_tile(const MatrixRef& Z, const Eigen::VectorXd& sq, double sigma, Index i0, Index bi, Index j0,
-                 Index bj, Tile& K) {
+void kernel_tile(const MatrixRef& Z, const Eigen::VectorXd& sq, double sigma, Index i0, Index bi, Index j0, Index bj,
+                 Tile& K) {
   K.resize(bi, bj);
   K.noalias() = Z.middleRows(i0, bi) * Z.middleRows(j0, bj).transpose();
   const double scale = -0.5 / (sigma * sigma);

@@ -86,8 +86,7 @@ class CcicpRun {
   // F_k(a_k) = F(a_k).
   double subproblem(const Eigen::VectorXd& neg_a) const {
     double value = mean_loss() + 0.5 * opt_.lambda * (a_.dot(z_) + a_.dot(neg_a));
-    if (opt_.concave)
-      value -= 0.5 * opt_.lambda * ak_.dot(neg_ak_) + opt_.lambda * neg_ak_.dot(a_ - ak_);
+    if (opt_.concave) value -= 0.5 * opt_.lambda * ak_.dot(neg_ak_) + opt_.lambda * neg_ak_.dot(a_ - ak_);
     return value;
   }
 
@@ -156,15 +155,15 @@ class CcicpRun {
 template <class Scalar>
 IklrResult ccicp(const DenseKernel<Scalar>& K, const Eigen::VectorXd& y, const NegativePart& negative,
                  const Eigen::VectorXd& alpha0, const IklrOptions& options,
-                 const std::vector<std::int64_t>& sgd_indices, const IklrMonitor& monitor,
-                 const InterruptPoll& poll) {
+                 const std::vector<std::int64_t>& sgd_indices, const IklrMonitor& monitor, const InterruptPoll& poll) {
   const Index n = K.rows();
   if (y.size() != n || alpha0.size() != n) throw std::invalid_argument("ccicp: y and alpha0 need n entries");
   if (negative.V.cols() > 0 && (negative.V.rows() != n || negative.w.size() != negative.V.cols()))
     throw std::invalid_argument("ccicp: negative part V must be n x r with r weights");
   if (!(options.lambda > 0) || !(options.learning_rate > 0) || !(options.decay > 0) || !(options.eps >= 0))
     throw std::invalid_argument("ccicp: lambda, learning_rate and decay must be > 0, eps >= 0");
-  if (options.max_outer < 1 || options.max_inner < 1) throw std::invalid_argument("ccicp: max_outer and max_inner must be >= 1");
+  if (options.max_outer < 1 || options.max_inner < 1)
+    throw std::invalid_argument("ccicp: max_outer and max_inner must be >= 1");
   if (options.inner == IklrOptions::Inner::sgd) {
     if (static_cast<Index>(sgd_indices.size()) < options.max_outer * options.max_inner)
       throw std::invalid_argument("ccicp: SGD needs max_outer * max_inner sample indices, got " +

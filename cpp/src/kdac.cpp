@@ -1,6 +1,5 @@
 #include "kernlearn/kdac.hpp"
 
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -8,6 +7,8 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+
+#include <Eigen/Eigenvalues>
 
 #include "kernlearn/kernel_matrix.hpp"
 #include "kernlearn/lanczos.hpp"
@@ -76,9 +77,9 @@ class CentredFloatOperator final : public SymmetricOperator {
 constexpr Index kFloatMinN = 4096;
 
 struct UStep {
-  Eigen::MatrixXd U;        // n x k, the top-k eigenvectors of Q
-  Eigen::VectorXd values;   // their eigenvalues, decreasing
-  double hsic_y = 0.0;      // Tr(Yc' Q Yc)
+  Eigen::MatrixXd U;       // n x k, the top-k eigenvectors of Q
+  Eigen::VectorXd values;  // their eigenvalues, decreasing
+  double hsic_y = 0.0;     // Tr(Yc' Q Yc)
   Index matvecs = 0;
 };
 
@@ -91,8 +92,8 @@ UStep u_step(const RowMatrixXd& Z, const Eigen::VectorXd& degree, const RowMatri
   UStep out;
   // A warm start (the previous U, near the answer once the outer loop settles) needs few Lanczos
   // steps, so a smaller basis lets a cycle end and test convergence sooner.
-  const Index extra = warm.cols() == k ? std::max<Index>(kWarmExtra, (3 * k + 4) / 5)
-                                        : std::max<Index>(20, (3 * k + 4) / 5);
+  const Index extra =
+      warm.cols() == k ? std::max<Index>(kWarmExtra, (3 * k + 4) / 5) : std::max<Index>(20, (3 * k + 4) / 5);
   const Index ncv = std::min<Index>(n, k + extra);
   LanczosOptions lo;
   lo.k = k;
@@ -237,9 +238,8 @@ class AndersonProjector {
 
 }  // namespace
 
-IsmResult ism(const MatrixRef& X, const Eigen::MatrixXd& W0, const MatrixRef& A, const Eigen::VectorXd& c,
-              double sigma, Index max_iter, double tol, Index anderson_depth, ThreadTeam& team,
-              const InterruptPoll& poll) {
+IsmResult ism(const MatrixRef& X, const Eigen::MatrixXd& W0, const MatrixRef& A, const Eigen::VectorXd& c, double sigma,
+              Index max_iter, double tol, Index anderson_depth, ThreadTeam& team, const InterruptPoll& poll) {
   const Index d = X.cols(), q = W0.cols();
   if (W0.rows() != d || q < 1 || q > d) throw std::invalid_argument("ism: W0 must be d x q with 1 <= q <= d");
   if (max_iter < 1) throw std::invalid_argument("ism: max_iter must be >= 1");
@@ -320,7 +320,8 @@ KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const Eigen::MatrixXd& W
   if (k < 1 || k > n) throw std::invalid_argument("kdac: n_clusters must satisfy 1 <= n_clusters <= n");
   if (!(opt.sigma > 0.0)) throw std::invalid_argument("kdac: sigma must be > 0");
   if (!(opt.lambda >= 0.0)) throw std::invalid_argument("kdac: lambda must be >= 0");
-  if (opt.max_iter < 1 || opt.ism_max_iter < 1) throw std::invalid_argument("kdac: max_iter and ism_max_iter must be >= 1");
+  if (opt.max_iter < 1 || opt.ism_max_iter < 1)
+    throw std::invalid_argument("kdac: max_iter and ism_max_iter must be >= 1");
   if (W0.cols() > 0 && W0.rows() != d) throw std::invalid_argument("kdac: W0 must have d rows");
   if (W0.cols() == 0 && (opt.q < 0 || opt.q > d)) throw std::invalid_argument("kdac: q must satisfy 0 <= q <= d");
 
@@ -390,8 +391,7 @@ KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const Eigen::MatrixXd& W
     // first to 1e-3), never tighter than tol. Early W-steps chase a gamma that the next U- and
     // D-steps change anyway; the outer test below still needs a W-step whose first ISM step moved
     // <= tol, i.e. a fixed point of Algorithm 2 under the final gamma.
-    const double ism_tol =
-        std::max(opt.tol, it == 1 ? 1e-3 : opt.ism_tol_factor * res.history.back().dist_w);
+    const double ism_tol = std::max(opt.tol, it == 1 ? 1e-3 : opt.ism_tol_factor * res.history.back().dist_w);
     IsmResult w = ism(Xc, W, A, c, sigma, opt.ism_max_iter, ism_tol, opt.anderson_depth, team, poll);
     rec.dist_w = projection_distance(W, w.W);
     rec.ism_iter = w.n_iter;

@@ -10,7 +10,10 @@
 namespace kernlearn {
 
 KdTree::KdTree(const MatrixRef& X, Index leaf_size)
-    : n_(X.rows()), d_(X.cols()), leaf_size_(std::max<Index>(leaf_size, 1)), points_(X),
+    : n_(X.rows()),
+      d_(X.cols()),
+      leaf_size_(std::max<Index>(leaf_size, 1)),
+      points_(X),
       order_(static_cast<std::size_t>(X.rows())) {
   std::iota(order_.begin(), order_.end(), Index{0});
   nodes_.reserve(static_cast<std::size_t>(2 * (n_ / leaf_size_ + 1)));
@@ -98,17 +101,18 @@ void KdTree::search(Index node_id, const double* q, Index self, NeighborHeap& he
 Neighbors KdTree::self_query(Index k, int n_threads, const InterruptPoll& poll) const {
   Neighbors out{RowMatrixXi(n_, k), RowMatrixXd(n_, k)};
   // Queries run in leaf order (consecutive queries share most of their search path).
-  parallel_for(static_cast<std::size_t>(n_), n_threads, 256,
-               [&](std::size_t begin, std::size_t end) {
-                 for (std::size_t r = begin; r < end; ++r) {
-                   const Index self = order_[r];
-                   NeighborHeap heap(out.distances.row(self).data(), out.indices.row(self).data(), k);
-                   search(0, points_.data() + static_cast<Index>(r) * d_, self, heap);
-                   heap.sort();
-                   for (Index j = 0; j < k; ++j) out.distances(self, j) = std::sqrt(out.distances(self, j));
-                 }
-               },
-               poll);
+  parallel_for(
+      static_cast<std::size_t>(n_), n_threads, 256,
+      [&](std::size_t begin, std::size_t end) {
+        for (std::size_t r = begin; r < end; ++r) {
+          const Index self = order_[r];
+          NeighborHeap heap(out.distances.row(self).data(), out.indices.row(self).data(), k);
+          search(0, points_.data() + static_cast<Index>(r) * d_, self, heap);
+          heap.sort();
+          for (Index j = 0; j < k; ++j) out.distances(self, j) = std::sqrt(out.distances(self, j));
+        }
+      },
+      poll);
   return out;
 }
 

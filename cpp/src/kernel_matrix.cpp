@@ -23,8 +23,7 @@ constexpr Index kRowBlock = 32;  // rows of out per parallel_for chunk
 // Row i of k(X, Y): the distances are accumulated feature by feature over Y's columns (Yt is Y
 // transposed, so the inner loop runs over contiguous memory and vectorises).
 template <class Scalar>
-void kernel_row(const double* x, const RowMatrixXd& Yt, const PairwiseKernel& kernel, double* dist,
-                Scalar* out) {
+void kernel_row(const double* x, const RowMatrixXd& Yt, const PairwiseKernel& kernel, double* dist, Scalar* out) {
   const Index m = Yt.cols();
   std::fill(dist, dist + m, 0.0);
   for (Index f = 0; f < Yt.rows(); ++f) {
@@ -69,8 +68,7 @@ __attribute__((target("avx2,fma"))) double hsum_avx2(__m256d v) {
 // Float row times double vector: each 8 floats widen to two 4-double registers; four
 // accumulators hide the FMA latency.
 __attribute__((target("avx2,fma"))) double dot_avx2(const float* a, const double* x, Index n) {
-  __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd(), s2 = _mm256_setzero_pd(),
-          s3 = _mm256_setzero_pd();
+  __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd(), s2 = _mm256_setzero_pd(), s3 = _mm256_setzero_pd();
   Index j = 0;
   for (; j + 16 <= n; j += 16) {
     const __m256 a0 = _mm256_loadu_ps(a + j), a1 = _mm256_loadu_ps(a + j + 8);
@@ -98,8 +96,8 @@ double row_dot(const double* a, const double* x, Index n, bool) { return dot(a, 
 }  // namespace
 
 template <class Scalar>
-void pairwise_kernel(const MatrixRef& X, const MatrixRef& Y, const PairwiseKernel& kernel,
-                     Scalar* out, int n_threads, const InterruptPoll& poll) {
+void pairwise_kernel(const MatrixRef& X, const MatrixRef& Y, const PairwiseKernel& kernel, Scalar* out, int n_threads,
+                     const InterruptPoll& poll) {
   if (X.cols() != Y.cols()) throw std::invalid_argument("pairwise_kernel: X and Y need the same number of features");
   const RowMatrixXd Yt = Y.transpose();
   const Index n = X.rows(), m = Y.rows();
@@ -120,8 +118,8 @@ namespace {
 // (the 9 x 9 covariance descriptors: fixed-size Eigen types run the eigensolver without heap
 // allocation, about 2x faster), Eigen::Dynamic otherwise.
 template <int D>
-void affine_invariant_rows(const double* W, const double* T, Index n_t, Index d, double gamma, bool same,
-                           double* out, std::size_t begin, std::size_t end) {
+void affine_invariant_rows(const double* W, const double* T, Index n_t, Index d, double gamma, bool same, double* out,
+                           std::size_t begin, std::size_t end) {
   using Matrix = Eigen::Matrix<double, D, D, Eigen::RowMajor>;
   using Map = Eigen::Map<const Matrix>;
   const std::size_t dd = static_cast<std::size_t>(d * d), row_len = static_cast<std::size_t>(n_t);
@@ -146,8 +144,8 @@ void affine_invariant_rows(const double* W, const double* T, Index n_t, Index d,
 
 }  // namespace
 
-void affine_invariant_kernel(const double* W, Index n_w, const double* T, Index n_t, Index d, double gamma,
-                             bool same, double* out, int n_threads, const InterruptPoll& poll) {
+void affine_invariant_kernel(const double* W, Index n_w, const double* T, Index n_t, Index d, double gamma, bool same,
+                             double* out, int n_threads, const InterruptPoll& poll) {
   parallel_for(
       static_cast<std::size_t>(n_w), n_threads, 4,
       [&](std::size_t begin, std::size_t end) {

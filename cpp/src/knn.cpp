@@ -4,12 +4,12 @@
 #include <cmath>
 #include <limits>
 #include <mutex>
-#include <utility>
 #include <stdexcept>
+#include <utility>
 
 #include "kernlearn/distance.hpp"
-#include "kernlearn/knn_kernels.hpp"
 #include "kernlearn/kdtree.hpp"
+#include "kernlearn/knn_kernels.hpp"
 #include "kernlearn/neighbor_heap.hpp"
 
 namespace kernlearn {
@@ -79,8 +79,7 @@ float round_up(double x) {
 
 }  // namespace
 
-Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
-                    const InterruptPoll& poll) {
+Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads, const InterruptPoll& poll) {
   const Index n = X.rows(), d = X.cols();
   Neighbors out{RowMatrixXi(n, k), RowMatrixXd(n, k)};
 
@@ -129,8 +128,7 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
 
   std::vector<NeighborHeap> heaps;
   heaps.reserve(static_cast<std::size_t>(n));
-  for (Index i = 0; i < n; ++i)
-    heaps.emplace_back(out.distances.row(i).data(), out.indices.row(i).data(), k);
+  for (Index i = 0; i < n; ++i) heaps.emplace_back(out.distances.row(i).data(), out.indices.row(i).data(), k);
 
   auto exact = [&](Index i, Index j) {
     return euclidean ? squared_distance(X.row(i).data(), X.row(j).data(), d)
@@ -153,98 +151,98 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
     Index query, candidate;
     double distance;
   };
-  parallel_for(static_cast<std::size_t>(nb * (nb + 1) / 2), n_threads, 1,
-               [&](std::size_t task, std::size_t) {
-    thread_local std::vector<float> G, t;
-    thread_local std::vector<Survivor> found;
-    thread_local std::vector<double> local_dist;
-    thread_local std::vector<Index> local_idx;
-    thread_local std::vector<Index> seeds;
-    G.resize(static_cast<std::size_t>(kBlock * ldg));
-    local_dist.resize(static_cast<std::size_t>(kBlock * k));
-    local_idx.resize(static_cast<std::size_t>(kBlock * k));
-    t.resize(static_cast<std::size_t>(kBlock));
-    const auto [I, J] = upper_block_pair(static_cast<Index>(task), nb);
-    const Index r0 = I * kBlock, nr = blocks.rows_in_block(I);
-    const Index c0 = J * kBlock, nc = blocks.rows_in_block(J);
-    blocks.dot(Zf.row(r0).data(), nr, J, G.data(), ldg);
+  parallel_for(
+      static_cast<std::size_t>(nb * (nb + 1) / 2), n_threads, 1,
+      [&](std::size_t task, std::size_t) {
+        thread_local std::vector<float> G, t;
+        thread_local std::vector<Survivor> found;
+        thread_local std::vector<double> local_dist;
+        thread_local std::vector<Index> local_idx;
+        thread_local std::vector<Index> seeds;
+        G.resize(static_cast<std::size_t>(kBlock * ldg));
+        local_dist.resize(static_cast<std::size_t>(kBlock * k));
+        local_idx.resize(static_cast<std::size_t>(kBlock * k));
+        t.resize(static_cast<std::size_t>(kBlock));
+        const auto [I, J] = upper_block_pair(static_cast<Index>(task), nb);
+        const Index r0 = I * kBlock, nr = blocks.rows_in_block(I);
+        const Index c0 = J * kBlock, nc = blocks.rows_in_block(J);
+        blocks.dot(Zf.row(r0).data(), nr, J, G.data(), ldg);
 
-    auto copy_thresholds = [&](Index first, Index count) {
-      std::lock_guard<std::mutex> hold(locks[first / kBlock]);
-      for (Index q = 0; q < count; ++q) t[q] = threshold(first + q);
-    };
-    auto push_found = [&](Index block) {
-      std::lock_guard<std::mutex> hold(locks[block]);
-      for (const Survivor& f : found) heaps[f.query].push(f.distance, f.candidate);
-      found.clear();
-    };
+        auto copy_thresholds = [&](Index first, Index count) {
+          std::lock_guard<std::mutex> hold(locks[first / kBlock]);
+          for (Index q = 0; q < count; ++q) t[q] = threshold(first + q);
+        };
+        auto push_found = [&](Index block) {
+          std::lock_guard<std::mutex> hold(locks[block]);
+          for (const Survivor& f : found) heaps[f.query].push(f.distance, f.candidate);
+          found.clear();
+        };
 
-    // Survivors also tighten the copied thresholds as the scan goes: a query's bound can be no
-    // worse than the k-th best distance found for it in this very task. Local heaps keep those.
-    auto local_heap = [&](Index q) {
-      return NeighborHeap(local_dist.data() + q * k, local_idx.data() + q * k, k);
-    };
-    auto tightened = [&](const NeighborHeap& heap, Index query, float copied) {
-      return heap.full() ? std::min(copied, round_up(c * heap.bound() - a(query))) : copied;
-    };
+        // Survivors also tighten the copied thresholds as the scan goes: a query's bound can be no
+        // worse than the k-th best distance found for it in this very task. Local heaps keep those.
+        auto local_heap = [&](Index q) { return NeighborHeap(local_dist.data() + q * k, local_idx.data() + q * k, k); };
+        auto tightened = [&](const NeighborHeap& heap, Index query, float copied) {
+          return heap.full() ? std::min(copied, round_up(c * heap.bound() - a(query))) : copied;
+        };
 
-    // Seeds: scanning in index order from an empty heap, a query confirms every candidate that
-    // beats its running k-th best, about k (1 + ln(nc / k)) of them (24 per query at n = 200,
-    // d = 5, k = 5). So on a query's first block (its own, the diagonal tasks going first) the
-    // best screened candidate of each of 16 lanes (j mod 16) is found first, one pass of vector
-    // minima, and those lanes' minima enter the heap (15 of them: the query's own lane is
-    // skipped): it starts near its final bound, and the scan confirms about one more. That pays
-    // from k = 3 (k (1 + ln(256 / k)) = 16 there, against 6.5 at k = 1); ordering the lanes to
-    // seed only the k best took the same time at n = 200, d = 5, k = 5. Later blocks start from
-    // the copied bound, which seeds would rarely beat (seeding every block made n = 20,000 2.3x
-    // slower). Seeds are real candidates, skipped when the scan meets them again: results are
-    // unchanged.
-    const bool seeding = I == J && k >= 3 && k < kSeedLanes && nc >= 4 * kSeedLanes;
-    auto seed = [&](NeighborHeap& heap, Index qi, const float* g) {
-      Index where[kSeedLanes];
-      lane_minima(b.data() + c0, g, s, nc, where);
-      for (int l = 0; l < kSeedLanes; ++l) {
-        if (where[l] < 0 || c0 + where[l] == qi) continue;
-        seeds.push_back(where[l]);
-        heap.push(exact(qi, c0 + where[l]), c0 + where[l]);
-      }
-    };
-    auto is_seed = [&](Index j) { return std::find(seeds.begin(), seeds.end(), j) != seeds.end(); };
+        // Seeds: scanning in index order from an empty heap, a query confirms every candidate that
+        // beats its running k-th best, about k (1 + ln(nc / k)) of them (24 per query at n = 200,
+        // d = 5, k = 5). So on a query's first block (its own, the diagonal tasks going first) the
+        // best screened candidate of each of 16 lanes (j mod 16) is found first, one pass of vector
+        // minima, and those lanes' minima enter the heap (15 of them: the query's own lane is
+        // skipped): it starts near its final bound, and the scan confirms about one more. That pays
+        // from k = 3 (k (1 + ln(256 / k)) = 16 there, against 6.5 at k = 1); ordering the lanes to
+        // seed only the k best took the same time at n = 200, d = 5, k = 5. Later blocks start from
+        // the copied bound, which seeds would rarely beat (seeding every block made n = 20,000 2.3x
+        // slower). Seeds are real candidates, skipped when the scan meets them again: results are
+        // unchanged.
+        const bool seeding = I == J && k >= 3 && k < kSeedLanes && nc >= 4 * kSeedLanes;
+        auto seed = [&](NeighborHeap& heap, Index qi, const float* g) {
+          Index where[kSeedLanes];
+          lane_minima(b.data() + c0, g, s, nc, where);
+          for (int l = 0; l < kSeedLanes; ++l) {
+            if (where[l] < 0 || c0 + where[l] == qi) continue;
+            seeds.push_back(where[l]);
+            heap.push(exact(qi, c0 + where[l]), c0 + where[l]);
+          }
+        };
+        auto is_seed = [&](Index j) { return std::find(seeds.begin(), seeds.end(), j) != seeds.end(); };
 
-    copy_thresholds(r0, nr);
-    for (Index i = 0; i < nr; ++i) {
-      const Index qi = r0 + i;
-      const float* g = G.data() + i * ldg;
-      NeighborHeap heap = local_heap(0);
-      seeds.clear();
-      if (seeding && t[i] == std::numeric_limits<float>::infinity()) seed(heap, qi, g);
-      for (Index j = next_candidate(b.data() + c0, g, s, tightened(heap, qi, t[i]), 0, nc); j < nc;
-           j = next_candidate(b.data() + c0, g, s, tightened(heap, qi, t[i]), j + 1, nc))
-        if (c0 + j != qi && !is_seed(j)) heap.push(exact(qi, c0 + j), c0 + j);
-      for (Index q = 0; q < heap.size(); ++q) found.push_back({qi, local_idx[q], local_dist[q]});
-    }
-    push_found(I);
-    if (I == J) return;  // a diagonal block's rows already saw every pair both ways
+        copy_thresholds(r0, nr);
+        for (Index i = 0; i < nr; ++i) {
+          const Index qi = r0 + i;
+          const float* g = G.data() + i * ldg;
+          NeighborHeap heap = local_heap(0);
+          seeds.clear();
+          if (seeding && t[i] == std::numeric_limits<float>::infinity()) seed(heap, qi, g);
+          for (Index j = next_candidate(b.data() + c0, g, s, tightened(heap, qi, t[i]), 0, nc); j < nc;
+               j = next_candidate(b.data() + c0, g, s, tightened(heap, qi, t[i]), j + 1, nc))
+            if (c0 + j != qi && !is_seed(j)) heap.push(exact(qi, c0 + j), c0 + j);
+          for (Index q = 0; q < heap.size(); ++q) found.push_back({qi, local_idx[q], local_dist[q]});
+        }
+        push_found(I);
+        if (I == J) return;  // a diagonal block's rows already saw every pair both ways
 
-    copy_thresholds(c0, nc);
-    std::vector<NeighborHeap> column_heaps;
-    column_heaps.reserve(static_cast<std::size_t>(nc));
-    for (Index j = 0; j < nc; ++j) column_heaps.push_back(local_heap(j));
-    for (Index i = 0; i < nr; ++i) {
-      const Index ci = r0 + i;
-      const float* g = G.data() + i * ldg;
-      for (Index j = next_query(b[ci], g, s, t.data(), 0, nc); j < nc;
-           j = next_query(b[ci], g, s, t.data(), j + 1, nc)) {
-        NeighborHeap& heap = column_heaps[j];
-        heap.push(exact(c0 + j, ci), ci);
-        t[j] = tightened(heap, c0 + j, t[j]);
-      }
-    }
-    for (Index j = 0; j < nc; ++j)
-      for (Index q = 0; q < column_heaps[j].size(); ++q)
-        found.push_back({c0 + j, local_idx[j * k + q], local_dist[j * k + q]});
-    push_found(J);
-  }, poll);
+        copy_thresholds(c0, nc);
+        std::vector<NeighborHeap> column_heaps;
+        column_heaps.reserve(static_cast<std::size_t>(nc));
+        for (Index j = 0; j < nc; ++j) column_heaps.push_back(local_heap(j));
+        for (Index i = 0; i < nr; ++i) {
+          const Index ci = r0 + i;
+          const float* g = G.data() + i * ldg;
+          for (Index j = next_query(b[ci], g, s, t.data(), 0, nc); j < nc;
+               j = next_query(b[ci], g, s, t.data(), j + 1, nc)) {
+            NeighborHeap& heap = column_heaps[j];
+            heap.push(exact(c0 + j, ci), ci);
+            t[j] = tightened(heap, c0 + j, t[j]);
+          }
+        }
+        for (Index j = 0; j < nc; ++j)
+          for (Index q = 0; q < column_heaps[j].size(); ++q)
+            found.push_back({c0 + j, local_idx[j * k + q], local_dist[j * k + q]});
+        push_found(J);
+      },
+      poll);
 
   parallel_for(static_cast<std::size_t>(n), n_threads, 4096, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
@@ -265,8 +263,8 @@ Neighbors knn(const MatrixRef& X, Index k, Metric metric, KnnAlgorithm algorithm
   const Index n = X.rows();
   if (n < 2) throw std::invalid_argument("knn needs at least 2 points, got " + std::to_string(n));
   if (k < 1 || k >= n)
-    throw std::invalid_argument("n_neighbors must satisfy 0 < n_neighbors < n_samples = " +
-                                std::to_string(n) + ", got " + std::to_string(k));
+    throw std::invalid_argument("n_neighbors must satisfy 0 < n_neighbors < n_samples = " + std::to_string(n) +
+                                ", got " + std::to_string(k));
   if (n_threads < 1) throw std::invalid_argument("n_threads must be >= 1");
   if (algorithm == KnnAlgorithm::automatic) algorithm = choose_knn_algorithm(n, X.cols(), metric);
   if (algorithm == KnnAlgorithm::kd_tree) {

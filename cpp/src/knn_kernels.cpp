@@ -29,9 +29,8 @@ void lane_minima_from(const float* b, const float* g, float s, Index from, Index
 // Register tiles: R query rows x one panel (2 vectors wide). Per dimension, two panel loads and R
 // broadcasts feed 2R FMAs; R = 8 (AVX-512: 16 accumulators of 32 registers) or 4 (AVX2: 8 of 16).
 template <int R>
-__attribute__((target("avx512f"))) inline void tile_avx512(const float* Q, Index d,
-                                                            const float* panel, float* G,
-                                                            Index ldg) {
+__attribute__((target("avx512f"))) inline void tile_avx512(const float* Q, Index d, const float* panel, float* G,
+                                                           Index ldg) {
   __m512 acc[R][2];
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
   for (Index k = 0; k < d; ++k) {
@@ -48,16 +47,16 @@ __attribute__((target("avx512f"))) inline void tile_avx512(const float* Q, Index
   }
 }
 
-__attribute__((target("avx512f"))) void dot_panel_avx512(const float* Q, Index nq, Index d,
-                                                          const float* panel, float* G, Index ldg) {
+__attribute__((target("avx512f"))) void dot_panel_avx512(const float* Q, Index nq, Index d, const float* panel,
+                                                         float* G, Index ldg) {
   Index i = 0;
   for (; i + 8 <= nq; i += 8) tile_avx512<8>(Q + i * d, d, panel, G + i * ldg, ldg);
   for (; i < nq; ++i) tile_avx512<1>(Q + i * d, d, panel, G + i * ldg, ldg);
 }
 
 template <int R>
-__attribute__((target("avx2,fma"))) inline void tile_avx2(const float* Q, Index d,
-                                                           const float* panel, float* G, Index ldg) {
+__attribute__((target("avx2,fma"))) inline void tile_avx2(const float* Q, Index d, const float* panel, float* G,
+                                                          Index ldg) {
   __m256 acc[R][2];
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
   for (Index k = 0; k < d; ++k) {
@@ -74,16 +73,15 @@ __attribute__((target("avx2,fma"))) inline void tile_avx2(const float* Q, Index 
   }
 }
 
-__attribute__((target("avx2,fma"))) void dot_panel_avx2(const float* Q, Index nq, Index d,
-                                                         const float* panel, float* G, Index ldg) {
+__attribute__((target("avx2,fma"))) void dot_panel_avx2(const float* Q, Index nq, Index d, const float* panel, float* G,
+                                                        Index ldg) {
   Index i = 0;
   for (; i + 4 <= nq; i += 4) tile_avx2<4>(Q + i * d, d, panel, G + i * ldg, ldg);
   for (; i < nq; ++i) tile_avx2<1>(Q + i * d, d, panel, G + i * ldg, ldg);
 }
 
-__attribute__((target("avx512f"))) Index next_candidate_avx512(const float* b, const float* g,
-                                                                float s, float threshold,
-                                                                Index from, Index n) {
+__attribute__((target("avx512f"))) Index next_candidate_avx512(const float* b, const float* g, float s, float threshold,
+                                                               Index from, Index n) {
   const __m512 vs = _mm512_set1_ps(s), vt = _mm512_set1_ps(threshold);
   Index j = from;
   for (; j + 16 <= n; j += 16) {
@@ -96,8 +94,7 @@ __attribute__((target("avx512f"))) Index next_candidate_avx512(const float* b, c
   return n;
 }
 
-__attribute__((target("avx2,fma"))) Index next_candidate_avx2(const float* b, const float* g,
-                                                              float s, float threshold,
+__attribute__((target("avx2,fma"))) Index next_candidate_avx2(const float* b, const float* g, float s, float threshold,
                                                               Index from, Index n) {
   const __m256 vs = _mm256_set1_ps(s), vt = _mm256_set1_ps(threshold);
   Index j = from;
@@ -111,9 +108,8 @@ __attribute__((target("avx2,fma"))) Index next_candidate_avx2(const float* b, co
   return n;
 }
 
-__attribute__((target("avx512f"))) Index next_query_avx512(float b, const float* g, float s,
-                                                            const float* threshold, Index from,
-                                                            Index n) {
+__attribute__((target("avx512f"))) Index next_query_avx512(float b, const float* g, float s, const float* threshold,
+                                                           Index from, Index n) {
   const __m512 vs = _mm512_set1_ps(s), vb = _mm512_set1_ps(b);
   Index j = from;
   for (; j + 16 <= n; j += 16) {
@@ -126,9 +122,8 @@ __attribute__((target("avx512f"))) Index next_query_avx512(float b, const float*
   return n;
 }
 
-__attribute__((target("avx2,fma"))) Index next_query_avx2(float b, const float* g, float s,
-                                                          const float* threshold, Index from,
-                                                          Index n) {
+__attribute__((target("avx2,fma"))) Index next_query_avx2(float b, const float* g, float s, const float* threshold,
+                                                          Index from, Index n) {
   const __m256 vs = _mm256_set1_ps(s), vb = _mm256_set1_ps(b);
   Index j = from;
   for (; j + 8 <= n; j += 8) {
@@ -141,8 +136,8 @@ __attribute__((target("avx2,fma"))) Index next_query_avx2(float b, const float* 
   return n;
 }
 
-__attribute__((target("avx512f"))) void lane_minima_avx512(const float* b, const float* g, float s,
-                                                            Index n, Index* where) {
+__attribute__((target("avx512f"))) void lane_minima_avx512(const float* b, const float* g, float s, Index n,
+                                                           Index* where) {
   static_assert(kSeedLanes == 16, "one AVX-512 register of lanes");
   const __m512 vs = _mm512_set1_ps(s);
   __m512 best = _mm512_set1_ps(std::numeric_limits<float>::infinity());
@@ -171,9 +166,14 @@ __attribute__((target("avx512f"))) void lane_minima_avx512(const float* b, const
 PackedRows::PackedRows(const RowMatrixXf& C, Index block)
     : C_(C), n_(C.rows()), d_(C.cols()), block_(block), panel_(0) {
   switch (active_simd()) {
-    case Simd::avx512: panel_ = 32; break;
-    case Simd::avx2: panel_ = 16; break;
-    case Simd::none: return;
+    case Simd::avx512:
+      panel_ = 32;
+      break;
+    case Simd::avx2:
+      panel_ = 16;
+      break;
+    case Simd::none:
+      return;
   }
   // Every block is padded to whole panels with zero rows (their products are 0, never read).
   const Index block_floats = (block_ + panel_ - 1) / panel_ * panel_ * d_;
@@ -205,16 +205,18 @@ void PackedRows::dot(const float* Q, Index nq, Index b, float* G, Index ldg) con
 #endif
   using ConstMap = Eigen::Map<const RowMatrixXf>;
   using Map = Eigen::Map<RowMatrixXf, 0, Eigen::OuterStride<>>;
-  Map(G, nq, nc, Eigen::OuterStride<>(ldg)).noalias() =
-      ConstMap(Q, nq, d_) * C_.middleRows(b * block_, nc).transpose();
+  Map(G, nq, nc, Eigen::OuterStride<>(ldg)).noalias() = ConstMap(Q, nq, d_) * C_.middleRows(b * block_, nc).transpose();
 }
 
 Index next_candidate(const float* b, const float* g, float s, float threshold, Index from, Index n) {
 #ifdef KERNLEARN_X86_DISPATCH
   switch (active_simd()) {
-    case Simd::avx512: return next_candidate_avx512(b, g, s, threshold, from, n);
-    case Simd::avx2: return next_candidate_avx2(b, g, s, threshold, from, n);
-    case Simd::none: break;
+    case Simd::avx512:
+      return next_candidate_avx512(b, g, s, threshold, from, n);
+    case Simd::avx2:
+      return next_candidate_avx2(b, g, s, threshold, from, n);
+    case Simd::none:
+      break;
   }
 #endif
   for (Index j = from; j < n; ++j)
@@ -236,9 +238,12 @@ void lane_minima(const float* b, const float* g, float s, Index n, Index* where)
 Index next_query(float b, const float* g, float s, const float* threshold, Index from, Index n) {
 #ifdef KERNLEARN_X86_DISPATCH
   switch (active_simd()) {
-    case Simd::avx512: return next_query_avx512(b, g, s, threshold, from, n);
-    case Simd::avx2: return next_query_avx2(b, g, s, threshold, from, n);
-    case Simd::none: break;
+    case Simd::avx512:
+      return next_query_avx512(b, g, s, threshold, from, n);
+    case Simd::avx2:
+      return next_query_avx2(b, g, s, threshold, from, n);
+    case Simd::none:
+      break;
   }
 #endif
   for (Index j = from; j < n; ++j)

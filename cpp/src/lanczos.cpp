@@ -1,8 +1,5 @@
 #include "kernlearn/lanczos.hpp"
 
-#include "kernlearn/gram_schmidt.hpp"
-
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -11,6 +8,10 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Eigenvalues>
+
+#include "kernlearn/gram_schmidt.hpp"
+
 namespace kernlearn {
 
 namespace {
@@ -18,10 +19,14 @@ namespace {
 // The solver proper, on B = A (largest) or B = -A (smallest): it always seeks the largest.
 class ThickRestart {
  public:
-  ThickRestart(const SymmetricOperator& A, const LanczosOptions& opt, ThreadTeam& team,
-               const InterruptPoll& poll)
-      : A_(A), opt_(opt), poll_(poll), n_(A.rows()), sign_(opt.largest ? 1.0 : -1.0),
-        rng_(opt.seed), gs_(A.rows(), team) {}
+  ThickRestart(const SymmetricOperator& A, const LanczosOptions& opt, ThreadTeam& team, const InterruptPoll& poll)
+      : A_(A),
+        opt_(opt),
+        poll_(poll),
+        n_(A.rows()),
+        sign_(opt.largest ? 1.0 : -1.0),
+        rng_(opt.seed),
+        gs_(A.rows(), team) {}
 
   LanczosResult run(const Eigen::MatrixXd& start) {
     wanted_ = std::min(opt_.k, n_);
@@ -142,8 +147,8 @@ class ThickRestart {
         const double alpha = gs_.dot(V_.col(j).data(), w_.data());
         coef_(j) = alpha;
         coef_(j - 1) = beta_;
-        before = gs_.subtract_pair_then_project(V_.col(j).data(), alpha, V_.col(j - 1).data(), beta_,
-                                                V_.data(), n_, cols, w_.data(), h_.data());
+        before = gs_.subtract_pair_then_project(V_.col(j).data(), alpha, V_.col(j - 1).data(), beta_, V_.data(), n_,
+                                                cols, w_.data(), h_.data());
       } else {
         before = gs_.dot(w_.data(), w_.data());
         gs_.project(V_.data(), n_, cols, w_.data(), h_.data());
@@ -234,8 +239,9 @@ class ThickRestart {
     Index next_locked = 0, next_active = 0;
     for (Index i = 0; i < m; ++i) {
       const bool take_locked =
-          next_locked < L && (next_active == a || H_(locked_order[static_cast<std::size_t>(next_locked)],
-                                                     locked_order[static_cast<std::size_t>(next_locked)]) >= active(next_active));
+          next_locked < L &&
+          (next_active == a || H_(locked_order[static_cast<std::size_t>(next_locked)],
+                                  locked_order[static_cast<std::size_t>(next_locked)]) >= active(next_active));
       if (take_locked) {
         const Index c = locked_order[static_cast<std::size_t>(next_locked++)];
         theta_(i) = H_(c, c);
@@ -322,8 +328,7 @@ class ThickRestart {
     n_matvec_ += rank;
     // Q' A Q: its lower triangle is all the eigensolver reads, column c from row c down.
     Eigen::MatrixXd G = Eigen::MatrixXd::Zero(rank, rank);
-    for (Index c = 0; c < rank; ++c)
-      gs_.project(V_.col(c).data(), n_, rank - c, W.col(c).data(), G.col(c).data() + c);
+    for (Index c = 0; c < rank; ++c) gs_.project(V_.col(c).data(), n_, rank - c, W.col(c).data(), G.col(c).data() + c);
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(G);
     if (eig.info() != Eigen::Success) throw std::runtime_error("eigensolver of the projected block failed");
     const Eigen::VectorXd theta = eig.eigenvalues().reverse();
@@ -437,7 +442,8 @@ class ThickRestart {
 
   // The basis's first `count` columns are converged Ritz vectors (values theta, residuals res),
   // decoupled in H: they are locked (see ritz and restart), and a cycle starts after them.
-  void lock_kept(Index count, const Eigen::Ref<const Eigen::VectorXd>& theta, const Eigen::Ref<const Eigen::VectorXd>& res) {
+  void lock_kept(Index count, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                 const Eigen::Ref<const Eigen::VectorXd>& res) {
     H_.setZero();
     H_.diagonal().head(count) = theta;
     locked_residual_ = res;
@@ -453,8 +459,8 @@ class ThickRestart {
     const Index count = std::min(wanted_, basis_size_);
     if (count >= n_) return true;  // nothing outside the answer left to probe
     const double slack = 10.0 * opt_.tol * norm_estimate_;
-    const bool same = confirmed_values_.size() == count &&
-                      (confirmed_values_ - theta_.head(count)).cwiseAbs().maxCoeff() <= slack;
+    const bool same =
+        confirmed_values_.size() == count && (confirmed_values_ - theta_.head(count)).cwiseAbs().maxCoeff() <= slack;
     confirmed_values_ = theta_.head(count);
     return same;
   }
@@ -583,9 +589,9 @@ class ThickRestart {
   Eigen::VectorXd locked_residual_;   // per locked column, its residual when it locked
   std::vector<bool> ritz_locked_;     // per Ritz pair (theta_ order), whether it is a locked column
   Eigen::MatrixXd S_;
-  Eigen::MatrixXd spare_;   // restart workspace, the size of V: the rotated basis
+  Eigen::MatrixXd spare_;              // restart workspace, the size of V: the rotated basis
   Eigen::VectorXd w_, coef_, h_, h2_;  // Lanczos step workspace
-  std::vector<Index> lost_;  // the columns a step's w has lost orthogonality to
+  std::vector<Index> lost_;            // the columns a step's w has lost orthogonality to
   BasisProducts gs_;
   Index ncv_ = 0, kept_ = 0, basis_size_ = 0, wanted_ = 0, max_wanted_ = 0;
   Index n_matvec_ = 0, n_restart_ = 0, n_locked_ = 0, locked_ = 0;
@@ -595,8 +601,8 @@ class ThickRestart {
 
 }  // namespace
 
-LanczosResult lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start,
-                      const LanczosOptions& options, ThreadTeam& team, const InterruptPoll& poll) {
+LanczosResult lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
+                      ThreadTeam& team, const InterruptPoll& poll) {
   const Index n = A.rows();
   if (n < 1) throw std::invalid_argument("the operator is empty");
   if (start.rows() != n || start.cols() < 1)
@@ -604,7 +610,8 @@ LanczosResult lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start,
   if (!options.threshold_mode && (options.k < 1 || options.k >= n))
     throw std::invalid_argument("k must satisfy 0 < k < n = " + std::to_string(n));
   // In threshold mode k is the first guess of the count; the window it sizes must hold a pair.
-  if (options.threshold_mode && options.k < 1) throw std::invalid_argument("k must be positive in threshold mode, got " + std::to_string(options.k));
+  if (options.threshold_mode && options.k < 1)
+    throw std::invalid_argument("k must be positive in threshold mode, got " + std::to_string(options.k));
   if (options.ncv != 0 && (options.ncv <= options.k || options.ncv > n))
     throw std::invalid_argument("ncv must satisfy k < ncv <= n");
   if (!(options.tol > 0.0)) throw std::invalid_argument("tol must be positive");

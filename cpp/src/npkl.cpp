@@ -28,9 +28,15 @@ SaddleResult simple_npkl(const Csr& L, const RowMatrixXi& pairs, const Eigen::Ve
   pb.upper = options.C;
   pb.rho = 2.0 / options.C;
   switch (options.loss) {
-    case NpklLoss::linear: pb.set = DualSet::fixed; break;
-    case NpklLoss::squared_hinge: pb.set = DualSet::nonnegative; break;
-    case NpklLoss::square: pb.set = DualSet::free; break;
+    case NpklLoss::linear:
+      pb.set = DualSet::fixed;
+      break;
+    case NpklLoss::squared_hinge:
+      pb.set = DualSet::nonnegative;
+      break;
+    case NpklLoss::square:
+      pb.set = DualSet::free;
+      break;
     case NpklLoss::hinge:
       pb.set = DualSet::box;
       pb.rho = 0.0;

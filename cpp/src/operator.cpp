@@ -35,9 +35,8 @@ void CsrOperator::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<E
 }
 
 void DenseOperator::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const {
-  split_rows(team_, A_.rows(), [&](Index first, Index rows) {
-    Y.middleRows(first, rows).noalias() = A_.middleRows(first, rows) * X;
-  });
+  split_rows(team_, A_.rows(),
+             [&](Index first, Index rows) { Y.middleRows(first, rows).noalias() = A_.middleRows(first, rows) * X; });
 }
 
 void StructuredOperator::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const {

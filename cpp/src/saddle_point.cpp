@@ -1,12 +1,13 @@
 #include "kernlearn/saddle_point.hpp"
 
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
+
+#include <Eigen/Eigenvalues>
 
 #include "kernlearn/chebyshev_filter.hpp"
 #include "kernlearn/lanczos.hpp"
@@ -103,10 +104,21 @@ class LbfgsMemory {
 class NewtonHessian {
  public:
   NewtonHessian(const SaddleProblem& pb, const SpectralOptions& opt, Index n, const Kernel& K, const Eigen::VectorXd& g)
-      : pb_(pb), opt_(opt), n_(n), r_(K.sigma.size()), K_(K), g_(g), top_(K.all_vectors.leftCols(r_).transpose()),
-        weight_(n - r_, r_), scale_(K.lambda(0) / K.sigma(0)),
-        rank_one_(opt.penalty ? 0.0 : 1.0 / K.sigma.squaredNorm()), Z_(r_, n), Y_(n, r_), slab_(r_, n),
-        pair_coef_(pb.pairs.rows()), pair_value_(pb.pairs.rows()) {
+      : pb_(pb),
+        opt_(opt),
+        n_(n),
+        r_(K.sigma.size()),
+        K_(K),
+        g_(g),
+        top_(K.all_vectors.leftCols(r_).transpose()),
+        weight_(n - r_, r_),
+        scale_(K.lambda(0) / K.sigma(0)),
+        rank_one_(opt.penalty ? 0.0 : 1.0 / K.sigma.squaredNorm()),
+        Z_(r_, n),
+        Y_(n, r_),
+        slab_(r_, n),
+        pair_coef_(pb.pairs.rows()),
+        pair_value_(pb.pairs.rows()) {
     for (Index l = 0; l < r_; ++l)
       for (Index k = r_; k < n_; ++k) weight_(k - r_, l) = K.sigma(l) / (K.sigma(l) - K.all_values(k));
   }
@@ -159,11 +171,18 @@ class SaddlePointSolver {
  public:
   SaddlePointSolver(const SaddleProblem& pb, const SpectralOptions& opt, ThreadTeam& team, const InterruptPoll& poll,
                     const Eigen::MatrixXd& basis)
-      : pb_(pb), opt_(opt), team_(team), poll_(poll), n_(pb.sparse.n),
-        acc_(pb.pairs, pb.pattern, pb.sparse), data_(static_cast<std::size_t>(acc_.nnz())),
+      : pb_(pb),
+        opt_(opt),
+        team_(team),
+        poll_(poll),
+        n_(pb.sparse.n),
+        acc_(pb.pairs, pb.pattern, pb.sparse),
+        data_(static_cast<std::size_t>(acc_.nnz())),
         sparse_op_(n_, acc_.indptr().data(), acc_.indices().data(), data_.data(), team),
         structured_op_(sparse_op_, pb.lowrank, pb.lowrank_coef, pb.shift, pb.center),
-        structured_(pb.lowrank.cols() > 0 || pb.shift != 0.0 || pb.center), rng_(opt.seed), basis_(basis) {
+        structured_(pb.lowrank.cols() > 0 || pb.shift != 0.0 || pb.center),
+        rng_(opt.seed),
+        basis_(basis) {
     use_dense_ = opt.eigen_solver == SpectralSolver::dense;
     gram_bound_ = constraint_gram_bound();
     second_order_ = opt.newton && opt.accelerate && pb.set == DualSet::free && pb.pattern == PairPattern::distance &&
@@ -186,7 +205,8 @@ class SaddlePointSolver {
   Eigen::VectorXd hessian_product(const Eigen::VectorXd& v) {
     if (!second_order_)
       throw std::invalid_argument(
-          "Hessian products need newton, a free alpha, distance pairs, p = 2, no rank cap, no basis, no mixed precision");
+          "Hessian products need newton, a free alpha, distance pairs, p = 2, no rank cap, no basis, no mixed "
+          "precision");
     if (v.size() != pb_.rows.rows()) throw std::invalid_argument("v needs one value per constraint");
     use_dense_ = true;  // the whole spectrum, whatever the options say
     const Kernel K = kernel_at(pb_.alpha0, nullptr);
@@ -427,11 +447,18 @@ class SaddlePointSolver {
 
   void project(Eigen::VectorXd& alpha) const {
     switch (pb_.set) {
-      case DualSet::nonnegative: alpha = alpha.cwiseMax(0.0); break;
-      case DualSet::box: alpha = alpha.cwiseMax(0.0).cwiseMin(pb_.upper); break;
-      case DualSet::capped_simplex: project_capped_simplex(alpha, pb_.upper); break;
+      case DualSet::nonnegative:
+        alpha = alpha.cwiseMax(0.0);
+        break;
+      case DualSet::box:
+        alpha = alpha.cwiseMax(0.0).cwiseMin(pb_.upper);
+        break;
+      case DualSet::capped_simplex:
+        project_capped_simplex(alpha, pb_.upper);
+        break;
       case DualSet::free:
-      case DualSet::fixed: break;
+      case DualSet::fixed:
+        break;
     }
   }
 
@@ -454,13 +481,21 @@ class SaddlePointSolver {
     const Eigen::ArrayXd slack = (pb_.target - g).array();
     double loss = 0.0;
     switch (pb_.set) {
-      case DualSet::free: loss = slack.square().sum() / (2.0 * pb_.rho); break;
-      case DualSet::nonnegative: loss = slack.cwiseMax(0.0).square().sum() / (2.0 * pb_.rho); break;
-      case DualSet::box: loss = pb_.upper * slack.cwiseMax(0.0).sum(); break;
+      case DualSet::free:
+        loss = slack.square().sum() / (2.0 * pb_.rho);
+        break;
+      case DualSet::nonnegative:
+        loss = slack.cwiseMax(0.0).square().sum() / (2.0 * pb_.rho);
+        break;
+      case DualSet::box:
+        loss = pb_.upper * slack.cwiseMax(0.0).sum();
+        break;
       case DualSet::capped_simplex:
         loss = pb_.upper * std::max(0.0, slack.size() ? slack.maxCoeff() : 0.0);
         break;
-      case DualSet::fixed: loss = -alpha.dot(g); break;  // P = -tr(A K)
+      case DualSet::fixed:
+        loss = -alpha.dot(g);
+        break;  // P = -tr(A K)
     }
     return -trace_MK + loss + (opt_.penalty ? opt_.G / opt_.p * K.trace_Kp : 0.0);
   }
@@ -489,7 +524,8 @@ class SaddlePointSolver {
       for (Index q = indptr[i]; q < indptr[i + 1]; ++q) row += std::abs(data_[q]);
       norm = std::max(norm, row);
     }
-    for (Index c = 0; c < pb_.lowrank.cols(); ++c) norm += std::abs(pb_.lowrank_coef(c)) * pb_.lowrank.col(c).squaredNorm();
+    for (Index c = 0; c < pb_.lowrank.cols(); ++c)
+      norm += std::abs(pb_.lowrank_coef(c)) * pb_.lowrank.col(c).squaredNorm();
     norm += std::abs(pb_.shift);
     return std::max(opt_.eig_tol, 1e-12) * 10.0 * norm;
   }
@@ -505,8 +541,7 @@ class SaddlePointSolver {
     Eigen::MatrixXd vectors;
     bool whole = false;  // values / vectors hold the whole spectrum
     // Kept for a Newton step from this point (likely when the last point's rank allowed one).
-    const bool want_whole =
-        second_order_ && (!previous || newton_rank(previous->sigma.size(), kNewtonMaxRank + 0.05));
+    const bool want_whole = second_order_ && (!previous || newton_rank(previous->sigma.size(), kNewtonMaxRank + 0.05));
     if (basis_.cols() > 0) {
       projected_spectrum(values, vectors);
     } else if (use_dense_) {
@@ -702,14 +737,14 @@ class SaddlePointSolver {
   double newton_step_ = 0.5;          // the last Newton step accepted (the first tries 1)
   double first_gradient_norm_ = 0.0;  // |grad J| at the first Newton step (scales CG's tolerance)
   bool second_order_ = false;         // Newton steps (still) taken: dense points keep their whole spectrum
-  bool last_dense_mixed_ = false;  // the last dense solve ran in mixed precision
-  bool accepted_at_once_ = false;  // the last step passed the backtracking test on its first trial
-  bool block_pays_ = true;       // the last warm block locked pairs
-  bool use_dense_ = false;       // LAPACK for every solve from now on
+  bool last_dense_mixed_ = false;     // the last dense solve ran in mixed precision
+  bool accepted_at_once_ = false;     // the last step passed the backtracking test on its first trial
+  bool block_pays_ = true;            // the last warm block locked pairs
+  bool use_dense_ = false;            // LAPACK for every solve from now on
   Index unconverged_eigensolves_ = 0;
   int solves_since_block_ = 0;
-  Eigen::VectorXd far_end_;      // A's lowest eigenvector, for the filter's next estimate of it
-  bool filter_pays_ = true;      // the last filtered solve returned the filtered pairs
+  Eigen::VectorXd far_end_;         // A's lowest eigenvector, for the filter's next estimate of it
+  bool filter_pays_ = true;         // the last filtered solve returned the filtered pairs
   Eigen::MatrixXd basis_;           // Section 5.4's U_b (empty: the exact problem)
   Eigen::VectorXd pair_coef_;       // R' alpha of the matrix assembled last
   RowMatrixXd basis_rows_;          // U_b row-major, for the pairs' rows
@@ -722,7 +757,8 @@ void check_saddle_problem(const SaddleProblem& pb, const SpectralOptions& option
   if (m < 1 && pb.set != DualSet::fixed) throw std::invalid_argument("need at least one constraint");
   if (pb.target.size() != m || pb.alpha0.size() != m)
     throw std::invalid_argument("target and alpha0 need one value per constraint");
-  if (pb.rows.indptr.empty() || pb.rows.indptr.front() != 0 || pb.rows.indptr.back() != static_cast<Index>(pb.rows.indices.size()) ||
+  if (pb.rows.indptr.empty() || pb.rows.indptr.front() != 0 ||
+      pb.rows.indptr.back() != static_cast<Index>(pb.rows.indices.size()) ||
       pb.rows.data.size() != pb.rows.indices.size())
     throw std::invalid_argument("constraint rows are inconsistent");
   for (Index q : pb.rows.indices)
@@ -755,8 +791,8 @@ SaddleResult solve_saddle_point(const SaddleProblem& pb, const SpectralOptions& 
   return SaddlePointSolver(pb, options, team, poll, basis).run(monitor);
 }
 
-Eigen::VectorXd saddle_hessian_product(const SaddleProblem& pb, const SpectralOptions& options, const Eigen::VectorXd& v,
-                                       ThreadTeam& team) {
+Eigen::VectorXd saddle_hessian_product(const SaddleProblem& pb, const SpectralOptions& options,
+                                       const Eigen::VectorXd& v, ThreadTeam& team) {
   check_saddle_problem(pb, options, {});
   const InterruptPoll never;
   return SaddlePointSolver(pb, options, team, never, {}).hessian_product(v);

@@ -1,7 +1,5 @@
 #include "kernlearn/sice.hpp"
 
-#include "kernlearn/vector_ops.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -10,6 +8,8 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
+
+#include "kernlearn/vector_ops.hpp"
 
 namespace kernlearn {
 
@@ -127,8 +127,7 @@ double objective(const MatrixXd& M, const MatrixXd& S, const MatrixXd& R, SpdFac
 // log det Z + m on the optimum, so the best one only ever tightens the certificate.
 class DualCertificate {
  public:
-  DualCertificate(const MatrixXd& S, const MatrixXd& R, const SiceOptions& opt)
-      : S_(S), R_(R), factor_(opt.lapack) {}
+  DualCertificate(const MatrixXd& S, const MatrixXd& R, const SiceOptions& opt) : S_(S), R_(R), factor_(opt.lapack) {}
 
   // Offers Z = S + clip(W - S, -R, R), the box point nearest to W (an estimate of M^-1, which
   // is the dual optimum at the solution), and returns whether it improved the bound.
@@ -229,7 +228,8 @@ double linear_change(const MatrixXd& S, const MatrixXd& R, Index i, Index j, dou
 }
 
 // The non-zero pairs (i, j) among `pairs` (all of X's when pairs hold its support).
-std::vector<std::pair<Index, Index>> nonzero_pairs(const MatrixXd& X, const std::vector<std::pair<Index, Index>>& pairs) {
+std::vector<std::pair<Index, Index>> nonzero_pairs(const MatrixXd& X,
+                                                   const std::vector<std::pair<Index, Index>>& pairs) {
   std::vector<std::pair<Index, Index>> out;
   out.reserve(pairs.size());
   for (const auto& [i, j] : pairs)
@@ -354,8 +354,8 @@ class FreePairs {
 
 // Solves H v = rhs on the free pairs by preconditioned conjugate gradients from v = 0, to a
 // relative residual of `forcing` (inexact Newton). Returns the iteration count.
-Index conjugate_gradients(FreePairs& pairs, const MatrixXd& W, const MatrixXd& X, const VectorXd& rhs,
-                          double forcing, Index max_iter, VectorXd& v) {
+Index conjugate_gradients(FreePairs& pairs, const MatrixXd& W, const MatrixXd& X, const VectorXd& rhs, double forcing,
+                          Index max_iter, VectorXd& v) {
   const Index n = pairs.size();
   v = VectorXd::Zero(n);
   VectorXd r = rhs, z, dir, Hdir;
@@ -478,7 +478,7 @@ bool block_descent_start(const MatrixXd& S, const MatrixXd& R, MatrixXd& W, Matr
   constexpr Index max_sweeps = 6, max_passes = 20;
   const Index m = S.rows();
   W = S;
-  B.setZero();  // column j: the lasso solution b of column j
+  B.setZero();                                            // column j: the lasso solution b of column j
   const VectorXd diagonal = S.diagonal() + R.diagonal();  // W's, fixed
   W.diagonal() = diagonal;
   const double lasso_tol = 1e-4 * diagonal.maxCoeff(), sweep_tol = 3e-3 * diagonal.maxCoeff();
@@ -558,8 +558,7 @@ bool block_descent_start(const MatrixXd& S, const MatrixXd& R, MatrixXd& W, Matr
 // projects onto the orthant (pairs crossing zero stop there: the support keeps adjusting). A
 // damped orthant step sends the method back to the first phase. Both phases start from
 // block_descent_start's point when the caller gives none.
-SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOptions& opt,
-                  const InterruptPoll& poll) {
+SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOptions& opt, const InterruptPoll& poll) {
   const Index m = S.rows();
   SpdFactor factor(opt.lapack);
   // The default start is diagonal (1 / S_ii): its log det and inverse are free, a factorisation
@@ -602,8 +601,8 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
   // Every step moves only a list of pairs (the CD step's free set, the orthant step's support), so
   // the trial point, F's linear part, the non-zero count and X's support are kept up to date over
   // that list instead of over all m^2 entries (at m = 500 each such pass cost about 0.2 ms).
-  trial = X;  // and equals X between iterations
-  std::vector<double> D;          // the CD direction on its free set (0 elsewhere)
+  trial = X;              // and equals X between iterations
+  std::vector<double> D;  // the CD direction on its free set (0 elsewhere)
   std::vector<std::pair<Index, Index>> moved, support;
   for (Index j = 0; j < m; ++j)
     for (Index i = j; i < m; ++i)
@@ -725,7 +724,7 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
     }
     stalled = false;
     X.swap(trial);
-    restore_trial();  // trial (the old X) takes the new values on the moved pairs
+    restore_trial();                    // trial (the old X) takes the new values on the moved pairs
     support = nonzero_pairs(X, moved);  // X's non-zeros lie among the pairs just moved
     nnz = nnz_trial;
     f = f_trial;
@@ -765,8 +764,8 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
 // term the linear rate is best at mu = 1 / sqrt(L c) (Giselsson & Boyd, IEEE TAC 2017), which here
 // is mu = g_min * g_max of the current M. The paper's mu = 1 / max(L(f), L(h_sigma)) = sigma = 1e-6
 // moves M by about 1e-6 per iteration.
-SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const MatrixXd& M0,
-                                     const SiceOptions& opt, const InterruptPoll& poll) {
+SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const MatrixXd& M0, const SiceOptions& opt,
+                                     const InterruptPoll& poll) {
   const Index m = S.rows();
   SpdFactor factor(opt.lapack);
   if (!std::isfinite(objective(M0, S, R, factor)))

@@ -1,8 +1,8 @@
 #include "kernlearn/vector_ops.hpp"
 
-#include "kernlearn/simd.hpp"
-
 #include <Eigen/Core>
+
+#include "kernlearn/simd.hpp"
 
 #ifdef KERNLEARN_X86_DISPATCH
 #include <immintrin.h>
@@ -48,8 +48,8 @@ __attribute__((target("avx512f"))) void axpy_avx512(double a, const double* x, d
     _mm512_storeu_pd(y + i, _mm512_fmadd_pd(scale, _mm512_loadu_pd(x + i), _mm512_loadu_pd(y + i)));
   if (i < n) {
     const __mmask8 tail = static_cast<__mmask8>((1u << (n - i)) - 1u);
-    _mm512_mask_storeu_pd(y + i, tail,
-                          _mm512_fmadd_pd(scale, _mm512_maskz_loadu_pd(tail, x + i), _mm512_maskz_loadu_pd(tail, y + i)));
+    _mm512_mask_storeu_pd(
+        y + i, tail, _mm512_fmadd_pd(scale, _mm512_maskz_loadu_pd(tail, x + i), _mm512_maskz_loadu_pd(tail, y + i)));
   }
 }
 
@@ -85,9 +85,12 @@ __attribute__((target("avx2,fma"))) void axpy_avx2(double a, const double* x, do
 double dot(const double* x, const double* y, Index n) {
 #ifdef KERNLEARN_X86_DISPATCH
   switch (active_simd()) {
-    case Simd::avx512: return dot_avx512(x, y, n);
-    case Simd::avx2: return dot_avx2(x, y, n);
-    case Simd::none: break;
+    case Simd::avx512:
+      return dot_avx512(x, y, n);
+    case Simd::avx2:
+      return dot_avx2(x, y, n);
+    case Simd::none:
+      break;
   }
 #endif
   return dot_portable(x, y, n);
@@ -96,9 +99,12 @@ double dot(const double* x, const double* y, Index n) {
 void axpy(double a, const double* x, double* y, Index n) {
 #ifdef KERNLEARN_X86_DISPATCH
   switch (active_simd()) {
-    case Simd::avx512: return axpy_avx512(a, x, y, n);
-    case Simd::avx2: return axpy_avx2(a, x, y, n);
-    case Simd::none: break;
+    case Simd::avx512:
+      return axpy_avx512(a, x, y, n);
+    case Simd::avx2:
+      return axpy_avx2(a, x, y, n);
+    case Simd::none:
+      break;
   }
 #endif
   axpy_portable(a, x, y, n);

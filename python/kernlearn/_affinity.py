@@ -173,7 +173,7 @@ def _propagate_series(P, W0, alpha, theta, tol, n_threads):
     def values(cols):
         start, stop = pattern.indptr[cols[0]], pattern.indptr[cols[-1] + 1]
         r = pattern.indices[start:stop]
-        c = np.repeat(cols, np.diff(pattern.indptr[cols[0]: cols[-1] + 2]))
+        c = np.repeat(cols, np.diff(pattern.indptr[cols[0] : cols[-1] + 2]))
         block = _series_block(aP, W0c[:, cols].tocsr(), alpha, tau).tocsc()
         return r, c, np.asarray(block[r, c - cols[0]]).ravel()
 
@@ -291,9 +291,7 @@ def propagate_affinities(
     check_real(tol, "tol")
     check_int(n_neighbors, "n_neighbors", low=1)
     if n_neighbors >= n:
-        raise ValueError(
-            f"n_neighbors must be < n_samples = {n} (a point is not its own neighbour); got {n_neighbors}"
-        )
+        raise ValueError(f"n_neighbors must be < n_samples = {n} (a point is not its own neighbour); got {n_neighbors}")
     n_threads = resolve_n_threads(n_jobs)
     W0 = initial_affinities(n, pairs, pair_labels)
     P = transition_matrix(X, n_neighbors, n_jobs=n_threads)
@@ -335,4 +333,3 @@ def laplacian_quadratic_form(X, W):
     L = sp.diags(degree) - W
     T = X.T @ (L @ X)
     return 0.5 * (T + T.T)
-

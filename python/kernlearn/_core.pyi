@@ -127,7 +127,6 @@ def simple_npkl(
     callback: Callable[[dict], bool] | None,
     basis: npt.NDArray[np.float64],
 ) -> dict: ...
-
 def saddle_point(
     n: int,
     indptr: npt.NDArray[np.int64],
@@ -185,7 +184,9 @@ def pairwise_kernel(
     single: bool,
     n_threads: int,
 ) -> npt.NDArray[np.floating]: ...
-def kernel_matvec(K: npt.NDArray[np.floating], x: npt.NDArray[np.float64], n_threads: int) -> npt.NDArray[np.float64]: ...
+def kernel_matvec(
+    K: npt.NDArray[np.floating], x: npt.NDArray[np.float64], n_threads: int
+) -> npt.NDArray[np.float64]: ...
 def ccicp(
     K: npt.NDArray[np.floating],
     y: npt.NDArray[np.float64],

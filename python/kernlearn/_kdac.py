@@ -6,7 +6,6 @@ runs in C++ (``cpp/src/kdac.cpp``, ``cpp/src/hsic.cpp``); Python validates, reso
 runs k-means on the embedding and scores novelty.
 """
 
-import numbers
 import warnings
 
 import numpy as np
@@ -18,8 +17,8 @@ from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
 from . import _core
-from .metrics import nmi
 from ._validation import check_bool, check_choice, check_data, check_int, check_real, resolve_n_threads
+from .metrics import nmi
 
 __all__ = ["KDAC", "median_sigma"]
 
@@ -59,8 +58,13 @@ def _existing_clusterings(y, n_samples):
             "KDAC requires y to be passed, but the target y is None: y is the existing clustering the "
             "new one must be novel against"
         )
-    if isinstance(y, (list, tuple)) and len(y) > 0 and all(np.ndim(v) == 1 for v in y) and np.ndim(y[0]) == 1 \
-            and not all(np.isscalar(v) for v in y):
+    if (
+        isinstance(y, (list, tuple))
+        and len(y) > 0
+        and all(np.ndim(v) == 1 for v in y)
+        and np.ndim(y[0]) == 1
+        and not all(np.isscalar(v) for v in y)
+    ):
         views = [np.asarray(v) for v in y]
     else:
         arr = np.asarray(y)
@@ -69,7 +73,9 @@ def _existing_clusterings(y, n_samples):
         elif arr.ndim == 2:
             views = [arr[:, j] for j in range(arr.shape[1])]
         else:
-            raise ValueError(f"y must be labels of shape (n_samples,), (n_samples, n_views) or a list of such; got shape {arr.shape}")
+            raise ValueError(
+                f"y must be labels of shape (n_samples,), (n_samples, n_views) or a list of such; got shape {arr.shape}"
+            )
     labels, blocks = [], []
     for i, v in enumerate(views):
         name = "y" if len(views) == 1 else f"y[{i}]"
@@ -293,8 +299,22 @@ class KDAC(ClusterMixin, BaseEstimator):
         n_threads = resolve_n_threads(self.n_jobs)
 
         out = _core.kdac(
-            X, Y, W0, q, k, sigma, float(self.lambda_), max_iter, ism_max_iter, float(self.tol), DENSE_MAX_N,
-            1e-10, seed, n_threads, self._monitor(), 3 if self.ism_acceleration else 0,
+            X,
+            Y,
+            W0,
+            q,
+            k,
+            sigma,
+            float(self.lambda_),
+            max_iter,
+            ism_max_iter,
+            float(self.tol),
+            DENSE_MAX_N,
+            1e-10,
+            seed,
+            n_threads,
+            self._monitor(),
+            3 if self.ism_acceleration else 0,
         )
 
         U = out["U"]
@@ -314,9 +334,7 @@ class KDAC(ClusterMixin, BaseEstimator):
         self.n_components_ = int(out["q"])
         self.quality_ = float(out["quality"])
         self.cost_ = float(out["cost"])
-        self.novelty_ = np.array(
-            [nmi(v, self.labels_) for v in views]
-        )
+        self.novelty_ = np.array([nmi(v, self.labels_) for v in views])
         self.eigengap_ = float(out["eigengap"])
         self.sigma_condition_ = {
             "holds": bool(out["sigma_lhs"] >= out["sigma_rhs"]),

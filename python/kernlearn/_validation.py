@@ -64,8 +64,7 @@ def check_data(X, name="X", *, min_samples=1):
         )
     if arr.shape[0] < min_samples:
         raise ValueError(
-            f"{name} has {arr.shape[0]} sample(s) (shape={arr.shape}) while a minimum of "
-            f"{min_samples} is required."
+            f"{name} has {arr.shape[0]} sample(s) (shape={arr.shape}) while a minimum of {min_samples} is required."
         )
     if arr.shape[1] == 0:
         raise ValueError(f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")

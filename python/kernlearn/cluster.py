@@ -55,8 +55,9 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
                 raise ValueError("a precomputed kernel must be symmetric")
             w, V = scipy.linalg.eigh(F)
             F = V * np.sqrt(np.clip(w, 0.0, None))
-        km = KMeans(n_clusters, n_init=self.n_init, max_iter=self.max_iter, tol=self.tol,
-                    random_state=self.random_state).fit(F)
+        km = KMeans(
+            n_clusters, n_init=self.n_init, max_iter=self.max_iter, tol=self.tol, random_state=self.random_state
+        ).fit(F)
         self.labels_ = km.labels_
         self.inertia_ = float(km.inertia_)
         self.n_iter_ = int(km.n_iter_)

@@ -90,21 +90,24 @@ def spectral_embedding_section(n_neighbors=10, n_components=3):
         L = laplacian(knn_graph(X, n_neighbors, mode="symmetric"))
         n = L.shape[0]
         start = time.perf_counter()
-        values, vectors, info = eigsh(2.0 * sp.identity(n, format="csr") - L, n_components,
-                                      method="lanczos", tol=1e-10, random_state=0)
+        values, vectors, info = eigsh(
+            2.0 * sp.identity(n, format="csr") - L, n_components, method="lanczos", tol=1e-10, random_state=0
+        )
         elapsed = time.perf_counter() - start
         ref_values, ref_vectors = scipy.linalg.eigh(L.toarray(), subset_by_index=(0, n_components - 1))
         # Subspace distance |P - P_ref|_2 = sine of the largest principal angle.
         angle = np.linalg.norm(vectors @ vectors.T - ref_vectors @ ref_vectors.T, 2)
-        rows.append({
-            "data set": name,
-            "n": n,
-            "lambda_2 of L": f"{2.0 - values[1]:.6f}",
-            "|dlambda| vs LAPACK": f"{np.abs((2.0 - values) - ref_values).max():.1e}",
-            "subspace sin": f"{angle:.1e}",
-            "mat-vecs": info["n_matvec"],
-            "time [ms]": f"{1e3 * elapsed:.1f}",
-        })
+        rows.append(
+            {
+                "data set": name,
+                "n": n,
+                "lambda_2 of L": f"{2.0 - values[1]:.6f}",
+                "|dlambda| vs LAPACK": f"{np.abs((2.0 - values) - ref_values).max():.1e}",
+                "subspace sin": f"{angle:.1e}",
+                "mat-vecs": info["n_matvec"],
+                "time [ms]": f"{1e3 * elapsed:.1f}",
+            }
+        )
         if name == "wine":
             shown = (vectors[:, 1:3], y)
     return rows, shown
@@ -135,8 +138,13 @@ def plot_section(out_dir, n_neighbors=10):
     X, y = _standardized("wine")
     G = knn_graph(X, n_neighbors, mode="mutual")
     fig, ax = plt.subplots(figsize=(6, 5))
-    plot_graph(G, PCA(n_components=2).fit_transform(X), y, ax=ax,
-               title=f"wine: mutual {n_neighbors}-NN graph on PCA coordinates")
+    plot_graph(
+        G,
+        PCA(n_components=2).fit_transform(X),
+        y,
+        ax=ax,
+        title=f"wine: mutual {n_neighbors}-NN graph on PCA coordinates",
+    )
     path = Path(out_dir) / "kernlearn_demo_knn_graph.png"
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
@@ -177,7 +185,12 @@ def npkl_section(n_jobs=None, seed=0):
         k = np.unique(y).size
         pairs, labels = from_labels(y, component_ratio=0.7, random_state=seed)
         plain = KMeans(k, n_init=10, random_state=seed).fit(X).labels_
-        row = {"data": name, "n": X.shape[0], "pairs": len(pairs), "k-means %": f"{100 * pairwise_cluster_accuracy(y, plain):.1f}"}
+        row = {
+            "data": name,
+            "n": X.shape[0],
+            "pairs": len(pairs),
+            "k-means %": f"{100 * pairwise_cluster_accuracy(y, plain):.1f}",
+        }
         for loss in ("linear", "squared_hinge"):
             start = time.perf_counter()
             model = SimpleNPKL(loss, n_jobs=n_jobs, random_state=seed).fit(X, pairs=pairs, pair_labels=labels)
@@ -238,11 +251,16 @@ def embedding_section(n_jobs=None, seed=0):
             Z = model.fit_transform(X, y)  # colored MVU uses the labels; the others ignore them
         seconds = time.perf_counter() - start
         accuracy = cross_val_score(KNeighborsClassifier(5), Z, y, cv=10).mean()
-        rows.append({
-            "method": name, "n": X.shape[0], "5-NN accuracy %": f"{100 * accuracy:.1f}", "time s": f"{seconds:.2f}",
-            "iterations": getattr(model, "n_iter_", "-"),
-            "converged": "-" if name == "PCA" else ("yes" if not caught else "warned"),
-        })
+        rows.append(
+            {
+                "method": name,
+                "n": X.shape[0],
+                "5-NN accuracy %": f"{100 * accuracy:.1f}",
+                "time s": f"{seconds:.2f}",
+                "iterations": getattr(model, "n_iter_", "-"),
+                "converged": "-" if name == "PCA" else ("yes" if not caught else "warned"),
+            }
+        )
         shown[name] = Z
     return rows, (shown, y)
 
@@ -284,20 +302,29 @@ def iklr_section(seed=0):
     rows, histories = [], {}
     for name in ("sonar", "ionosphere"):
         bunch = DATASETS[name]()
-        Xtr, Xte, ytr, yte = train_test_split(bunch.data, bunch.target, test_size=0.5, stratify=bunch.target,
-                                              random_state=seed)
+        Xtr, Xte, ytr, yte = train_test_split(
+            bunch.data, bunch.target, test_size=0.5, stratify=bunch.target, random_state=seed
+        )
         scaler = MinMaxScaler().fit(Xtr)
         Xtr, Xte = scaler.transform(Xtr), np.clip(scaler.transform(Xte), 0, 1)
         Ktr, Kte = tl1_kernel(Xtr), tl1_kernel(Xte, Xtr)
         mu_min, mu_max = spectrum_bounds(Ktr)
         row = {"data": name, "n train": len(ytr), "TL1 mu_min": f"{mu_min:.3g}", "TL1 mu_max": f"{mu_max:.4g}"}
         candidates = {
-            "KLR(RBF)": (IndefiniteKernelLogisticRegression(kernel="rbf", random_state=seed),
-                         {"alpha": grid, "gamma": [0.1, 1.0, 10.0]}, Xtr, Xte),
+            "KLR(RBF)": (
+                IndefiniteKernelLogisticRegression(kernel="rbf", random_state=seed),
+                {"alpha": grid, "gamma": [0.1, 1.0, 10.0]},
+                Xtr,
+                Xte,
+            ),
             "SVC clip": (SVC(kernel="precomputed"), {"C": grid}, make_psd(Ktr, "clip"), Kte),
             "SVC flip": (SVC(kernel="precomputed"), {"C": grid}, make_psd(Ktr, "flip"), Kte),
-            "CCICP-GD": (IndefiniteKernelLogisticRegression(kernel="precomputed", random_state=seed),
-                         {"alpha": grid}, Ktr, Kte),
+            "CCICP-GD": (
+                IndefiniteKernelLogisticRegression(kernel="precomputed", random_state=seed),
+                {"alpha": grid},
+                Ktr,
+                Kte,
+            ),
         }
         for method, (estimator, params, train, test) in candidates.items():
             with warnings.catch_warnings():
@@ -308,8 +335,9 @@ def iklr_section(seed=0):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for solver, rate in (("ccicp-gd", 0.02), ("ccicp-sgd", 0.02), ("cccp-gd", 0.02), ("cccp-gd", "auto")):
-                model = IndefiniteKernelLogisticRegression(kernel="precomputed", solver=solver, alpha=1e-3,
-                                                           learning_rate=rate, random_state=seed).fit(Ktr, ytr)
+                model = IndefiniteKernelLogisticRegression(
+                    kernel="precomputed", solver=solver, alpha=1e-3, learning_rate=rate, random_state=seed
+                ).fit(Ktr, ytr)
                 histories[(name, f"{solver.upper()}, eta_0 = {rate}")] = model.history_[0]["objective"]
     return rows, histories
 
@@ -367,7 +395,9 @@ def similarity_section(seed=0, max_iter=50):
 
     X, y = _standardized("sonar")
     rng = np.random.default_rng(seed)
-    train = np.sort(np.concatenate([rng.permutation(np.flatnonzero(y == c))[: np.sum(y == c) // 2] for c in np.unique(y)]))
+    train = np.sort(
+        np.concatenate([rng.permutation(np.flatnonzero(y == c))[: np.sum(y == c) // 2] for c in np.unique(y)])
+    )
     test = np.setdiff1d(np.arange(len(y)), train)
     S = _three_similarities(X)
     rows, fitted = [], {}
@@ -378,8 +408,15 @@ def similarity_section(seed=0, max_iter=50):
         search.fit(K[np.ix_(train, train)], y[train])
         accuracy = search.score(K[np.ix_(test, train)], y[test])
         C = search.best_params_["C"]
-        rows.append({"method": f"Denoise({name}) + SVC", "C": C, "test accuracy %": f"{100 * accuracy:.1f}",
-                     "iterations": "-", "time s": f"{time.perf_counter() - start:.2f}"})
+        rows.append(
+            {
+                "method": f"Denoise({name}) + SVC",
+                "C": C,
+                "test accuracy %": f"{100 * accuracy:.1f}",
+                "iterations": "-",
+                "time s": f"{time.perf_counter() - start:.2f}",
+            }
+        )
     y_semi = y.copy()
     y_semi[test] = -1  # unlabelled: learned over, predicted by predict()
     for Est in (ESKL, EMKL, REKL):
@@ -387,9 +424,15 @@ def similarity_section(seed=0, max_iter=50):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             model = Est("fro", rho=1.0, C=C, max_iter=max_iter, random_state=seed).fit(S, y_semi)
-        rows.append({"method": f"{Est.__name__} (fro loss, rho = 1)", "C": C,
-                     "test accuracy %": f"{100 * np.mean(model.predict() == y[test]):.1f}",
-                     "iterations": f"{model.n_iter_} ({model.stop_reason_})", "time s": f"{time.perf_counter() - start:.2f}"})
+        rows.append(
+            {
+                "method": f"{Est.__name__} (fro loss, rho = 1)",
+                "C": C,
+                "test accuracy %": f"{100 * np.mean(model.predict() == y[test]):.1f}",
+                "iterations": f"{model.n_iter_} ({model.stop_reason_})",
+                "time s": f"{time.perf_counter() - start:.2f}",
+            }
+        )
         fitted[Est.__name__] = model
     return rows, fitted
 
@@ -437,9 +480,9 @@ def kdac_section(seed=0):
     """KDAC on the bundled faces (existing clustering = pose; the alternative should follow
     identity, Table 1 settings) and on 4-D moons (existing = the Gaussian blobs; the alternative
     should be the moons). Returns (rows, data_for_plot)."""
+    from ._kdac import median_sigma
     from .cluster import KDAC
     from .metrics import nmi
-    from ._kdac import median_sigma
 
     rows, shown = [], {}
     faces = datasets.load_faces()
@@ -447,12 +490,18 @@ def kdac_section(seed=0):
     start = time.perf_counter()
     m = KDAC(4, n_components=17, sigma=median_sigma(Xf), lambda_=1.0, random_state=seed).fit(Xf, faces.target_pose)
     elapsed = time.perf_counter() - start
-    rows.append({
-        "data": "faces (624 x 20)", "existing": "pose (4)", "k, q, sigma, lambda": f"4, 17, {m.sigma_:.2f}, 1",
-        "NMI vs target": f"{nmi(faces.target, m.labels_):.3f} vs identity (paper 0.57)",
-        "novelty (NMI vs existing)": f"{m.novelty_[0]:.4f} (paper 0.004)",
-        "HSIC(XW, U)": f"{m.quality_:.3f} (paper 0.61)", "iterations": m.n_iter_, "seconds": f"{elapsed:.2f}",
-    })
+    rows.append(
+        {
+            "data": "faces (624 x 20)",
+            "existing": "pose (4)",
+            "k, q, sigma, lambda": f"4, 17, {m.sigma_:.2f}, 1",
+            "NMI vs target": f"{nmi(faces.target, m.labels_):.3f} vs identity (paper 0.57)",
+            "novelty (NMI vs existing)": f"{m.novelty_[0]:.4f} (paper 0.004)",
+            "HSIC(XW, U)": f"{m.quality_:.3f} (paper 0.61)",
+            "iterations": m.n_iter_,
+            "seconds": f"{elapsed:.2f}",
+        }
+    )
     shown["faces"] = (faces.data, faces.target_pose, m.labels_, faces.target)
 
     X, moon_labels, blob_labels = _four_d_moons(seed=0)  # the data fixed; seed drives KDAC
@@ -460,12 +509,18 @@ def kdac_section(seed=0):
     start = time.perf_counter()
     m = KDAC(2, n_components=3, sigma=0.1, lambda_=1.0, random_state=seed).fit(Xs, blob_labels)
     elapsed = time.perf_counter() - start
-    rows.append({
-        "data": "4-D moons (400 x 4)", "existing": "Gaussian blobs (2)", "k, q, sigma, lambda": "2, 3, 0.1, 1",
-        "NMI vs target": f"{nmi(moon_labels, m.labels_):.3f} vs the parabolas",
-        "novelty (NMI vs existing)": f"{m.novelty_[0]:.4f}",
-        "HSIC(XW, U)": f"{m.quality_:.3f}", "iterations": m.n_iter_, "seconds": f"{elapsed:.2f}",
-    })
+    rows.append(
+        {
+            "data": "4-D moons (400 x 4)",
+            "existing": "Gaussian blobs (2)",
+            "k, q, sigma, lambda": "2, 3, 0.1, 1",
+            "NMI vs target": f"{nmi(moon_labels, m.labels_):.3f} vs the parabolas",
+            "novelty (NMI vs existing)": f"{m.novelty_[0]:.4f}",
+            "HSIC(XW, U)": f"{m.quality_:.3f}",
+            "iterations": m.n_iter_,
+            "seconds": f"{elapsed:.2f}",
+        }
+    )
     shown["moons"] = (X, blob_labels, m.labels_, moon_labels)
     return rows, shown
 
@@ -482,17 +537,23 @@ def kdac_plot(out_dir, data_for_plot):
         return None
     fig, axes = plt.subplots(2, 2, figsize=(10, 8.5))
     X, existing, alternative, _ = data_for_plot["moons"]
-    for ax, labels, title in ((axes[0, 0], existing, "moons: existing clustering (the blobs of features 3-4)"),
-                              (axes[0, 1], alternative, "moons: KDAC alternative clustering")):
+    for ax, labels, title in (
+        (axes[0, 0], existing, "moons: existing clustering (the blobs of features 3-4)"),
+        (axes[0, 1], alternative, "moons: KDAC alternative clustering"),
+    ):
         ax.scatter(X[:, 0], X[:, 1], c=labels, cmap="coolwarm", s=10)
         ax.set(title=title, xlabel="feature 1", ylabel="feature 2")
     F, pose, alt, identity = data_for_plot["faces"]
-    for ax, labels, title in ((axes[1, 0], pose, "faces: existing (pose)"), (axes[1, 1], alt, "faces: KDAC alternative")):
+    for ax, labels, title in (
+        (axes[1, 0], pose, "faces: existing (pose)"),
+        (axes[1, 1], alt, "faces: KDAC alternative"),
+    ):
         # The first two PCA features coloured by the clustering; the title says how well each
         # cluster gathers one person (mean share of its most frequent identity).
         ax.scatter(F[:, 0], F[:, 1], c=labels, cmap="tab10", s=10)
-        purity = np.mean([np.bincount(identity[labels == g]).max() / max(1, np.sum(labels == g))
-                          for g in np.unique(labels)])
+        purity = np.mean(
+            [np.bincount(identity[labels == g]).max() / max(1, np.sum(labels == g)) for g in np.unique(labels)]
+        )
         ax.set(title=f"{title} (mean identity purity {purity:.2f})", xlabel="PCA feature 1", ylabel="PCA feature 2")
     fig.tight_layout()
     path = Path(out_dir) / "kernlearn_demo_kdac.png"
@@ -517,8 +578,12 @@ def metric_section(seed=0):
     rows, shown = [], {}
     for name, bunch in data.items():
         X, y = bunch.data, bunch.target
-        labelled = np.concatenate([rng.choice(np.flatnonzero(y == c), int(np.ceil(0.05 * np.sum(y == c))), replace=False)
-                                   for c in np.unique(y)])
+        labelled = np.concatenate(
+            [
+                rng.choice(np.flatnonzero(y == c), int(np.ceil(0.05 * np.sum(y == c))), replace=False)
+                for c in np.unique(y)
+            ]
+        )
         unlabelled = np.setdiff1d(np.arange(y.size), labelled)
         ys = np.full_like(y, -1)
         ys[labelled] = y[labelled]
@@ -527,8 +592,11 @@ def metric_section(seed=0):
             clf = KNeighborsClassifier(1).fit(Z[labelled], y[labelled])
             return f"{100 * np.mean(clf.predict(Z[unlabelled]) != y[unlabelled]):.1f}"
 
-        row = {"data": f"{name} ({X.shape[0]} x {X.shape[1]})", "labelled": labelled.size,
-               "Euclidean (std.) %": error(StandardScaler().fit_transform(X))}
+        row = {
+            "data": f"{name} ({X.shape[0]} x {X.shape[1]})",
+            "labelled": labelled.size,
+            "Euclidean (std.) %": error(StandardScaler().fit_transform(X)),
+        }
         for label, supervised in (("S2ML", True), ("S3ML", False)):
             start = time.perf_counter()
             model = S3ML(prior="identity", supervised=supervised).fit(X, ys)
@@ -573,20 +641,38 @@ def run_demo(out_dir=".", n_neighbors=10, n_jobs=None, plot=True, stream=print):
     save_plot(lambda: plot_section(out_dir, n_neighbors))
     # Each further section returns (rows, what its plot needs).
     sections = [
-        ("Spectral embedding: 3 smallest eigenpairs of the normalised Laplacian by Lanczos on 2I - L",
-         lambda: spectral_embedding_section(n_neighbors), embedding_plot),
-        ("SimpleNPKL: pairwise cluster accuracy of k-means vs kernel k-means on the learned kernel\n"
-         "(raw features, symmetric 5-NN graph, C = 0.3, B = 1, pairs until 0.7 n must-link components)",
-         lambda: npkl_section(n_jobs), npkl_plot),
-        ("Embeddings on the SimpleNPKL solver (Section 6): 2-D embeddings of standardized wine, 5-NN graph",
-         lambda: embedding_section(n_jobs), embedding_methods_plot),
-        ("Indefinite kernel logistic regression (CCICP) with the TL1 kernel: test accuracy, half / half split",
-         iklr_section, iklr_plot),
-        ("One kernel from three indefinite similarities (TL1, tanh, -distance) on sonar, half labelled",
-         similarity_section, similarity_plot),
+        (
+            "Spectral embedding: 3 smallest eigenpairs of the normalised Laplacian by Lanczos on 2I - L",
+            lambda: spectral_embedding_section(n_neighbors),
+            embedding_plot,
+        ),
+        (
+            "SimpleNPKL: pairwise cluster accuracy of k-means vs kernel k-means on the learned kernel\n"
+            "(raw features, symmetric 5-NN graph, C = 0.3, B = 1, pairs until 0.7 n must-link components)",
+            lambda: npkl_section(n_jobs),
+            npkl_plot,
+        ),
+        (
+            "Embeddings on the SimpleNPKL solver (Section 6): 2-D embeddings of standardized wine, 5-NN graph",
+            lambda: embedding_section(n_jobs),
+            embedding_methods_plot,
+        ),
+        (
+            "Indefinite kernel logistic regression (CCICP) with the TL1 kernel: test accuracy, half / half split",
+            iklr_section,
+            iklr_plot,
+        ),
+        (
+            "One kernel from three indefinite similarities (TL1, tanh, -distance) on sonar, half labelled",
+            similarity_section,
+            similarity_plot,
+        ),
         ("Alternative clustering (KDAC by ISM): a clustering unlike the existing one", kdac_section, kdac_plot),
-        ("Sparse metric learning (S3ML): 1-NN error on the unlabelled points, 5% of each class labelled",
-         metric_section, metric_plot),
+        (
+            "Sparse metric learning (S3ML): 1-NN error on the unlabelled points, 5% of each class labelled",
+            metric_section,
+            metric_plot,
+        ),
     ]
     for title, run, make_plot in sections:
         stream("\n" + title)

@@ -143,8 +143,28 @@ class _SaddleEmbedding(BaseEstimator):
         diff = X[pairs[:, 0]] - X[pairs[:, 1]]
         return pairs, np.einsum("ij,ij->i", diff, diff)
 
-    def _solve(self, n, *, pairs, rows, target, rho, dual_set, upper, alpha0, B, lowrank=None,
-               coef=None, shift=0.0, sparse=None, seed=0, max_iter=None, tol=None, basis=None, newton=False):
+    def _solve(
+        self,
+        n,
+        *,
+        pairs,
+        rows,
+        target,
+        rho,
+        dual_set,
+        upper,
+        alpha0,
+        B,
+        lowrank=None,
+        coef=None,
+        shift=0.0,
+        sparse=None,
+        seed=0,
+        max_iter=None,
+        tol=None,
+        basis=None,
+        newton=False,
+    ):
         """One call of the core's saddle-point solver (see the module docstring). newton: let the
         core take Newton steps (a free alpha; they pay where the positive rank stays low)."""
         sparse = sp.csr_matrix((n, n)) if sparse is None else sparse
@@ -158,12 +178,40 @@ class _SaddleEmbedding(BaseEstimator):
         n_threads = resolve_n_threads(self.n_jobs)
         with blas_threads(n_threads):
             out = _core.saddle_point(
-                n, sparse.indptr.astype(np.int64), sparse.indices.astype(np.int64), sparse.data.astype(np.float64),
-                np.asfortranarray(lowrank, dtype=np.float64), np.asarray(coef, dtype=np.float64), float(shift), True,
-                pairs, "distance", *rows, np.asarray(target, dtype=np.float64), float(rho), dual_set, float(upper),
-                np.asarray(alpha0, dtype=np.float64), 2.0, False, float(B), 1.0, rank, solver, fraction,
-                int(self.max_iter if max_iter is None else max_iter), float(self.tol if tol is None else tol), 0.0, True, 1e-10, False, seed,
-                n_threads, self._monitor(), np.zeros((n, 0)) if basis is None else basis, newton=newton,
+                n,
+                sparse.indptr.astype(np.int64),
+                sparse.indices.astype(np.int64),
+                sparse.data.astype(np.float64),
+                np.asfortranarray(lowrank, dtype=np.float64),
+                np.asarray(coef, dtype=np.float64),
+                float(shift),
+                True,
+                pairs,
+                "distance",
+                *rows,
+                np.asarray(target, dtype=np.float64),
+                float(rho),
+                dual_set,
+                float(upper),
+                np.asarray(alpha0, dtype=np.float64),
+                2.0,
+                False,
+                float(B),
+                1.0,
+                rank,
+                solver,
+                fraction,
+                int(self.max_iter if max_iter is None else max_iter),
+                float(self.tol if tol is None else tol),
+                0.0,
+                True,
+                1e-10,
+                False,
+                seed,
+                n_threads,
+                self._monitor(),
+                np.zeros((n, 0)) if basis is None else basis,
+                newton=newton,
             )
         warn_unconverged_eigensolves(out, type(self).__name__)
         return out
@@ -192,8 +240,11 @@ class _SaddleEmbedding(BaseEstimator):
 
         def monitor(info):
             if self.verbose:
-                print(f"[{name}] iter {info['iteration']:4d}  J {info['dual']:.6e}  P {info['primal']:.6e}  "
-                      f"gap {info['gap']:.2e}  rank {info['rank']}", flush=True)
+                print(
+                    f"[{name}] iter {info['iteration']:4d}  J {info['dual']:.6e}  P {info['primal']:.6e}  "
+                    f"gap {info['gap']:.2e}  rank {info['rank']}",
+                    flush=True,
+                )
             return bool(self.callback(info)) if self.callback is not None else False
 
         return monitor
@@ -212,8 +263,9 @@ class _SaddleEmbedding(BaseEstimator):
     def _warn_unconverged(self, converged, what, ranks=()):
         """ranks: the rank histories of the unconverged saddle-point solves behind ``what``."""
         if not converged:
-            warnings.warn(f"{type(self).__name__}: {what}{_inactive_bound_hint(ranks)}", ConvergenceWarning,
-                          stacklevel=3)
+            warnings.warn(
+                f"{type(self).__name__}: {what}{_inactive_bound_hint(ranks)}", ConvergenceWarning, stacklevel=3
+            )
 
     def kernel(self, dense=False):
         """The learned kernel: the factor F = V sqrt(lambda) (K = F F'), or the n x n matrix."""
@@ -249,8 +301,16 @@ class _DistancePreserving(_SaddleEmbedding):
         m = len(pairs)
         rows = (np.arange(m + 1, dtype=np.int64), np.arange(m, dtype=np.int64), np.ones(m))
         basis = None if self.basis is None else self._laplacian_basis((W > 0).astype(np.float64), seed)
-        return dict(pairs=pairs, rows=rows, target=D / scale, rho=1.0 / self.C, dual_set="free",
-                    upper=0.0, B=B / scale**2, basis=basis), scale
+        return dict(
+            pairs=pairs,
+            rows=rows,
+            target=D / scale,
+            rho=1.0 / self.C,
+            dual_set="free",
+            upper=0.0,
+            B=B / scale**2,
+            basis=basis,
+        ), scale
 
     def _loss(self, out, problem):
         """(C/2) sum (D - d)^2 in units of Dbar at the returned K."""
@@ -303,9 +363,24 @@ class ColoredMVU(_DistancePreserving):
     n_iter_, converged_, history_ : as in SimpleNPKL (dual, primal, gap, step, matvecs, rank)
     """
 
-    def __init__(self, n_components=2, *, n_neighbors=5, C=1.0, B=None, label_kernel="delta", basis=None, rank="auto",
-                 eigen_solver="auto", max_iter=500, tol=1e-4, random_state=None, n_jobs=None, verbose=0,
-                 callback=None):
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        n_neighbors=5,
+        C=1.0,
+        B=None,
+        label_kernel="delta",
+        basis=None,
+        rank="auto",
+        eigen_solver="auto",
+        max_iter=500,
+        tol=1e-4,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+        callback=None,
+    ):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.C = C
@@ -335,8 +410,7 @@ class ColoredMVU(_DistancePreserving):
         self.pairs_ = problem["pairs"]
         self.n_iter_, self.converged_ = int(out["n_iter"]), bool(out["converged"])
         self.history_ = {k: np.asarray(out[k]) for k in ("dual", "primal", "gap", "step", "matvecs", "rank")}
-        self._warn_unconverged(self.converged_, f"duality gap above tol after {self.n_iter_} iterations",
-                               [out["rank"]])
+        self._warn_unconverged(self.converged_, f"duality gap above tol after {self.n_iter_} iterations", [out["rank"]])
         return self
 
     def _label_factor(self, y, n):
@@ -416,10 +490,27 @@ class MinimumVolumeEmbedding(_DistancePreserving):
         sum lambda beyond the top d), inner_iterations, gap (relative, last inner)
     """
 
-    def __init__(self, n_components=2, *, n_neighbors=5, C=1.0, B=None, n_outer=50, outer_tol=1e-3, inexact=True,
-                 init="auto", basis=None,
-                 rank="auto", eigen_solver="auto", max_iter=500, tol=1e-4, random_state=None, n_jobs=None,
-                 verbose=0, callback=None):
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        n_neighbors=5,
+        C=1.0,
+        B=None,
+        n_outer=50,
+        outer_tol=1e-3,
+        inexact=True,
+        init="auto",
+        basis=None,
+        rank="auto",
+        eigen_solver="auto",
+        max_iter=500,
+        tol=1e-4,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+        callback=None,
+    ):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.C = C
@@ -466,8 +557,17 @@ class MinimumVolumeEmbedding(_DistancePreserving):
             # change is enough; the final steps are solved to tol.
             last = outer == self.n_outer - 1
             inner_tol = self.tol if last or not self.inexact else max(self.tol, min(1e-2, 0.1 * change))
-            out = self._solve(n, lowrank=np.ascontiguousarray(Vd), coef=np.full(Vd.shape[1], 2.0), shift=-1.0,
-                              alpha0=alpha, seed=seed, tol=inner_tol, newton=True, **problem)
+            out = self._solve(
+                n,
+                lowrank=np.ascontiguousarray(Vd),
+                coef=np.full(Vd.shape[1], 2.0),
+                shift=-1.0,
+                alpha0=alpha,
+                seed=seed,
+                tol=inner_tol,
+                newton=True,
+                **problem,
+            )
             alpha, lam = np.asarray(out["alpha"]), np.asarray(out["eigenvalues"])
             Vd = np.asarray(out["eigenvectors"])[:, :d]
             F = float(lam[:d].sum() - lam[d:].sum()) - self._loss(out, problem)
@@ -480,8 +580,11 @@ class MinimumVolumeEmbedding(_DistancePreserving):
             if not out["converged"]:
                 unconverged.append(np.asarray(out["rank"]))  # not out: it holds n x r eigenvectors
             if self.verbose:
-                print(f"[MinimumVolumeEmbedding] outer {outer:3d}  F {F:.6e}  energy outside top {d} "
-                      f"{history['energy_outside'][-1]:.3e}  inner tol {inner_tol:.1e}", flush=True)
+                print(
+                    f"[MinimumVolumeEmbedding] outer {outer:3d}  F {F:.6e}  energy outside top {d} "
+                    f"{history['energy_outside'][-1]:.3e}  inner tol {inner_tol:.1e}",
+                    flush=True,
+                )
             if outer > 0:
                 change = abs(F - history["objective"][-2]) / max(abs(F), 1e-300)
             if Vd.shape[1] == 0:  # K = 0: nothing left to grow; a solution only if the solve converged
@@ -495,9 +598,11 @@ class MinimumVolumeEmbedding(_DistancePreserving):
         self.n_iter_, self.n_inner_iter_, self.converged_ = outer + 1, inner_total, converged
         self.history_ = {k: np.asarray(v) for k, v in history.items()}
         self._warn_unconverged(converged, f"the outer loop did not settle in n_outer = {self.n_outer} steps")
-        self._warn_unconverged(all(history["inner_converged"]),
-                               f"{history['inner_converged'].count(False)} inner solve(s) stopped at max_iter = "
-                               f"{self.max_iter} above tol", unconverged)
+        self._warn_unconverged(
+            all(history["inner_converged"]),
+            f"{history['inner_converged'].count(False)} inner solve(s) stopped at max_iter = {self.max_iter} above tol",
+            unconverged,
+        )
         return self
 
 
@@ -533,9 +638,26 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
     n_iter_ : rounds; history_ : per round: n_triplets, max_violation, slack, inner_iterations, gap
     """
 
-    def __init__(self, n_components=2, *, n_neighbors=5, affinity="nearest_neighbors", C=1.0, B=None, basis=None,
-                 per_point=5, max_rounds=50, rank="auto", eigen_solver="auto", max_iter=1000, tol=1e-4,
-                 random_state=None, n_jobs=None, verbose=0, callback=None):
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        n_neighbors=5,
+        affinity="nearest_neighbors",
+        C=1.0,
+        B=None,
+        basis=None,
+        per_point=5,
+        max_rounds=50,
+        rank="auto",
+        eigen_solver="auto",
+        max_iter=1000,
+        tol=1e-4,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+        callback=None,
+    ):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.affinity = affinity
@@ -585,16 +707,18 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
                 Z = np.zeros((n, 1))
             slack = max(0.0, float(-np.min(out["constraint_values"]))) if len(triplets) else 0.0
             margin = self.tol * 2.0 * float(np.sum(out["eigenvalues"])) / n
-            new, _, worst = _core.most_violated_triplets(Z, n, *graph, slack + margin, int(self.per_point),
-                                                         n_threads)
+            new, _, worst = _core.most_violated_triplets(Z, n, *graph, slack + margin, int(self.per_point), n_threads)
             history["n_triplets"].append(len(triplets))
             history["max_violation"].append(float(worst))
             history["slack"].append(slack)
             history["inner_iterations"].append(int(out["n_iter"]))
             history["gap"].append(float(out["gap"][-1] / max(abs(out["primal"][-1]), 1e-300)))
             if self.verbose:
-                print(f"[StructurePreservingEmbedding] round {round_:3d}  triplets {len(triplets)}  "
-                      f"max violation {worst:.3e}  slack {slack:.3e}", flush=True)
+                print(
+                    f"[StructurePreservingEmbedding] round {round_:3d}  triplets {len(triplets)}  "
+                    f"max violation {worst:.3e}  slack {slack:.3e}",
+                    flush=True,
+                )
             if len(new) == 0 or self.max_rounds == round_ + 1:
                 converged = len(new) == 0
                 break
@@ -620,20 +744,45 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
         t = len(triplets)
         if t == 0:
             rows = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
-            return self._solve(n, sparse=W, pairs=np.zeros((0, 2), dtype=np.int64), rows=rows, target=np.zeros(0),
-                               rho=0.0, dual_set="fixed", upper=0.0, alpha0=np.zeros(0), B=B, seed=seed,
-                               basis=basis)
+            return self._solve(
+                n,
+                sparse=W,
+                pairs=np.zeros((0, 2), dtype=np.int64),
+                rows=rows,
+                target=np.zeros(0),
+                rho=0.0,
+                dual_set="fixed",
+                upper=0.0,
+                alpha0=np.zeros(0),
+                B=B,
+                seed=seed,
+                basis=basis,
+            )
         i, j, k = triplets.T
         ends = np.r_[np.c_[i, j], np.c_[i, k]]
         ends.sort(axis=1)
         pairs, which = np.unique(ends, axis=0, return_inverse=True)
         which = which.ravel()
         # Row t: +1 on pair (i, j), -1 on pair (i, k).
-        rows = (np.arange(0, 2 * t + 1, 2, dtype=np.int64), np.ravel(np.c_[which[:t], which[t:]]).astype(np.int64),
-                np.tile([1.0, -1.0], t))
-        return self._solve(n, sparse=W, pairs=np.ascontiguousarray(pairs, dtype=np.int64), rows=rows,
-                           target=np.zeros(t), rho=0.0, dual_set="capped_simplex", upper=float(self.C),
-                           alpha0=alpha, B=B, seed=seed, basis=basis)
+        rows = (
+            np.arange(0, 2 * t + 1, 2, dtype=np.int64),
+            np.ravel(np.c_[which[:t], which[t:]]).astype(np.int64),
+            np.tile([1.0, -1.0], t),
+        )
+        return self._solve(
+            n,
+            sparse=W,
+            pairs=np.ascontiguousarray(pairs, dtype=np.int64),
+            rows=rows,
+            target=np.zeros(t),
+            rho=0.0,
+            dual_set="capped_simplex",
+            upper=float(self.C),
+            alpha0=alpha,
+            B=B,
+            seed=seed,
+            basis=basis,
+        )
 
 
 def _inactive_bound_hint(ranks):
@@ -642,9 +791,11 @@ def _inactive_bound_hint(ranks):
     inactive, J = -sqrt(B) |A_+|_F + ... is not differentiable there and the dual steps stall."""
     if not any(np.any(np.asarray(rank)[1:] == 0) for rank in ranks):
         return ""
-    return ("; iterates reached A_+ = 0: the optimum leaves the bound B inactive (|K|_F^2 < B), where the dual "
-            "is not differentiable and converges slowly. A smaller B, which the solution reaches, is solved "
-            "quickly")
+    return (
+        "; iterates reached A_+ = 0: the optimum leaves the bound B inactive (|K|_F^2 < B), where the dual "
+        "is not differentiable and converges slowly. A smaller B, which the solution reaches, is solved "
+        "quickly"
+    )
 
 
 def _geodesic_trace(W, seed, n_sources=32):
@@ -675,5 +826,3 @@ def _check_connectivity(W):
     if W.nnz == 0:
         raise ValueError("X (connectivity) has no edges")
     return W
-
-

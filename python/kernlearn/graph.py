@@ -60,10 +60,7 @@ def knn(X, n_neighbors, *, metric="euclidean", algorithm="auto", n_jobs=None):
     n = X.shape[0]
     n_neighbors = check_int(n_neighbors, "n_neighbors", low=1)
     if n_neighbors >= n:
-        raise ValueError(
-            f"n_neighbors must be < n_samples = {n} (a point is not its own neighbour); "
-            f"got {n_neighbors}"
-        )
+        raise ValueError(f"n_neighbors must be < n_samples = {n} (a point is not its own neighbour); got {n_neighbors}")
     check_choice(metric, "metric", _METRICS)
     check_choice(algorithm, "algorithm", _ALGORITHMS)
     if algorithm == "kd_tree" and metric != "euclidean":
@@ -120,8 +117,7 @@ def _heat_sigma(sigma, distances):
         sigma = float(np.median(distances))
         if sigma <= 0.0:
             raise ValueError(
-                "sigma=None uses the median kNN distance, which is 0 here (duplicate points); "
-                "pass a positive sigma"
+                "sigma=None uses the median kNN distance, which is 0 here (duplicate points); pass a positive sigma"
             )
         return sigma
     if isinstance(sigma, (bool, np.bool_)) or not isinstance(sigma, numbers.Real):

@@ -56,9 +56,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core
+from ._validation import check_choice, check_int, check_real, resolve_n_threads, symmetrized
 from .kernels import extreme_eigenpairs, kernel_operator, rbf_kernel, tl1_kernel
 from .linalg import eigsh
-from ._validation import check_choice, check_int, check_real, resolve_n_threads, symmetrized
 
 __all__ = ["IndefiniteKernelLogisticRegression", "KreinDecomposition", "krein_decomposition", "IndefiniteKernelWarning"]
 
@@ -115,8 +115,17 @@ class KreinDecomposition:
         }
 
 
-def krein_decomposition(K, method="shift", *, tau=None, max_negative_rank=None, spectral_matvecs=500, tol=1e-8,
-                        random_state=None, n_jobs=None):
+def krein_decomposition(
+    K,
+    method="shift",
+    *,
+    tau=None,
+    max_negative_rank=None,
+    spectral_matvecs=500,
+    tol=1e-8,
+    random_state=None,
+    n_jobs=None,
+):
     """Positive decomposition K = K+ - K- of a symmetric kernel (Proposition 1 of the IKLR paper).
 
     Parameters
@@ -159,8 +168,16 @@ def krein_decomposition(K, method="shift", *, tau=None, max_negative_rank=None, 
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", ConvergenceWarning)
                 values, vectors, info = eigsh(
-                    deflated, which="SA", threshold=0.0, k=min(n - 1, 20), v0=v_min, tol=tol, method="lanczos",
-                    max_rank=max_negative_rank, maxiter=spectral_matvecs, random_state=rng,
+                    deflated,
+                    which="SA",
+                    threshold=0.0,
+                    k=min(n - 1, 20),
+                    v0=v_min,
+                    tol=tol,
+                    method="lanczos",
+                    max_rank=max_negative_rank,
+                    maxiter=spectral_matvecs,
+                    random_state=rng,
                 )
             negative_converged = not caught
             n_matvec += info["n_matvec"]
@@ -174,8 +191,17 @@ def krein_decomposition(K, method="shift", *, tau=None, max_negative_rank=None, 
         tau = floor
     elif tau < floor:
         raise ValueError(f"tau must be >= max(-mu_min, 0) = {floor:.6g} for K+ and K- to be PSD, got {tau!r}")
-    return KreinDecomposition(method, np.ascontiguousarray(V), np.ascontiguousarray(w), tau, mu_min, mu_max,
-                              time.perf_counter() - start, n_matvec, negative_converged)
+    return KreinDecomposition(
+        method,
+        np.ascontiguousarray(V),
+        np.ascontiguousarray(w),
+        tau,
+        mu_min,
+        mu_max,
+        time.perf_counter() - start,
+        n_matvec,
+        negative_converged,
+    )
 
 
 def _generator(random_state):
@@ -374,8 +400,11 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         n = K.shape[0]
         rng = _generator(self.random_state)
         decomposition = krein_decomposition(
-            K, self.decomposition, max_negative_rank=self.max_negative_rank,
-            random_state=check_random_state(int(rng.integers(np.iinfo(np.int32).max))), n_jobs=self.n_jobs,
+            K,
+            self.decomposition,
+            max_negative_rank=self.max_negative_rank,
+            random_state=check_random_state(int(rng.integers(np.iinfo(np.int32).max))),
+            n_jobs=self.n_jobs,
         )
         # Eigenvalues within the rounding of the stored kernel (n eps ||K||) count as zero.
         rounding = 10 * n * np.finfo(K.dtype).eps * max(abs(decomposition.mu_max), abs(decomposition.mu_min))
@@ -389,7 +418,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
             )
         norm_K = max(abs(decomposition.mu_min), abs(decomposition.mu_max))
         if self.learning_rate == "auto":
-            eta0 = 1.0 / (self.alpha * decomposition.norm_positive + norm_K ** 2 / (4.0 * n))
+            eta0 = 1.0 / (self.alpha * decomposition.norm_positive + norm_K**2 / (4.0 * n))
         else:
             eta0 = float(self.learning_rate)
         self.decomposition_ = {**decomposition.as_dict(), "learning_rate": eta0}
@@ -403,10 +432,24 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
             signs = np.where(y == target, 1.0, -1.0)
             indices = rng.integers(0, n, size=max_outer * max_inner) if inner == "sgd" else np.empty(0, np.int64)
             out = _core.ccicp(
-                K, signs, decomposition.negative_vectors, decomposition.negative_weights, decomposition.shift,
-                np.zeros(n), inner, float(self.alpha), eps, max_outer, max_inner, eta0, float(self.decay),
+                K,
+                signs,
+                decomposition.negative_vectors,
+                decomposition.negative_weights,
+                decomposition.shift,
+                np.zeros(n),
+                inner,
+                float(self.alpha),
+                eps,
+                max_outer,
+                max_inner,
+                eta0,
+                float(self.decay),
                 self.schedule == "restart",
-                self.penalty == "krein", indices, self._monitor(c), n_threads,
+                self.penalty == "krein",
+                indices,
+                self._monitor(c),
+                n_threads,
             )
             steps = out["inner_steps"]
             if out["diverged"]:
@@ -426,11 +469,13 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
                 )
             coefs.append(out["alpha"])
             n_iter.append(len(steps))
-            history.append({
-                "objective": np.concatenate([[out["initial_objective"]], out["objective"]]),
-                "inner_steps": steps,
-                "matvecs": out["matvecs"],
-            })
+            history.append(
+                {
+                    "objective": np.concatenate([[out["initial_objective"]], out["objective"]]),
+                    "inner_steps": steps,
+                    "matvecs": out["matvecs"],
+                }
+            )
         self.dual_coef_ = np.vstack(coefs)
         self.n_iter_ = np.asarray(n_iter)
         self.history_ = history
@@ -445,8 +490,10 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         def monitor(info):
             info = {"classifier": c, **info}
             if self.verbose:
-                print(f"IKLR[{c}] outer {info['iteration'] + 1}: F = {info['objective']:.6g}, "
-                      f"{info['inner_steps']} inner steps")
+                print(
+                    f"IKLR[{c}] outer {info['iteration'] + 1}: F = {info['objective']:.6g}, "
+                    f"{info['inner_steps']} inner steps"
+                )
             return bool(self.callback(info)) if self.callback is not None else False
 
         return monitor

@@ -29,8 +29,8 @@ from scipy.sparse.linalg import LinearOperator
 from sklearn.utils import check_random_state
 
 from . import _core
-from .linalg import DENSE_MAX_N, eigsh
 from ._validation import SYMMETRY_RTOL, check_choice, check_data, check_real, relative_asymmetry, resolve_n_threads
+from .linalg import DENSE_MAX_N, eigsh
 
 __all__ = [
     "tl1_kernel",
@@ -159,7 +159,7 @@ def affine_invariant_kernel(S, T=None, gamma=1.0, *, n_jobs=None):
     if T.shape[1:] != S.shape[1:]:
         raise ValueError(f"T holds {T.shape[1]} x {T.shape[2]} matrices but S holds {S.shape[1]} x {S.shape[2]}")
     gamma = _positive(gamma, "gamma")
-    W = np.ascontiguousarray(_spd_function(*_spd_eigh(S, "S"), lambda v: v ** -0.5))
+    W = np.ascontiguousarray(_spd_function(*_spd_eigh(S, "S"), lambda v: v**-0.5))
     _spd_eigh(T, "T")
     return _core.affine_invariant_kernel(W, np.ascontiguousarray(T), gamma, same, resolve_n_threads(n_jobs))
 
@@ -201,8 +201,14 @@ def covariance_descriptor(image, *, regularization=1e-6):
     rows, cols = np.meshgrid(np.arange(h, dtype=float), np.arange(w, dtype=float), indexing="ij")
     features = np.stack(
         [
-            np.broadcast_to(cols, arr.shape), np.broadcast_to(rows, arr.shape), arr,
-            np.abs(gx), np.abs(gy), np.hypot(gx, gy), np.abs(gxx), np.abs(gyy),
+            np.broadcast_to(cols, arr.shape),
+            np.broadcast_to(rows, arr.shape),
+            arr,
+            np.abs(gx),
+            np.abs(gy),
+            np.hypot(gx, gy),
+            np.abs(gxx),
+            np.abs(gyy),
             np.arctan2(np.abs(gx), np.abs(gy)),
         ],
         axis=-1,
@@ -220,7 +226,9 @@ def kernel_operator(K, n_jobs=None):
 
     def matmat(X):
         X = np.asarray(X, dtype=np.float64)
-        return np.column_stack([_core.kernel_matvec(K, np.ascontiguousarray(X[:, j]), n_threads) for j in range(X.shape[1])])
+        return np.column_stack(
+            [_core.kernel_matvec(K, np.ascontiguousarray(X[:, j]), n_threads) for j in range(X.shape[1])]
+        )
 
     return LinearOperator(K.shape, matvec=lambda x: matmat(x.reshape(-1, 1))[:, 0], matmat=matmat, dtype=np.float64)
 
@@ -253,8 +261,9 @@ def extreme_eigenpairs(op, tol=1e-8, random_state=None):
     def deflated_matmat(Z):
         return op.matmat(Z) - U @ (lift[:, None] * (U.T @ Z))
 
-    deflated = LinearOperator((n, n), matvec=lambda z: deflated_matmat(z.reshape(-1, 1))[:, 0],
-                              matmat=deflated_matmat, dtype=np.float64)
+    deflated = LinearOperator(
+        (n, n), matvec=lambda z: deflated_matmat(z.reshape(-1, 1))[:, 0], matmat=deflated_matmat, dtype=np.float64
+    )
     low, v, info_low = eigsh(deflated, 1, "SA", tol=tol, method="lanczos", random_state=rng)
     v = v[:, 0]
     theta = float(v @ op.matvec(v))

@@ -173,8 +173,9 @@ def eigsh(
             method = "dense" if k > DENSE_FRACTION * n else "lanczos"
         else:
             # The count is unknown: estimate it cheaply, then choose (and size Lanczos by it).
-            estimate = estimate_count_beyond(A if isinstance(A, LinearOperator) else operator[1],
-                                             threshold, which, random_state=rng)
+            estimate = estimate_count_beyond(
+                A if isinstance(A, LinearOperator) else operator[1], threshold, which, random_state=rng
+            )
             info_extra["estimated_count"] = estimate
             method = "dense" if estimate > DENSE_FRACTION * n else "lanczos"
             k = max(k, min(n - 1, int(1.1 * estimate) + 10))
@@ -182,8 +183,19 @@ def eigsh(
         values, vectors, info = _dense(operator, n, k, which, threshold, max_rank, tol)
     else:
         values, vectors, info = _lanczos(
-            operator, n, k, which, threshold, start, tol, maxiter, ncv or 0, max_rank,
-            int(rng.randint(np.iinfo(np.int32).max)), resolve_n_threads(n_jobs), filter_level,
+            operator,
+            n,
+            k,
+            which,
+            threshold,
+            start,
+            tol,
+            maxiter,
+            ncv or 0,
+            max_rank,
+            int(rng.randint(np.iinfo(np.int32).max)),
+            resolve_n_threads(n_jobs),
+            filter_level,
         )
     info.update(info_extra)
     if info["status"] == "not_converged":
@@ -254,21 +266,25 @@ def _check_v0(v0, n, rng):
 def _lanczos(operator, n, k, which, threshold, start, tol, maxiter, ncv, max_rank, seed, n_threads, filter_level):
     kind, A = operator
     args = dict(
-        v0=start, k=k, largest=which == "LA", threshold_mode=threshold is not None,
-        threshold=0.0 if threshold is None else threshold, max_rank=max_rank, ncv=ncv, tol=tol,
-        max_matvec=maxiter, seed=seed, filter_level=0.0 if filter_level is None else filter_level,
+        v0=start,
+        k=k,
+        largest=which == "LA",
+        threshold_mode=threshold is not None,
+        threshold=0.0 if threshold is None else threshold,
+        max_rank=max_rank,
+        ncv=ncv,
+        tol=tol,
+        max_matvec=maxiter,
+        seed=seed,
+        filter_level=0.0 if filter_level is None else filter_level,
         filter_degree=0 if filter_level is None else _core.FILTER_DEGREE,
     )
     if kind == "csr":
-        out = _core.lanczos_csr(
-            n, A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data, n_threads, **args
-        )
+        out = _core.lanczos_csr(n, A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data, n_threads, **args)
     elif kind == "dense":
         out = _core.lanczos_dense(A, n_threads, **args)
     else:
-        out = _core.lanczos_callback(
-            n, lambda X: np.asarray(A.matmat(X), dtype=np.float64), n_threads, **args
-        )
+        out = _core.lanczos_callback(n, lambda X: np.asarray(A.matmat(X), dtype=np.float64), n_threads, **args)
     info = {
         "method": "lanczos",
         "status": _STATUS[out["status"]],

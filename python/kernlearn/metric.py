@@ -76,8 +76,7 @@ def admissible_beta(prior_inverse, T, rho):
         top = scipy.linalg.eigh(-T, B, eigvals_only=True)[-1]
     except np.linalg.LinAlgError:
         raise ValueError(
-            f"the prior M0^-1 + rho I is not positive definite (rho = {rho!r}); increase rho or use "
-            "prior='identity'"
+            f"the prior M0^-1 + rho I is not positive definite (rho = {rho!r}); increase rho or use prior='identity'"
         ) from None
     return float(1.0 / top) if top > 0 else np.inf
 
@@ -259,8 +258,15 @@ class S3ML(TransformerMixin, BaseEstimator):
         if self.supervised:
             W = initial_affinities(n, pairs, labels)
         else:
-            W = propagate_affinities(Xs if self.standardize else X, pairs, labels, n_neighbors=self.n_neighbors,
-                                     alpha=self.alpha, theta=self.theta, n_jobs=self.n_jobs)
+            W = propagate_affinities(
+                Xs if self.standardize else X,
+                pairs,
+                labels,
+                n_neighbors=self.n_neighbors,
+                alpha=self.alpha,
+                theta=self.theta,
+                n_jobs=self.n_jobs,
+            )
         T = laplacian_quadratic_form(Xs, W)
         if self.prior == "covariance":
             centred = Xs - Xs.mean(axis=0)
@@ -280,8 +286,9 @@ class S3ML(TransformerMixin, BaseEstimator):
                     f"range for this data, prior and rho = {rho!r} is 0 <= beta < {beta_max:.6g}"
                 )
         Sigma = prior_inverse + beta * T  # sparse_inverse_covariance checks and symmetrises it
-        result = sparse_inverse_covariance(Sigma, rho, penalize_diagonal=True, solver=self.solver, tol=self.tol,
-                                           max_iter=self.max_iter)  # warns itself if it stops early
+        result = sparse_inverse_covariance(
+            Sigma, rho, penalize_diagonal=True, solver=self.solver, tol=self.tol, max_iter=self.max_iter
+        )  # warns itself if it stops early
         M = np.array(result.precision, dtype=np.float64)
         self.metric_ = M
         self.support_ = np.array(result.support, dtype=bool)

@@ -350,13 +350,31 @@ class SimpleNPKL(BaseEstimator):
         data, indices, indptr = L
         with blas_threads(n_threads):
             out = _core.simple_npkl(
-                n, indptr, indices, data,
-                pairs, labels, self.loss, float(self.p), self.G is not None,
-                float(1.0 if self.B is None else self.B), float(self.G or 1.0), float(self.C), rank,
-                solver, fraction, int(self.max_iter), float(self.tol),
-                0.0 if isinstance(self.step, str) else float(self.step), self.step == "auto", 1e-10,
-                bool(self.warm_start), seed,
-                n_threads, self._monitor(), basis,
+                n,
+                indptr,
+                indices,
+                data,
+                pairs,
+                labels,
+                self.loss,
+                float(self.p),
+                self.G is not None,
+                float(1.0 if self.B is None else self.B),
+                float(self.G or 1.0),
+                float(self.C),
+                rank,
+                solver,
+                fraction,
+                int(self.max_iter),
+                float(self.tol),
+                0.0 if isinstance(self.step, str) else float(self.step),
+                self.step == "auto",
+                1e-10,
+                bool(self.warm_start),
+                seed,
+                n_threads,
+                self._monitor(),
+                basis,
             )
         warn_unconverged_eigensolves(out, "SimpleNPKL")
         if basis.shape[1]:
@@ -373,9 +391,12 @@ class SimpleNPKL(BaseEstimator):
 
         def monitor(info):
             if self.verbose:
-                print(f"[SimpleNPKL] iter {info['iteration']:4d}  J {info['dual']:.6e}  "
-                      f"P {info['primal']:.6e}  gap {info['gap']:.2e}  rank {info['rank']}  "
-                      f"matvecs {info['matvecs']}", flush=True)
+                print(
+                    f"[SimpleNPKL] iter {info['iteration']:4d}  J {info['dual']:.6e}  "
+                    f"P {info['primal']:.6e}  gap {info['gap']:.2e}  rank {info['rank']}  "
+                    f"matvecs {info['matvecs']}",
+                    flush=True,
+                )
             return bool(self.callback(info)) if self.callback is not None else False
 
         return monitor
@@ -408,6 +429,9 @@ class SimpleNPKL(BaseEstimator):
 
 if SimpleNPKL.__doc__:  # None under python -OO
     SimpleNPKL.__doc__ = SimpleNPKL.__doc__ % {
-        "DENSE_MAX_N": DENSE_MAX_N, "DENSE_FRACTION": DENSE_FRACTION, "SMALL": SMALL_N_DENSE_FRACTION,
-        "MIXED": _core.MIXED_PRECISION_MIN_N, "DEGREE": _core.FILTER_DEGREE,
+        "DENSE_MAX_N": DENSE_MAX_N,
+        "DENSE_FRACTION": DENSE_FRACTION,
+        "SMALL": SMALL_N_DENSE_FRACTION,
+        "MIXED": _core.MIXED_PRECISION_MIN_N,
+        "DEGREE": _core.FILTER_DEGREE,
     }

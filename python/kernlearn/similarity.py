@@ -157,7 +157,9 @@ def _check_test_similarities(S, m, n, owner, name="S_test"):
 
 def _check_labels(y, n):
     if y is None:
-        raise ValueError("ESKL, EMKL and REKL requires y to be passed, but the target y is None (-1 marks unlabelled points)")
+        raise ValueError(
+            "ESKL, EMKL and REKL requires y to be passed, but the target y is None (-1 marks unlabelled points)"
+        )
     y = column_or_1d(y, warn=True)  # a column vector is raveled with a DataConversionWarning
     if y.shape[0] != n:
         raise ValueError(f"y has {y.shape[0]} labels but S is over n = {n} points (labelled and unlabelled)")
@@ -331,7 +333,9 @@ class _Base(ClassifierMixin, BaseEstimator):
             history["step"].append(eta)
             history["lip"].append(step_rule.lip)
             if self.verbose:
-                print(f"[{type(self).__name__} {label!r}] iter {t:4d}  f = {f:.6g}  best = {best['f']:.6g}  gap = {gap:.3g}  eta = {eta:.3g}")
+                print(
+                    f"[{type(self).__name__} {label!r}] iter {t:4d}  f = {f:.6g}  best = {best['f']:.6g}  gap = {gap:.3g}  eta = {eta:.3g}"
+                )
             scale = max(abs(best["f"]), np.finfo(float).tiny)
             k = self.n_iter_no_change
             if gap <= self.tol * scale or eta == 0.0:
@@ -341,7 +345,14 @@ class _Base(ClassifierMixin, BaseEstimator):
             else:
                 reason = None
             if self.callback is not None:
-                info = {"iteration": t, "objective": f, "best": best["f"], "lower_bound": lower, "gap": gap, "step": eta}
+                info = {
+                    "iteration": t,
+                    "objective": f,
+                    "best": best["f"],
+                    "lower_bound": lower,
+                    "gap": gap,
+                    "step": eta,
+                }
                 if self.callback(info) and reason is None:
                     reason = "callback"
             if reason is None and t < self.max_iter:
@@ -527,7 +538,9 @@ class ESKL(_Base):
             value, v0[0] = _lambda_min(G, v0[0], rng)
             return prep.tau * value
 
-        best, n_iter, reason, hist = self._run(oracle, state, md.StepRule(radius, self._step_scale()), lower_min, rng, label)
+        best, n_iter, reason, hist = self._run(
+            oracle, state, md.StepRule(radius, self._step_scale()), lower_min, rng, label
+        )
         Vb, lb = best["state"]
         beta, b = best["model"]
         K_lab = (Vb * np.exp(lb)) @ Vb[prep.lab].T  # K[:, lab]
@@ -668,7 +681,9 @@ class EMKL(_MKLBase):
                 total += prep.tau * value
             return total
 
-        best, n_iter, reason, hist = self._run(oracle, state, md.StepRule(radius, self._step_scale()), lower_min, rng, label)
+        best, n_iter, reason, hist = self._run(
+            oracle, state, md.StepRule(radius, self._step_scale()), lower_min, rng, label
+        )
         beta, b, gamma_svm, _ = best["model"]
         coef = np.empty((prep.m, prep.n))
         decision = np.full(prep.n, b)
@@ -684,7 +699,11 @@ class EMKL(_MKLBase):
             "reason": reason,
             "history": hist,
             "objective": best["f"],
-            "kernel": (np.stack([np.exp(l) for _, l in best["state"]]), np.stack([V for V, _ in best["state"]]), gamma_svm),
+            "kernel": (
+                np.stack([np.exp(l) for _, l in best["state"]]),
+                np.stack([V for V, _ in best["state"]]),
+                gamma_svm,
+            ),
         }
 
     def _set_kernels(self, results):
@@ -761,14 +780,23 @@ class REKL(_MKLBase):
     """
 
     def _solve(self, prep, y, rng, label):
-        log_mu = np.stack([prep.warm_start(lam, V, self.init)[1] if self.init == "denoise" else np.full(prep.n, np.log(prep.tau / prep.n)) for lam, V in prep.eig])
+        log_mu = np.stack(
+            [
+                prep.warm_start(lam, V, self.init)[1]
+                if self.init == "denoise"
+                else np.full(prep.n, np.log(prep.tau / prep.n))
+                for lam, V in prep.eig
+            ]
+        )
         radius = np.mean(np.log(prep.tau) - log_mu.min(axis=1))
         oracle = _REKLOracle(self, prep, y, _spectral_loss(self.loss))
 
         def lower_min(g, rng):
             return prep.tau * float(g.min(axis=1).sum())
 
-        best, n_iter, reason, hist = self._run(oracle, log_mu, md.StepRule(radius, self._step_scale()), lower_min, rng, label)
+        best, n_iter, reason, hist = self._run(
+            oracle, log_mu, md.StepRule(radius, self._step_scale()), lower_min, rng, label
+        )
         beta, b, gamma_svm, _ = best["model"]
         mu = np.exp(best["state"])
         coef = np.empty((prep.m, prep.n))

@@ -31,14 +31,14 @@ class ConstraintAccumulator {
   void assemble(const double* a, double* data) const;
 
   // out[p] = tr(T_p K) for K = V diag(lam) V' (V: n x r), in O(m r) without forming K.
-  void inner(const Eigen::Ref<const Eigen::MatrixXd>& V, const Eigen::Ref<const Eigen::VectorXd>& lam,
-             double* out, int n_threads) const;
+  void inner(const Eigen::Ref<const Eigen::MatrixXd>& V, const Eigen::Ref<const Eigen::VectorXd>& lam, double* out,
+             int n_threads) const;
 
  private:
   PairPattern kind_;
-  Csr pattern_;                      // union of B's pattern and every T_p's
-  std::vector<double> base_;         // B's values on that pattern
-  std::vector<Index> first_, second_;  // the pair's two points
+  Csr pattern_;                                       // union of B's pattern and every T_p's
+  std::vector<double> base_;                          // B's values on that pattern
+  std::vector<Index> first_, second_;                 // the pair's two points
   std::vector<Index> at_ij_, at_ji_, at_ii_, at_jj_;  // positions of T_p's entries in data
 };
 

@@ -32,8 +32,8 @@ namespace kernlearn {
 template <class T>
 using SytrdFn = void (*)(char* uplo, int* n, T* a, int* lda, T* d, T* e, T* tau, T* work, int* lwork, int* info);
 template <class T>
-using StedcFn = void (*)(char* compz, int* n, T* d, T* e, T* z, int* ldz, T* work, int* lwork, int* iwork,
-                         int* liwork, int* info);
+using StedcFn = void (*)(char* compz, int* n, T* d, T* e, T* z, int* ldz, T* work, int* lwork, int* iwork, int* liwork,
+                         int* info);
 template <class T>
 using OrmtrFn = void (*)(char* side, char* uplo, char* trans, int* m, int* n, T* a, int* lda, T* tau, T* c, int* ldc,
                          T* work, int* lwork, int* info);
@@ -57,10 +57,10 @@ struct HouseholderRoutines {
 };
 
 struct DenseLapack {
-  HouseholderRoutines<double> exact;   // dsytrd, dstedc, dormtr
-  DstemrFn dstemr = nullptr;           // MRRR for a few of T's pairs
-  HouseholderRoutines<float> single;   // ssytrd, sstedc, sormtr
-  DsygvdFn dsygvd = nullptr;           // the Rayleigh-Ritz step of the mixed route
+  HouseholderRoutines<double> exact;  // dsytrd, dstedc, dormtr
+  DstemrFn dstemr = nullptr;          // MRRR for a few of T's pairs
+  HouseholderRoutines<float> single;  // ssytrd, sstedc, sormtr
+  DsygvdFn dsygvd = nullptr;          // the Rayleigh-Ritz step of the mixed route
   DgemmFn dgemm = nullptr;
   DsyrkFn dsyrk = nullptr;
   bool exact_available() const { return exact.available() && dstemr; }

@@ -4,10 +4,10 @@
 // sparse mat-vec), and Eigen built for baseline x86-64 would run them with SSE2 only.
 #pragma once
 
+#include <vector>
+
 #include "kernlearn/thread_team.hpp"
 #include "kernlearn/types.hpp"
-
-#include <vector>
 
 namespace kernlearn {
 
@@ -20,13 +20,12 @@ void subtract_combination(const double* V, Index ld, Index n, Index cols, const 
 // w -= V h, then h2 = V' w (the new w), in one pass over V: each strip of rows is subtracted and
 // then projected while it is in L1. It fuses the first subtraction of Gram-Schmidt with the
 // projection of the second pass.
-void subtract_then_project(const double* V, Index ld, Index n, Index cols, const double* h, double* w,
-                           double* h2);
+void subtract_then_project(const double* V, Index ld, Index n, Index cols, const double* h, double* w, double* h2);
 
 // Y = V S: V is n x m (leading dimension ldv), S is m x p (ldS), Y is n x p (ldy); Y must not
 // overlap V.
-void rotate_basis(const double* V, Index ldv, Index n, Index m, const double* S, Index lds, Index p,
-                  double* Y, Index ldy);
+void rotate_basis(const double* V, Index ldv, Index n, Index m, const double* S, Index lds, Index p, double* Y,
+                  Index ldy);
 
 // The same products for an n-row basis on a thread team. The rows are cut into blocks whose number
 // depends on n alone; each block's partial projections are summed in block order, so the results
@@ -38,8 +37,8 @@ class BasisProducts {
   // h = V' w.
   void project(const double* V, Index ld, Index cols, const double* w, double* h);
   // w -= a x + b y (the local terms of a Lanczos step), then h = V' w; returns |w|^2.
-  double subtract_pair_then_project(const double* x, double a, const double* y, double b, const double* V,
-                                    Index ld, Index cols, double* w, double* h);
+  double subtract_pair_then_project(const double* x, double a, const double* y, double b, const double* V, Index ld,
+                                    Index cols, double* w, double* h);
   // w -= V h, then h2 = V' w.
   double subtract_then_project(const double* V, Index ld, Index cols, const double* h, double* w, double* h2);
   // w -= V h.
@@ -63,9 +62,9 @@ class BasisProducts {
   void reserve(Index cols);
 
   ThreadTeam& team_;
-  std::vector<Index> starts_;     // block b holds rows [starts_[b], starts_[b + 1])
-  std::vector<double> partial_;   // block b's partial vector at b * stride_
-  std::vector<double> scalars_;     // block b's partial dot product or squared norm
+  std::vector<Index> starts_;    // block b holds rows [starts_[b], starts_[b + 1])
+  std::vector<double> partial_;  // block b's partial vector at b * stride_
+  std::vector<double> scalars_;  // block b's partial dot product or squared norm
   Index stride_ = 0;
 };
 

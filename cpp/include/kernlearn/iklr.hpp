@@ -35,8 +35,8 @@ struct NegativePart {
 struct IklrOptions {
   enum class Inner { gd, sgd };
   Inner inner = Inner::gd;
-  double lambda = 1.0;         // the paper's lambda (the estimator's alpha)
-  double eps = 1.0;            // inner loop stops when |F_k(t+1) - F_k(t)| <= eps (Algorithm 1)
+  double lambda = 1.0;  // the paper's lambda (the estimator's alpha)
+  double eps = 1.0;     // inner loop stops when |F_k(t+1) - F_k(t)| <= eps (Algorithm 1)
   Index max_outer = 20;
   Index max_inner = 1000;
   double learning_rate = 0.02;  // eta_0
@@ -56,7 +56,7 @@ struct IklrResult {
   Eigen::VectorXd alpha;
   std::vector<IklrOuter> history;  // one record per outer iteration, after it
   double initial_objective = 0.0;
-  bool diverged = false;           // a non-finite value stopped the run
+  bool diverged = false;  // a non-finite value stopped the run
 };
 
 // Called after each outer iteration; returning true stops the run.

@@ -3,10 +3,11 @@
 // eq. 3) until both subspaces stop moving. The k-means on U is left to the caller.
 #pragma once
 
-#include <Eigen/Core>
 #include <cstdint>
 #include <functional>
 #include <vector>
+
+#include <Eigen/Core>
 
 #include "kernlearn/hsic.hpp"
 #include "kernlearn/parallel.hpp"
@@ -16,14 +17,14 @@
 namespace kernlearn {
 
 struct IsmResult {
-  Eigen::MatrixXd W;                // d x q, orthonormal, signs fixed
-  Eigen::VectorXd eigenvalues;      // all eigenvalues of the last Phi evaluated, ascending
+  Eigen::MatrixXd W;                  // d x q, orthonormal, signs fixed
+  Eigen::VectorXd eigenvalues;        // all eigenvalues of the last Phi evaluated, ascending
   std::vector<double> trace_gamma_k;  // Tr(gamma K(W_s)) for every W_s whose Phi was formed
-  std::vector<double> distance;     // projection distance between successive iterates
+  std::vector<double> distance;       // projection distance between successive iterates
   Index n_iter = 0;
   bool converged = false;
-  Index n_damped = 0;               // steps to the subspace between the ends of a 2-cycle
-  bool cycled = false;              // a 2-cycle outlasted kMaxDampedSteps and the better end was kept
+  Index n_damped = 0;   // steps to the subspace between the ends of a 2-cycle
+  bool cycled = false;  // a 2-cycle outlasted kMaxDampedSteps and the better end was kept
 };
 
 // Steps to the middle of a period-2 cycle that one W-step may take before keeping an end.
@@ -41,53 +42,52 @@ constexpr Index kMaxDampedSteps = 5;
 // Acceleration. With anderson_depth > 0 the steps are Anderson-accelerated on the projectors W W'
 // (depth = the number of past residual differences used) while the fixed-point residual shrinks;
 // the fixed points are the same. 0 = the plain iteration of Algorithm 2.
-IsmResult ism(const MatrixRef& X, const Eigen::MatrixXd& W0, const MatrixRef& A, const Eigen::VectorXd& c,
-              double sigma, Index max_iter, double tol, Index anderson_depth, ThreadTeam& team,
-              const InterruptPoll& poll = {});
+IsmResult ism(const MatrixRef& X, const Eigen::MatrixXd& W0, const MatrixRef& A, const Eigen::VectorXd& c, double sigma,
+              Index max_iter, double tol, Index anderson_depth, ThreadTeam& team, const InterruptPoll& poll = {});
 
 struct KdacOptions {
-  Index n_clusters = 2;   // k
-  Index q = 0;            // subspace dimension; 0 = the largest eigengap (11) of the initial Phi
+  Index n_clusters = 2;  // k
+  Index q = 0;           // subspace dimension; 0 = the largest eigengap (11) of the initial Phi
   double sigma = 1.0;
   double lambda = 1.0;
-  Index max_iter = 20;    // outer (W, D, U) iterations
+  Index max_iter = 20;  // outer (W, D, U) iterations
   Index ism_max_iter = 30;
-  Index anderson_depth = 0;  // ISM acceleration (0 = plain Algorithm 2; the estimator exposes it)
-  double tol = 1e-6;      // projection distance of W and of U between outer iterations
+  Index anderson_depth = 0;     // ISM acceleration (0 = plain Algorithm 2; the estimator exposes it)
+  double tol = 1e-6;            // projection distance of W and of U between outer iterations
   double ism_tol_factor = 0.1;  // W-step t is solved to max(tol, factor x dist_w of step t-1); 0 = exact
-  Index dense_max_n = 8192;  // U-step on an explicit n x n matrix up to here, matrix-free beyond
-  double eig_tol = 1e-10;    // Lanczos residual tolerance of the U-step
+  Index dense_max_n = 8192;     // U-step on an explicit n x n matrix up to here, matrix-free beyond
+  double eig_tol = 1e-10;       // Lanczos residual tolerance of the U-step
   std::uint64_t seed = 0;
   int n_threads = 1;
 };
 
 struct KdacIteration {
-  double cost = 0.0;      // HSIC(XW, U) - lambda HSIC(XW, Y), eq. (2a), after this iteration
-  double quality = 0.0;   // HSIC(XW, U) = Tr(U' Q U)
-  double hsic_y = 0.0;    // HSIC(XW, Y) = Tr(Y' Q Y) (all existing clusterings)
+  double cost = 0.0;                  // HSIC(XW, U) - lambda HSIC(XW, Y), eq. (2a), after this iteration
+  double quality = 0.0;               // HSIC(XW, U) = Tr(U' Q U)
+  double hsic_y = 0.0;                // HSIC(XW, Y) = Tr(Y' Q Y) (all existing clusterings)
   double dist_w = 0.0, dist_u = 0.0;  // projection distances to the previous iteration
   Index ism_iter = 0;
   bool ism_cycled = false;
   Index ism_damped = 0;
-  Index matvecs = 0;      // kernel mat-vecs of the U-step (0 when dense)
+  Index matvecs = 0;  // kernel mat-vecs of the U-step (0 when dense)
 };
 
 struct KdacResult {
   Eigen::MatrixXd W, U;
-  Eigen::MatrixXd W_init;           // the starting W (eq. 12, or the caller's W0)
+  Eigen::MatrixXd W_init;  // the starting W (eq. 12, or the caller's W0)
   Eigen::VectorXd degree;
   Eigen::VectorXd init_eigenvalues;  // of the spectral-initialisation matrix Phi_0, ascending (empty: random init)
   Eigen::VectorXd phi_eigenvalues;   // of Phi(W*) with the final gamma, ascending
   Index q = 0;
   double cost = 0.0, quality = 0.0, hsic_y = 0.0;
-  double eigengap = 0.0;             // eq. (11) at the fixed point (NaN when q = d)
+  double eigengap = 0.0;                    // eq. (11) at the fixed point (NaN when q = d)
   double sigma_lhs = 0.0, sigma_rhs = 0.0;  // the two sides of inequality (10)
-  double fixed_point_residual = 0.0;  // |Phi(W) W - W Lambda|_F / |Phi|_F with the final gamma
+  double fixed_point_residual = 0.0;        // |Phi(W) W - W Lambda|_F / |Phi|_F with the final gamma
   Index n_iter = 0;
   bool converged = false;
-  bool ism_cycled = false;          // some W-step ended on a 2-cycle
-  bool outer_cycled = false;        // the (W, D, U) alternation ended on a cycle (best state kept)
-  Index cycle_period = 0;           // its period (2 to 4), 0 if none
+  bool ism_cycled = false;    // some W-step ended on a 2-cycle
+  bool outer_cycled = false;  // the (W, D, U) alternation ended on a cycle (best state kept)
+  Index cycle_period = 0;     // its period (2 to 4), 0 if none
   bool used_dense = false;
   std::vector<KdacIteration> history;
 };

@@ -23,8 +23,8 @@ class KdTree {
 
  private:
   struct Node {
-    Index begin, end;    // range of points_ rows under this node
-    Index left, right;   // child node ids, -1 for a leaf
+    Index begin, end;   // range of points_ rows under this node
+    Index left, right;  // child node ids, -1 for a leaf
   };
 
   Index build(Index begin, Index end);
@@ -32,8 +32,8 @@ class KdTree {
   double box_distance2(Index node, const double* q) const;
 
   Index n_, d_, leaf_size_;
-  RowMatrixXd points_;           // the data in leaf order
-  std::vector<Index> order_;     // points_ row r is row order_[r] of the input
+  RowMatrixXd points_;        // the data in leaf order
+  std::vector<Index> order_;  // points_ row r is row order_[r] of the input
   std::vector<Node> nodes_;
   std::vector<double> lo_, hi_;  // per-node bounding boxes, n_nodes x d
 };

@@ -27,15 +27,15 @@ struct PairwiseKernel {
 // out (X.rows() x Y.rows(), row-major) = k(x_i, y_j). The distance of a pair is summed feature by
 // feature in a fixed order, so k(X, X) is exactly symmetric. Scalar is float or double.
 template <class Scalar>
-void pairwise_kernel(const MatrixRef& X, const MatrixRef& Y, const PairwiseKernel& kernel,
-                     Scalar* out, int n_threads, const InterruptPoll& poll = {});
+void pairwise_kernel(const MatrixRef& X, const MatrixRef& Y, const PairwiseKernel& kernel, Scalar* out, int n_threads,
+                     const InterruptPoll& poll = {});
 
 // out (n_w x n_t, row-major) = exp(-gamma ||log(W_i T_j W_i)||_F^2): the affine-invariant Gaussian
 // kernel between SPD matrices S_i = W_i^-2 (the caller passes W_i = S_i^-1/2) and T_j; the squared
 // distance is sum_k log^2 of the eigenvalues of W_i T_j W_i. Stacks are row-major (n, d, d).
 // same = true when T is S: only j >= i is computed and mirrored (the distance is symmetric).
-void affine_invariant_kernel(const double* W, Index n_w, const double* T, Index n_t, Index d, double gamma,
-                             bool same, double* out, int n_threads, const InterruptPoll& poll = {});
+void affine_invariant_kernel(const double* W, Index n_w, const double* T, Index n_t, Index d, double gamma, bool same,
+                             double* out, int n_threads, const InterruptPoll& poll = {});
 
 // A dense symmetric n x n kernel held by someone else (numpy), row-major, float or double.
 template <class Scalar>

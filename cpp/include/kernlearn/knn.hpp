@@ -34,7 +34,6 @@ Neighbors knn(const MatrixRef& X, Index k, Metric metric, KnnAlgorithm algorithm
               const InterruptPoll& poll = {});
 
 // Brute-force search, exposed for tests and benchmarks.
-Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads,
-                    const InterruptPoll& poll = {});
+Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads, const InterruptPoll& poll = {});
 
 }  // namespace kernlearn

@@ -11,8 +11,9 @@
 // eigenproblem, their couplings counted in the other pairs' residuals.
 #pragma once
 
-#include <Eigen/Core>
 #include <cstdint>
+
+#include <Eigen/Core>
 
 #include "kernlearn/operator.hpp"
 #include "kernlearn/parallel.hpp"
@@ -22,15 +23,15 @@
 namespace kernlearn {
 
 struct LanczosOptions {
-  Index k = 6;                // eigenpairs wanted; in threshold mode, the first guess
-  bool largest = true;        // largest (LA) or smallest (SA) algebraic eigenvalues
+  Index k = 6;          // eigenpairs wanted; in threshold mode, the first guess
+  bool largest = true;  // largest (LA) or smallest (SA) algebraic eigenvalues
   bool threshold_mode = false;
-  double threshold = 0.0;     // threshold mode: every eigenvalue > threshold (LA) / < (SA)
-  Index max_rank = 0;         // threshold mode: at most this many pairs (0 = n)
-  Index ncv = 0;              // basis size, k < ncv <= n (0 = k + max(20, 0.6 k))
-  double tol = 1e-10;         // converged when residual <= tol * |A|_est (largest |Ritz value|)
-  Index max_matvec = 0;       // 0 = 100 * n, effectively unlimited
-  std::uint64_t seed = 0;     // for the vectors that replace a Krylov basis that became invariant
+  double threshold = 0.0;  // threshold mode: every eigenvalue > threshold (LA) / < (SA)
+  Index max_rank = 0;      // threshold mode: at most this many pairs (0 = n)
+  Index ncv = 0;           // basis size, k < ncv <= n (0 = k + max(20, 0.6 k))
+  double tol = 1e-10;      // converged when residual <= tol * |A|_est (largest |Ritz value|)
+  Index max_matvec = 0;    // 0 = 100 * n, effectively unlimited
+  std::uint64_t seed = 0;  // for the vectors that replace a Krylov basis that became invariant
 };
 
 enum class LanczosStatus { converged = 0, not_converged = 1, max_rank_reached = 2 };
@@ -41,10 +42,10 @@ struct LanczosResult {
   Eigen::VectorXd residuals;  // |A v - lambda v| estimates, one per pair
   Index n_matvec = 0;
   Index n_restart = 0;
-  Index n_locked = 0;         // pairs of a warm block locked without Lanczos steps (not later locks)
+  Index n_locked = 0;  // pairs of a warm block locked without Lanczos steps (not later locks)
   double norm_estimate = 0.0;
   LanczosStatus status = LanczosStatus::not_converged;
-  bool filtered = false;      // the pairs came from a Chebyshev filter (chebyshev_filter.hpp)
+  bool filtered = false;  // the pairs came from a Chebyshev filter (chebyshev_filter.hpp)
 };
 
 // start: one vector, or a block (b > 1: the eigenvectors of an earlier, similar problem). A block
@@ -53,7 +54,7 @@ struct LanczosResult {
 // orthonormal block that one product shows to be far from invariant skips the step and Lanczos
 // starts from the sum of its columns.
 // The basis products run on `team` (share it with the operator's).
-LanczosResult lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start,
-                      const LanczosOptions& options, ThreadTeam& team, const InterruptPoll& poll = {});
+LanczosResult lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
+                      ThreadTeam& team, const InterruptPoll& poll = {});
 
 }  // namespace kernlearn

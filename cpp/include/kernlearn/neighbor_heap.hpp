@@ -53,9 +53,7 @@ class NeighborHeap {
   std::int64_t size() const { return size_; }
 
  private:
-  static bool worse(double da, std::int64_t ia, double db, std::int64_t ib) {
-    return da > db || (da == db && ia > ib);
-  }
+  static bool worse(double da, std::int64_t ia, double db, std::int64_t ib) { return da > db || (da == db && ia > ib); }
 
   void sift_up(std::int64_t pos, double d, std::int64_t i) {
     while (pos > 0) {

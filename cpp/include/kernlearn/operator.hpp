@@ -51,8 +51,8 @@ class DenseOperator final : public SymmetricOperator {
 // matrices of the embeddings (colored MVU's HYH, MVE's 2 V V' - I) without an n x n array.
 class StructuredOperator final : public SymmetricOperator {
  public:
-  StructuredOperator(const CsrOperator& sparse, const Eigen::MatrixXd& U, const Eigen::VectorXd& c,
-                     double shift, bool center)
+  StructuredOperator(const CsrOperator& sparse, const Eigen::MatrixXd& U, const Eigen::VectorXd& c, double shift,
+                     bool center)
       : sparse_(sparse), U_(U), c_(c), shift_(shift), center_(center) {}
   Index rows() const override { return sparse_.rows(); }
   void apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const override;

@@ -32,8 +32,7 @@ using InterruptPoll = std::function<bool()>;
 // thread has joined; the remaining chunks are skipped. If poll() returns true, the remaining
 // chunks are skipped and Interrupted is thrown.
 template <class Fn>
-void parallel_for(std::size_t n, int n_threads, std::size_t chunk, Fn&& fn,
-                  const InterruptPoll& poll = {}) {
+void parallel_for(std::size_t n, int n_threads, std::size_t chunk, Fn&& fn, const InterruptPoll& poll = {}) {
   if (n == 0) return;
   if (n_threads < 1) throw std::invalid_argument("parallel_for: n_threads must be >= 1");
   chunk = std::max<std::size_t>(chunk, 1);

@@ -23,10 +23,11 @@
 // P(K_t) - J(alpha_t) >= 0 is the certified duality gap the iteration stops on.
 #pragma once
 
-#include <Eigen/Core>
 #include <cstdint>
 #include <functional>
 #include <vector>
+
+#include <Eigen/Core>
 
 #include "kernlearn/constraints.hpp"
 #include "kernlearn/dense_eigen.hpp"
@@ -61,29 +62,29 @@ struct ConstraintRows {
 };
 
 struct SaddleProblem {
-  Csr sparse;                 // S (n x n, sorted indices; may have no entries)
-  Eigen::MatrixXd lowrank;    // U (n x r, r may be 0)
+  Csr sparse;                    // S (n x n, sorted indices; may have no entries)
+  Eigen::MatrixXd lowrank;       // U (n x r, r may be 0)
   Eigen::VectorXd lowrank_coef;  // c (r)
   double shift = 0.0;
   bool center = false;
-  RowMatrixXi pairs;          // m_pairs x 2, distinct unordered pairs
+  RowMatrixXi pairs;  // m_pairs x 2, distinct unordered pairs
   PairPattern pattern = PairPattern::entry;
-  ConstraintRows rows;        // R
-  Eigen::VectorXd target;     // w, one per constraint
+  ConstraintRows rows;     // R
+  Eigen::VectorXd target;  // w, one per constraint
   double rho = 0.0;
   DualSet set = DualSet::nonnegative;
-  double upper = 0.0;         // u of the box / capped simplex
-  Eigen::VectorXd alpha0;     // the starting point (projected onto the set)
+  double upper = 0.0;      // u of the box / capped simplex
+  Eigen::VectorXd alpha0;  // the starting point (projected onto the set)
 };
 
 struct SpectralOptions {
-  double p = 2.0;          // >= 1; p = 1 only with the B form and the fixed set
-  bool penalty = false;    // false: tr K^p <= B (Proposition 1); true: + (G/p) tr K^p (Proposition 2)
+  double p = 2.0;        // >= 1; p = 1 only with the B form and the fixed set
+  bool penalty = false;  // false: tr K^p <= B (Proposition 1); true: + (G/p) tr K^p (Proposition 2)
   double B = 1.0, G = 1.0;
-  Index rank = 0;          // 0: every positive eigenpair of A; r > 0: the r largest only
+  Index rank = 0;  // 0: every positive eigenpair of A; r > 0: the r largest only
   SpectralSolver eigen_solver = SpectralSolver::lanczos;
   double dense_fraction = 0.05;  // automatic: the rank fraction from which LAPACK is used
-  DenseLapack dense_lapack;  // the dense solver's LAPACK (none: Eigen's solver)
+  DenseLapack dense_lapack;      // the dense solver's LAPACK (none: Eigen's solver)
   // From this n on, the dense solver reduces in single precision and refines in double (see
   // dense_eigen.hpp; SimpleNPKL fits on the Adult-like data measured against the double route:
   // 1.2x faster at n = 1500, 1.3x at 2500 and 4000, 1.45x at 6414); 0 = never.
@@ -91,16 +92,16 @@ struct SpectralOptions {
   Index max_iter = 200;
   double tol = 1e-4;       // on the relative duality gap (P - J) / |P|
   double step = 0.0;       // 0: 1 / (local Lipschitz constant) with backtracking; else fixed
-  bool accelerate = true;     // Nesterov momentum with function restart (L-BFGS for a free alpha)
+  bool accelerate = true;  // Nesterov momentum with function restart (L-BFGS for a free alpha)
   // Opt-in (MVE's steps ask for it): for a free alpha with p = 2, distance pairs, no rank cap and
   // no basis, Newton steps (conjugate gradients on the generalised Hessian) from points whose
   // spectrum comes whole from the double-precision dense solver and whose positive rank is at
   // most n / 4, while they pay (saddle_point.cpp).
   bool newton = false;
   bool adaptive_step = true;  // with step = 0: grow the step while backtracking accepts it at once
-  double eig_tol = 1e-10;  // Lanczos residual tolerance, relative to |A|
-  bool warm_start = false;  // start each Lanczos solve from the previous eigenvectors (measured: rarely pays)
-  int filter_degree = 0;   // > 0: Lanczos on a Chebyshev filter of A of this degree (chebyshev_filter.hpp)
+  double eig_tol = 1e-10;     // Lanczos residual tolerance, relative to |A|
+  bool warm_start = false;    // start each Lanczos solve from the previous eigenvectors (measured: rarely pays)
+  int filter_degree = 0;      // > 0: Lanczos on a Chebyshev filter of A of this degree (chebyshev_filter.hpp)
   std::uint64_t seed = 0;
 };
 
@@ -113,14 +114,14 @@ struct SaddleIteration {
 };
 
 struct SaddleResult {
-  Eigen::VectorXd eigenvalues;   // of K, decreasing, all > 0
-  Eigen::MatrixXd eigenvectors;  // n x rank
-  Eigen::VectorXd alpha;         // one per constraint
+  Eigen::VectorXd eigenvalues;        // of K, decreasing, all > 0
+  Eigen::MatrixXd eigenvectors;       // n x rank
+  Eigen::VectorXd alpha;              // one per constraint
   Eigen::VectorXd constraint_values;  // g_c(K) = tr(C_c K) at the returned K
   std::vector<SaddleIteration> history;
   Index n_iter = 0;
   bool converged = false;
-  bool used_dense = false;       // the last solve was LAPACK's
+  bool used_dense = false;            // the last solve was LAPACK's
   bool used_mixed_precision = false;  // ... in mixed precision
   Index unconverged_eigensolves = 0;  // Lanczos solves stopped by their mat-vec cap, pairs used as found
 };

@@ -42,8 +42,8 @@ namespace kernlearn {
 using PotrfFn = void (*)(char* uplo, int* n, double* a, int* lda, int* info);
 using TrtriFn = void (*)(char* uplo, char* diag, int* n, double* a, int* lda, int* info);
 using LauumFn = void (*)(char* uplo, int* n, double* a, int* lda, int* info);
-using TrmmFn = void (*)(char* side, char* uplo, char* transa, char* diag, int* m, int* n, double* alpha,
-                        double* a, int* lda, double* b, int* ldb);
+using TrmmFn = void (*)(char* side, char* uplo, char* transa, char* diag, int* m, int* n, double* alpha, double* a,
+                        int* lda, double* b, int* ldb);
 using TrsmFn = TrmmFn;  // same signature
 
 struct SpdRoutines {
@@ -62,11 +62,11 @@ struct SpdRoutines {
 struct SiceOptions {
   enum class Solver { alm, newton };
   Solver solver = Solver::newton;
-  double tol = 1e-8;       // stop when gap <= tol * max(1, |F(M)|)
+  double tol = 1e-8;  // stop when gap <= tol * max(1, |F(M)|)
   Index max_iter = 1000;
-  Index max_cg = 200;      // newton: conjugate-gradient iterations per step
-  double mu = 0.0;         // alm: fixed step (0 = the gamma_min * gamma_max rule)
-  Index mu_period = 20;    // alm: iterations between step re-estimates
+  Index max_cg = 200;        // newton: conjugate-gradient iterations per step
+  double mu = 0.0;           // alm: fixed step (0 = the gamma_min * gamma_max rule)
+  Index mu_period = 20;      // alm: iterations between step re-estimates
   DenseLapack dense_lapack;  // alm: LAPACK's eigensolver when available (Eigen's otherwise)
   // Every iteration factors M and Z and inverts M, O(m^3) each; at m = 500 (rho = 0.1, gap 1e-8)
   // LAPACK took a solve from 0.47 s with Eigen to 0.21 s (bench/results/sice.md).

@@ -4,8 +4,9 @@
 // plane solver asks this oracle for the most violated ones instead of listing them all.
 #pragma once
 
-#include <Eigen/Core>
 #include <vector>
+
+#include <Eigen/Core>
 
 #include "kernlearn/graph.hpp"
 #include "kernlearn/parallel.hpp"
@@ -14,8 +15,8 @@
 namespace kernlearn {
 
 struct Triplet {
-  Index i, j, k;      // k in N_i, j not in N_i and j != i
-  double violation;   // d_ik - d_ij
+  Index i, j, k;     // k in N_i, j not in N_i and j != i
+  double violation;  // d_ik - d_ij
 };
 
 struct TripletSearch {

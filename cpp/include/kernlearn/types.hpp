@@ -2,8 +2,9 @@
 // too: an Eigen::Ref of a column-major type would silently copy every array crossing the binding.
 #pragma once
 
-#include <Eigen/Core>
 #include <cstdint>
+
+#include <Eigen/Core>
 
 namespace kernlearn {
 
