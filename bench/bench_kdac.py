@@ -34,9 +34,9 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).parent))
 from kernlearn import _core  # noqa: E402
-from kernlearn._kdac import median_sigma  # noqa: E402
 from kernlearn.cluster import KDAC  # noqa: E402
-from kernlearn.metrics import nmi  # noqa: E402
+from kernlearn.cluster._kdac import median_sigma  # noqa: E402
+from kernlearn.evaluation import nmi  # noqa: E402
 from reproduce_kdac import load  # noqa: E402  (bench/reproduce_kdac.py: the data files)
 from tables import row, timed, to_markdown  # noqa: E402
 
@@ -55,7 +55,7 @@ def gamma_problem(X, existing, alternative, sigma, lam, q):
     Yc = Y - Y.mean(0)
     M = (Xc.T @ U) @ (Xc.T @ U).T - lam * (Xc.T @ Yc) @ (Xc.T @ Yc).T
     W0 = np.linalg.eigh(M)[1][:, -q:]
-    deg = _core.gaussian_degree(np.ascontiguousarray(Xc @ W0), sigma, 2)
+    deg = _core.kernels.gaussian_degree(np.ascontiguousarray(Xc @ W0), sigma, 2)
     A = np.ascontiguousarray(np.hstack([U - U.mean(0), Yc]) / np.sqrt(deg)[:, None])
     c = np.r_[np.ones(U.shape[1]), -lam * np.ones(Y.shape[1])]
     return W0, A, c
@@ -106,7 +106,7 @@ def section_phi(args, table):
     W0, A, c = gamma_problem(X, original, alternative, 5.0, 10.0, 3)
     results = {}
     for nt in (1, 2):
-        t, out = timed(lambda: _core.hsic_phi(X, W0, A, c, 5.0, False, nt), args.repeats)
+        t, out = timed(lambda: _core.kernels.hsic_phi(X, W0, A, c, 5.0, False, nt), args.repeats)
         results[nt] = out[0]
         row(
             table,
@@ -122,7 +122,9 @@ def section_phi(args, table):
     Ws, As = W0, np.ascontiguousarray(A[rows])
     with threadpool_limits(1):
         t_ref, ref = timed(lambda: numpy_phi(X[rows], Ws, As, c, 5.0), 1)
-    t_cpp, got = timed(lambda: _core.hsic_phi(np.ascontiguousarray(X[rows]), Ws, As, c, 5.0, False, 1), args.repeats)
+    t_cpp, got = timed(
+        lambda: _core.kernels.hsic_phi(np.ascontiguousarray(X[rows]), Ws, As, c, 5.0, False, 1), args.repeats
+    )
     err = np.abs(got[0] - ref).max() / np.abs(ref).max()
     row(
         table,
@@ -158,7 +160,7 @@ def section_ism(args, table):
     # Anderson depth 0 is Algorithm 2 as printed; 3 is the accelerated W-step (same fixed points).
     for tol, depth in ((1e-3, 0), (1e-6, 0), (1e-6, 3)):
         start = time.perf_counter()
-        out = _core.ism(X, W0, A, c, 5.0, 30, tol, 2, depth)
+        out = _core.methods.ism(X, W0, A, c, 5.0, 30, tol, 2, depth)
         t = time.perf_counter() - start
         row(
             table,
@@ -210,8 +212,8 @@ def section_memory(args, table):
         "f = np.load(%r); X, o, a = f['X'], f['o'], f['a'];"
         "W0, A, c = gamma_problem(X, o, a, 5.0, 10.0, 3);"
         "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss;"
-        "_core.hsic_phi(X, W0, A, c, 5.0, True, 2);"
-        "_core.ism(X, W0, A, c, 5.0, 1, 1e-6, 2);"
+        "_core.kernels.hsic_phi(X, W0, A, c, 5.0, True, 2);"
+        "_core.methods.ism(X, W0, A, c, 5.0, 1, 1e-6, 2);"
         "print(base, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)" % (str(Path(__file__).parent), str(cache))
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
@@ -233,7 +235,7 @@ def section_scaling(args, table):
         W0, A, c = gamma_problem(X, o, a, 5.0, 10.0, 3)
         X = np.ascontiguousarray(X)
         reps = args.repeats if n < 50000 else 1
-        t, _ = timed(lambda: _core.hsic_phi(X, W0, A, c, 5.0, False, 2), reps)
+        t, _ = timed(lambda: _core.kernels.hsic_phi(X, W0, A, c, 5.0, False, 2), reps)
         row(table, case="Phi vs n", n=n, d=4, threads=2, seconds=f"{t:.4f}", ns_per_pair=f"{t / (n * n / 2) * 1e9:.2f}")
     X, o, a = load("Four_gaussian_3D_1000")
     rng = np.random.default_rng(0)
@@ -241,10 +243,10 @@ def section_scaling(args, table):
         Xd = np.hstack([X, rng.uniform(X.min(), X.max(), size=(X.shape[0], d - X.shape[1]))]) if d > 4 else X
         Xd = np.ascontiguousarray(Xd)
         W0, A, c = gamma_problem(Xd, o, a, 5.0, 10.0, 3)
-        t, out = timed(lambda: _core.hsic_phi(Xd, W0, A, c, 5.0, False, 2), args.repeats)
+        t, out = timed(lambda: _core.kernels.hsic_phi(Xd, W0, A, c, 5.0, False, 2), args.repeats)
         te, _ = timed(lambda: np.linalg.eigh(out[0]), args.repeats)
         t_ism = time.perf_counter()
-        r = _core.ism(Xd, W0, A, c, 5.0, 30, 1e-6, 2)
+        r = _core.methods.ism(Xd, W0, A, c, 5.0, 30, 1e-6, 2)
         t_ism = time.perf_counter() - t_ism
         row(
             table,
@@ -269,7 +271,9 @@ def section_crossover(args, table):
         for dense_max_n, label in ((10**9, "dense"), (0, "matrix-free")):
 
             def run():
-                return _core.kdac(X, Y, np.zeros((4, 0)), 3, 2, 5.0, 10.0, 1, 1, 1e-6, dense_max_n, 1e-10, 0, 2, None)
+                return _core.methods.kdac(
+                    X, Y, np.zeros((4, 0)), 3, 2, 5.0, 10.0, 1, 1, 1e-6, dense_max_n, 1e-10, 0, 2, None
+                )
 
             t, out = timed(run, args.repeats if n <= 4000 else 1)
             row(

@@ -341,7 +341,8 @@ def bench_problem(label, m, ratio_n, rho, S, truth_cond, args, table, checks, od
                 cells[f"{solver} s (it)"] = f"fails: gap {gap:.1e} after {r.n_iter} it ({fmt_s(seconds)} s)"
                 odd.append(
                     f"{solver} did not reach {target:.0e} at m = {label}, n = {ratio_n * m}, rho = {rho}, "
-                    f"seed 0: converged = {r.converged}, library gap {r.duality_gap / max(1, abs(r.primal_objective)):.2e}, "
+                    f"seed 0: converged = {r.converged}, "
+                    f"library gap {r.duality_gap / max(1, abs(r.primal_objective)):.2e}, "
                     f"shared certificate {gap:.2e}, {r.n_iter} iterations, {seconds:.2f} s"
                 )
             if solver == "newton":

@@ -6,9 +6,9 @@
 #include <random>
 #include <thread>
 
-#include "kernlearn/graph.hpp"
-#include "kernlearn/knn.hpp"
-#include "kernlearn/types.hpp"
+#include "kernlearn/core/types.hpp"
+#include "kernlearn/neighbors/graph.hpp"
+#include "kernlearn/neighbors/knn.hpp"
 
 namespace {
 

@@ -5,11 +5,11 @@
 #include <benchmark/benchmark.h>
 #include <random>
 
-#include "kernlearn/gram_schmidt.hpp"
-#include "kernlearn/graph.hpp"
-#include "kernlearn/knn.hpp"
-#include "kernlearn/lanczos.hpp"
-#include "kernlearn/operator.hpp"
+#include "kernlearn/linalg/gram_schmidt.hpp"
+#include "kernlearn/linalg/lanczos.hpp"
+#include "kernlearn/linalg/operator.hpp"
+#include "kernlearn/neighbors/graph.hpp"
+#include "kernlearn/neighbors/knn.hpp"
 
 namespace {
 

@@ -13,7 +13,8 @@ uci   Table III protocol: 10 random half / half splits (stratified); features mi
       Methods: KLR(RBF) = IndefiniteKernelLogisticRegression(kernel="rbf") (a PSD kernel: plain
       KLR) run to convergence (learning_rate="auto", decay=1, 200 outer steps), and the same with
       the paper's schedule (eta_0 = 0.02, which overshoots when ||K||^2 / (4n) is large: the CV
-      folds are 4/5 of the training half, so a width that survived CV can still diverge on it); Flip / Clip / Shift = SVC(kernel="precomputed") on the
+      folds are 4/5 of the training half, so a width that survived CV can still diverge on it);
+      Flip / Clip / Shift = SVC(kernel="precomputed") on the
       spectrum-transformed training TL1 kernel, tested on the raw test kernel (the paper's "the
       inconsistency between the training and test kernel"); CCICP-GD and CCICP-SGD = IKLR with
       the TL1 kernel, tau = 0.7 d, the paper's schedule (eta_0 = 0.02, decay 0.8, 20 outer,

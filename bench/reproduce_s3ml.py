@@ -173,9 +173,9 @@ def fmt(values):
 
 
 def run(reps):
-    rows, notes = [], []
+    rows = []
     results = {}
-    for d_index, (name, load) in enumerate(DATA.items()):
+    for name, load in DATA.items():
         X, y = load()
         start = time.perf_counter()
         base, grid = {}, {}

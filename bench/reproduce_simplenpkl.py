@@ -79,7 +79,7 @@ import kernlearn
 from kernlearn import datasets
 from kernlearn.cluster import KernelKMeans
 from kernlearn.constraints import from_labels
-from kernlearn.metrics import pairwise_cluster_accuracy
+from kernlearn.evaluation import pairwise_cluster_accuracy
 from kernlearn.npkl import SimpleNPKL
 
 N_NEIGHBORS = 5

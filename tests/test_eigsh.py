@@ -429,7 +429,7 @@ def test_core_threshold_mode_rejects_an_empty_first_guess():
     A = random_sparse_symmetric(80)
     start = np.random.default_rng(0).standard_normal((80, 1))
     with pytest.raises(ValueError, match="k must be positive"):
-        _core.lanczos_csr(
+        _core.linalg.lanczos_csr(
             80,
             A.indptr.astype(np.int64),
             A.indices.astype(np.int64),

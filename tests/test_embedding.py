@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
-from kernlearn import _core, embedding
+from kernlearn import _core
 from kernlearn.embedding import ColoredMVU, MinimumVolumeEmbedding, StructurePreservingEmbedding
 from kernlearn.graph import knn_graph
 
@@ -98,7 +98,7 @@ def test_newton_steps_converge_fast_to_the_quasi_newton_optimum(monkeypatch):
 
     def fit(tol, newton):
         monkeypatch.setattr(
-            embedding._core, "saddle_point", lambda *args, **kwargs: saddle_point(*args, **{**kwargs, "newton": newton})
+            _core.methods, "saddle_point", lambda *args, **kwargs: saddle_point(*args, **{**kwargs, "newton": newton})
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)  # n_outer = 1
@@ -107,7 +107,7 @@ def test_newton_steps_converge_fast_to_the_quasi_newton_optimum(monkeypatch):
             ).fit(X)
         return model.n_inner_iter_, model.history_["objective"][-1]
 
-    saddle_point = _core.saddle_point
+    saddle_point = _core.methods.saddle_point
     (loose, _), (tight, value) = fit(1e-6, True), fit(1e-9, True)
     quasi_newton, reference = fit(1e-9, False)
     assert tight <= loose + 3 and tight <= 25
@@ -120,9 +120,9 @@ def test_newton_hessian_matches_finite_differences(estimator, monkeypatch):
     """The Newton steps' Hessian product (dg/dalpha + rho I) against central differences of
     g(alpha) = tr(C_c K(alpha)), taken from the core with alpha fixed. Both bound forms' parts are
     exercised: the projection's generalised Jacobian and the normalisation's rank-one term."""
-    calls, saddle_point = [], _core.saddle_point
+    calls, saddle_point = [], _core.methods.saddle_point
     monkeypatch.setattr(
-        embedding._core, "saddle_point", lambda *args, **kwargs: calls.append(args) or saddle_point(*args, **kwargs)
+        _core.methods, "saddle_point", lambda *args, **kwargs: calls.append(args) or saddle_point(*args, **kwargs)
     )
     X, y = blobs(n=40, seed=4, d=5)
     common = dict(n_neighbors=4, eigen_solver="dense", random_state=0)
@@ -294,12 +294,12 @@ def test_mve_unrolls_a_swiss_roll():
 def test_auto_keeps_to_lanczos_above_the_dense_limit(monkeypatch):
     """Above DENSE_LIMIT_N points "auto" must not switch to an n x n matrix, even when an iterate
     has most of its spectrum positive (here: ranks near n, where "auto" goes dense at once)."""
-    import kernlearn.npkl as npkl
+    from kernlearn._utils import _solver_choice
 
     X, y = blobs(n=40, seed=2, d=5)
     dense_run = ColoredMVU(n_neighbors=4, max_iter=30).fit(X, y)
     assert (dense_run.history_["matvecs"] == 0).any()  # the premise: "auto" goes dense here
-    monkeypatch.setattr(npkl, "DENSE_LIMIT_N", 30)  # the limit the embeddings share with SimpleNPKL
+    monkeypatch.setattr(_solver_choice, "DENSE_LIMIT_N", 30)  # the limit the embeddings share with SimpleNPKL
     model = ColoredMVU(n_neighbors=4, max_iter=30).fit(X, y)
     assert (model.history_["matvecs"] > 0).all()
     np.testing.assert_allclose(model.history_["dual"][:5], dense_run.history_["dual"][:5], rtol=1e-8)

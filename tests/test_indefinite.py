@@ -9,6 +9,7 @@ import scipy.optimize
 
 import kernlearn.indefinite as indefinite
 from kernlearn import _core
+from kernlearn._utils import _solver_choice
 from kernlearn.indefinite import IndefiniteKernelLogisticRegression, IndefiniteKernelWarning, krein_decomposition
 from kernlearn.kernels import rbf_kernel, tl1_kernel
 
@@ -54,7 +55,7 @@ def _run(K, y, dec, a0, **kw):
         n_threads=1,
     )
     args.update(kw)
-    return _core.ccicp(K, y, dec.negative_vectors, dec.negative_weights, dec.shift, a0, **args)
+    return _core.methods.ccicp(K, y, dec.negative_vectors, dec.negative_weights, dec.shift, a0, **args)
 
 
 @pytest.fixture
@@ -189,7 +190,7 @@ def test_decomposition_is_exact_and_psd(method, lanczos, monkeypatch):
     X = np.random.default_rng(5).random((400 if lanczos else 120, 2))
     K = tl1_kernel(X, tau=0.6)
     if lanczos:
-        monkeypatch.setattr(indefinite, "SPECTRAL_DENSE_MAX_N", 100)
+        monkeypatch.setattr(_solver_choice, "SPECTRAL_DENSE_MAX_N", 100)
     mu, U = scipy.linalg.eigh(K)
     scale = np.abs(mu).max()
     n = len(K)

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from kernlearn._affinity import _series_steps, initial_affinities, transition_matrix
 from kernlearn.constraints import from_labels
 from kernlearn.metric import S3ML, admissible_beta, laplacian_quadratic_form, propagate_affinities
+from kernlearn.metric._affinity import _series_steps, initial_affinities, transition_matrix
 
 
 def _semi_supervised(n=60, d=3, n_labelled=10, seed=0):
@@ -201,7 +201,7 @@ def test_inputs_are_not_modified():
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_series_blocks_and_threads_do_not_change_the_result(monkeypatch, n_jobs):
-    import kernlearn._affinity as affinity
+    import kernlearn.metric._affinity as affinity
 
     X, _, ys = _semi_supervised(n=90, n_labelled=15)
     pairs, labels = from_labels(ys)

@@ -399,16 +399,16 @@ def test_fixed_basis_saddle_point_matches_the_restricted_sdp():
 
 
 def test_auto_rank_refuses_an_impossible_exact_solve(monkeypatch):
-    import kernlearn.npkl as npkl
+    from kernlearn._utils import _solver_choice
 
-    monkeypatch.setattr(npkl, "DENSE_LIMIT_N", 500)  # pretend 600 points are too many for LAPACK
+    monkeypatch.setattr(_solver_choice, "DENSE_LIMIT_N", 500)  # pretend 600 points are too many for LAPACK
     X, y, pairs, labels, L = problem(n=600, n_pairs=400)
     with pytest.raises(ValueError, match="rank=<int>"):
         SimpleNPKL("linear", C=1.0).fit(X, pairs=pairs, pair_labels=labels)
     # A rank Lanczos would find (below DENSE_FRACTION n), but whose two bases would outgrow the
     # dense matrix refused above: refused as well (at n = 10^5 and 5% of n they need 13 GB).
-    monkeypatch.setattr(npkl, "DENSE_LIMIT_N", 60)
-    monkeypatch.setattr(npkl, "DENSE_FRACTION", 1.0)
+    monkeypatch.setattr(_solver_choice, "DENSE_LIMIT_N", 60)
+    monkeypatch.setattr(_solver_choice, "DENSE_FRACTION", 1.0)
     with pytest.raises(ValueError, match="rank=<int>"):
         SimpleNPKL("linear", C=1.0).fit(X, pairs=pairs, pair_labels=labels)
 
@@ -420,7 +420,7 @@ def test_unconverged_eigensolves_are_reported():
 
     from sklearn.exceptions import ConvergenceWarning
 
-    from kernlearn._validation import warn_unconverged_eigensolves
+    from kernlearn._utils._validation import warn_unconverged_eigensolves
 
     with pytest.warns(ConvergenceWarning, match="2 Lanczos eigensolve"):
         warn_unconverged_eigensolves({"unconverged_eigensolves": 2}, "SimpleNPKL")

@@ -13,10 +13,10 @@ from scipy.spatial.distance import cdist
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kernlearn import _mirror_descent as md
 from kernlearn import similarity
-from kernlearn._mkl import GAMMA_MIN, closed_form_gamma, mkl, svm_dual
 from kernlearn.similarity import EMKL, ESKL, REKL
+from kernlearn.similarity import _mirror_descent as md
+from kernlearn.similarity._mkl import GAMMA_MIN, closed_form_gamma, mkl, svm_dual
 
 
 def _problem(n=40, m=3, seed=0, noise=0.3, d=2):

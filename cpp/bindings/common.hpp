@@ -1,4 +1,5 @@
-// Helpers shared by the binding files: interruption, error mapping, zero-copy outputs.
+// Helpers shared by the binding files: interruption, zero-copy outputs, LAPACK from scipy, CSR
+// input; boundary.hpp has the option, result and monitor classes.
 #pragma once
 
 #include <memory>
@@ -8,9 +9,11 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
-#include "kernlearn/dense_eigen.hpp"
-#include "kernlearn/graph.hpp"
-#include "kernlearn/parallel.hpp"
+#include "kernlearn/core/parallel.hpp"
+#include "kernlearn/linalg/dense_eigen.hpp"
+#include "kernlearn/neighbors/graph.hpp"
+
+#include "boundary.hpp"
 
 namespace kernlearn::bindings {
 
@@ -102,13 +105,15 @@ inline Csr csr_from_python(Index n, const py::array_t<double, py::array::c_style
   return S;
 }
 
-void register_graph(py::module_& m);
-void register_eigensolver(py::module_& m);
+// One per binding file; module.cpp calls each with its layer's submodule.
+void register_linalg(py::module_& m);
+void register_neighbors(py::module_& m);
+void register_kernels(py::module_& m);
 void register_constraints(py::module_& m);
 void register_npkl(py::module_& m);
 void register_embedding(py::module_& m);
-void register_kernels(py::module_& m);
-void register_hsic(py::module_& m);
+void register_iklr(py::module_& m);
+void register_kdac(py::module_& m);
 void register_sice(py::module_& m);
 
 }  // namespace kernlearn::bindings

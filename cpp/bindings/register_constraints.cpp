@@ -2,7 +2,7 @@
 // and owns the output buffer that assemble() fills in place.
 #include <pybind11/eigen.h>
 
-#include "kernlearn/constraints.hpp"
+#include "kernlearn/methods/constraints.hpp"
 
 #include "common.hpp"
 

@@ -3,7 +3,7 @@
 // array and checks it; this file only maps them.
 #include <pybind11/stl.h>
 
-#include "kernlearn/triplets.hpp"
+#include "kernlearn/methods/triplets.hpp"
 
 #include "saddle_common.hpp"
 

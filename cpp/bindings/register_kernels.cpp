@@ -1,5 +1,6 @@
-// Bindings of kernel_matrix.hpp and iklr.hpp: dense kernels (float32 or float64, numpy-owned and
-// never copied) and the CCICP solver on them. kernlearn/kernels.py and indefinite.py validate.
+// Bindings of the kernels layer: dense kernel matrices (float32 or float64, numpy-owned and never
+// copied), kernel mat-vecs, and the HSIC blocks Phi(W) and Gaussian degrees. kernlearn/kernels.py
+// and kernlearn/cluster/_kdac.py validate.
 #include <optional>
 #include <string>
 
@@ -7,10 +8,11 @@
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
-#include "kernlearn/iklr.hpp"
-#include "kernlearn/kernel_matrix.hpp"
+#include "kernlearn/kernels/hsic.hpp"
+#include "kernlearn/kernels/kernel_matrix.hpp"
 
 #include "common.hpp"
+#include "dense_kernel_view.hpp"
 
 namespace kernlearn::bindings {
 
@@ -20,17 +22,6 @@ PairwiseKernel pairwise_from(const std::string& kind, double tau, double gamma) 
   if (kind == "tl1") return {PairwiseKind::tl1, tau, gamma};
   if (kind == "rbf") return {PairwiseKind::rbf, tau, gamma};
   throw std::invalid_argument("kernel must be 'tl1' or 'rbf', got '" + kind + "'");
-}
-
-// A square C-contiguous float32/float64 array, seen without a copy.
-template <class Fn>
-auto with_dense_kernel(const py::array& K, Fn&& fn) {
-  if (K.ndim() != 2 || K.shape(0) != K.shape(1)) throw std::invalid_argument("K must be a square 2-D array");
-  if (!(K.flags() & py::array::c_style)) throw std::invalid_argument("K must be C-contiguous");
-  const Index n = K.shape(0);
-  if (K.dtype().is(py::dtype::of<float>())) return fn(DenseKernel<float>(static_cast<const float*>(K.data()), n));
-  if (K.dtype().is(py::dtype::of<double>())) return fn(DenseKernel<double>(static_cast<const double*>(K.data()), n));
-  throw std::invalid_argument("K must be float32 or float64");
 }
 
 }  // namespace
@@ -93,59 +84,31 @@ void register_kernels(py::module_& m) {
       py::arg("K"), py::arg("x").noconvert(), py::arg("n_threads"));
 
   m.def(
-      "ccicp",
-      [](const py::array& K, const Eigen::VectorXd& y, const Eigen::MatrixXd& V, const Eigen::VectorXd& w, double shift,
-         const Eigen::VectorXd& alpha0, const std::string& inner, double lambda, double eps, Index max_outer,
-         Index max_inner, double learning_rate, double decay, bool restart_rate, bool concave,
-         const std::vector<std::int64_t>& sgd_indices, const std::optional<py::function>& callback, int n_threads) {
-        if (inner != "gd" && inner != "sgd") throw std::invalid_argument("inner must be 'gd' or 'sgd'");
-        IklrOptions options;
-        options.inner = inner == "gd" ? IklrOptions::Inner::gd : IklrOptions::Inner::sgd;
-        options.lambda = lambda;
-        options.eps = eps;
-        options.max_outer = max_outer;
-        options.max_inner = max_inner;
-        options.learning_rate = learning_rate;
-        options.decay = decay;
-        options.restart_rate = restart_rate;
-        options.concave = concave;
-        options.n_threads = n_threads;
-        const NegativePart negative{V, w, shift};
-        const IklrMonitor monitor = [&callback](Index k, const IklrOuter& rec) {
-          py::gil_scoped_acquire gil;
-          if (PyErr_CheckSignals() != 0) throw Interrupted();
-          if (!callback) return false;
-          py::dict info;
-          info["iteration"] = k;
-          info["objective"] = rec.objective;
-          info["inner_steps"] = rec.inner_steps;
-          return py::bool_((*callback)(info)).cast<bool>();
-        };
+      "hsic_phi",
+      [](const MatrixRef& X, const Eigen::MatrixXd& W, const MatrixRef& A, const Eigen::VectorXd& c, double sigma,
+         bool with_bound, int n_threads) {
         const InterruptPoll poll = python_interrupt_poll();
-        IklrResult r = with_dense_kernel(K, [&](const auto& kernel) {
-          return run_interruptible(
-              [&] { return ccicp(kernel, y, negative, alpha0, options, sgd_indices, monitor, poll); });
+        PhiResult r = run_interruptible([&] {
+          // Phi only sees differences, so centring changes nothing but the rounding (hsic.hpp).
+          const RowMatrixXd Xc = X.rowwise() - X.colwise().mean();
+          ThreadTeam team(n_threads);
+          return hsic_phi(Xc, W, A, c, sigma, with_bound, team, poll);
         });
-        std::vector<double> objective;
-        std::vector<Index> inner_steps, matvecs;
-        for (const auto& h : r.history) {
-          objective.push_back(h.objective);
-          inner_steps.push_back(h.inner_steps);
-          matvecs.push_back(h.matvecs);
-        }
-        py::dict out;
-        out["alpha"] = r.alpha;
-        out["initial_objective"] = r.initial_objective;
-        out["objective"] = to_numpy(std::move(objective));
-        out["inner_steps"] = to_numpy(std::move(inner_steps));
-        out["matvecs"] = to_numpy(std::move(matvecs));
-        out["diverged"] = r.diverged;
-        return out;
+        return py::make_tuple(std::move(r.phi), r.trace_gamma_k, r.bound_rhs);
       },
-      py::arg("K"), py::arg("y"), py::arg("V"), py::arg("w"), py::arg("shift"), py::arg("alpha0"), py::arg("inner"),
-      py::arg("lam"), py::arg("eps"), py::arg("max_outer"), py::arg("max_inner"), py::arg("learning_rate"),
-      py::arg("decay"), py::arg("restart_rate"), py::arg("concave"), py::arg("sgd_indices"), py::arg("callback"),
-      py::arg("n_threads"));
+      py::arg("X").noconvert(), py::arg("W"), py::arg("A").noconvert(), py::arg("c"), py::arg("sigma"),
+      py::arg("with_bound"), py::arg("n_threads"));
+
+  m.def(
+      "gaussian_degree",
+      [](const MatrixRef& Z, double sigma, int n_threads) {
+        const InterruptPoll poll = python_interrupt_poll();
+        return run_interruptible([&] {
+          ThreadTeam team(n_threads);
+          return gaussian_degree(Z, sigma, team, poll);
+        });
+      },
+      py::arg("Z").noconvert(), py::arg("sigma"), py::arg("n_threads"));
 }
 
 }  // namespace kernlearn::bindings

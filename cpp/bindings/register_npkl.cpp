@@ -2,7 +2,7 @@
 // builds the Laplacian; this file only maps arrays and options.
 #include <pybind11/stl.h>
 
-#include "kernlearn/npkl.hpp"
+#include "kernlearn/methods/npkl.hpp"
 
 #include "saddle_common.hpp"
 

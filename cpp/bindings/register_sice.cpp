@@ -5,7 +5,7 @@
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 
-#include "kernlearn/sice.hpp"
+#include "kernlearn/methods/sice.hpp"
 
 #include "common.hpp"
 

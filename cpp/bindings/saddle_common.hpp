@@ -8,7 +8,7 @@
 #include <pybind11/eigen.h>
 #include <pybind11/functional.h>
 
-#include "kernlearn/saddle_point.hpp"
+#include "kernlearn/methods/saddle_point.hpp"
 
 #include "common.hpp"
 

@@ -16,7 +16,7 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.utils import check_random_state
 
 from . import _core
-from ._validation import check_choice, check_int, check_square_sparse, resolve_n_threads
+from ._utils._validation import check_choice, check_int, check_square_sparse, resolve_n_threads
 
 __all__ = ["ConstraintAccumulator", "check_pairs", "from_labels"]
 
@@ -201,7 +201,7 @@ class ConstraintAccumulator:
             raise ValueError(f"base must have shape ({n}, {n}), got {B.shape}")
         if B.nnz and abs(B - B.T).max() > 1e-12 * abs(B).max():
             raise ValueError("base must be symmetric")
-        self._core = _core.ConstraintAccumulator(
+        self._core = _core.methods.ConstraintAccumulator(
             self.pairs, pattern, n, B.data, B.indices.astype(np.int64), B.indptr.astype(np.int64)
         )
         self._data = np.zeros(len(self._core.indices))

@@ -12,6 +12,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import StandardScaler
 
 from . import datasets
+from ._utils._pyplot import pyplot
 from .graph import knn, knn_graph
 
 __all__ = ["run_demo"]
@@ -128,9 +129,9 @@ def plot_section(out_dir, n_neighbors=10):
     """Save the wine kNN graph drawn on its first two principal components. Returns the path,
     or None when matplotlib is not installed."""
     try:
-        from .plot import _pyplot, plot_graph
+        from .plot import plot_graph
 
-        plt = _pyplot()
+        plt = pyplot()
     except ImportError:
         return None
     from sklearn.decomposition import PCA
@@ -154,9 +155,9 @@ def plot_section(out_dir, n_neighbors=10):
 def embedding_plot(out_dir, shown):
     """Save the wine spectral embedding coloured by class; None without matplotlib."""
     try:
-        from .plot import _pyplot, plot_embedding
+        from .plot import plot_embedding
 
-        plt = _pyplot()
+        plt = pyplot()
     except ImportError:
         return None
     fig, ax = plt.subplots(figsize=(6, 5))
@@ -175,7 +176,7 @@ def npkl_section(n_jobs=None, seed=0):
 
     from .cluster import KernelKMeans
     from .constraints import from_labels
-    from .metrics import pairwise_cluster_accuracy
+    from .evaluation import pairwise_cluster_accuracy
     from .npkl import SimpleNPKL
 
     rows, fitted = [], {}
@@ -208,9 +209,9 @@ def npkl_section(n_jobs=None, seed=0):
 def npkl_plot(out_dir, fitted):
     """Save the wine SHL embedding and its convergence; None without matplotlib."""
     try:
-        from .plot import _pyplot, plot_convergence, plot_embedding
+        from .plot import plot_convergence, plot_embedding
 
-        plt = _pyplot()
+        plt = pyplot()
     except ImportError:
         return None
     model, y = fitted[("wine", "SHL")]
@@ -268,9 +269,9 @@ def embedding_section(n_jobs=None, seed=0):
 def embedding_methods_plot(out_dir, shown):
     """Save the 2-D wine embeddings side by side; None without matplotlib."""
     try:
-        from .plot import _pyplot, plot_embedding
+        from .plot import plot_embedding
 
-        plt = _pyplot()
+        plt = pyplot()
     except ImportError:
         return None
     embeddings, y = shown
@@ -347,9 +348,7 @@ def iklr_plot(out_dir, histories):
     (it overshoots: the objective rises) and of CCCP-GD with learning_rate="auto" (monotone);
     None without matplotlib."""
     try:
-        from .plot import _pyplot
-
-        plt = _pyplot()
+        plt = pyplot()
     except ImportError:
         return None
     names = sorted({name for name, _ in histories})
@@ -441,9 +440,7 @@ def similarity_plot(out_dir, fitted):
     """Save REKL's learned spectra beside the eigenvalues of the three similarities; None
     without matplotlib."""
     try:
-        from .plot import _pyplot
-
-        plt = _pyplot()
+        plt = pyplot()
     except ImportError:
         return None
     model = fitted["REKL"]
@@ -480,9 +477,9 @@ def kdac_section(seed=0):
     """KDAC on the bundled faces (existing clustering = pose; the alternative should follow
     identity, Table 1 settings) and on 4-D moons (existing = the Gaussian blobs; the alternative
     should be the moons). Returns (rows, data_for_plot)."""
-    from ._kdac import median_sigma
     from .cluster import KDAC
-    from .metrics import nmi
+    from .cluster._kdac import median_sigma
+    from .evaluation import nmi
 
     rows, shown = [], {}
     faces = datasets.load_faces()
@@ -530,9 +527,7 @@ def kdac_plot(out_dir, data_for_plot):
     blobs (existing) and by KDAC (alternative); the mean face of each pose (existing) and of each
     KDAC cluster. Returns the path, or None without matplotlib."""
     try:
-        from .plot import _pyplot
-
-        plt = _pyplot()
+        plt = pyplot()
     except ImportError:
         return None
     fig, axes = plt.subplots(2, 2, figsize=(10, 8.5))
@@ -611,9 +606,9 @@ def metric_section(seed=0):
 def metric_plot(out_dir, shown):
     """Heat maps of the learned S3ML metrics; None without matplotlib."""
     try:
-        from .plot import _pyplot, plot_metric
+        from .plot import plot_metric
 
-        plt = _pyplot()
+        plt = pyplot()
     except ImportError:
         return None
     fig, axes = plt.subplots(1, len(shown), figsize=(7 * len(shown), 6))

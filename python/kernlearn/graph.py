@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _core
-from ._validation import (
+from ._utils._validation import (
     check_choice,
     check_data,
     check_int,
@@ -65,7 +65,7 @@ def knn(X, n_neighbors, *, metric="euclidean", algorithm="auto", n_jobs=None):
     check_choice(algorithm, "algorithm", _ALGORITHMS)
     if algorithm == "kd_tree" and metric != "euclidean":
         raise ValueError("algorithm='kd_tree' supports metric='euclidean' only")
-    return _core.knn(X, n_neighbors, metric, algorithm, resolve_n_threads(n_jobs))
+    return _core.neighbors.knn(X, n_neighbors, metric, algorithm, resolve_n_threads(n_jobs))
 
 
 def knn_graph(
@@ -108,7 +108,7 @@ def knn_graph(
     n = indices.shape[0]
     if weight == "heat":
         sigma = _heat_sigma(sigma, distances)
-    data, cols, indptr = _core.knn_graph(indices, distances, mode, weight, float(sigma or 0.0))
+    data, cols, indptr = _core.neighbors.knn_graph(indices, distances, mode, weight, float(sigma or 0.0))
     return sp.csr_matrix((data, cols, indptr), shape=(n, n))
 
 
@@ -168,16 +168,8 @@ def laplacian(S, kind="normalized", *, symmetry_tol=1e-12):
             f"symmetry_tol * max |S| = {symmetry_tol * scale:.3g}"
         )
     n = S.shape[0]
-    data, cols, indptr = _core.laplacian(n, S.data, S.indices.astype(np.int64), S.indptr.astype(np.int64), kind)
+    data, cols, indptr = _core.neighbors.laplacian(
+        n, S.data, S.indices.astype(np.int64), S.indptr.astype(np.int64), kind
+    )
     L = sp.csr_matrix((data, cols, indptr), shape=(n, n))
     return L.toarray() if dense_input else L
-
-
-def _knn_laplacian_arrays(X, n_neighbors, mode, n_threads):
-    """Normalised Laplacian of the binary euclidean kNN graph of a checked X, as the CSR arrays
-    the core takes: float64 data, int64 indices and indptr. Going through two scipy matrices
-    took 0.26 ms at n = 200 where these arrays take 0.20, nearly all of it the search (the
-    whole SimpleNPKL fit took 1.4 ms then)."""
-    indices, distances = _core.knn(X, n_neighbors, "euclidean", "auto", n_threads)
-    data, cols, indptr = _core.knn_graph(indices, distances, mode, "binary", 0.0)
-    return _core.laplacian(X.shape[0], data, cols, indptr, "normalized")

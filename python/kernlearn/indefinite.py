@@ -56,16 +56,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core
-from ._validation import check_choice, check_int, check_real, resolve_n_threads, symmetrized
+from ._utils import _solver_choice
+from ._utils._validation import check_choice, check_int, check_real, resolve_n_threads, symmetrized
 from .kernels import extreme_eigenpairs, kernel_operator, rbf_kernel, tl1_kernel
 from .linalg import eigsh
 
 __all__ = ["IndefiniteKernelLogisticRegression", "KreinDecomposition", "krein_decomposition", "IndefiniteKernelWarning"]
-
-# Below this size the spectral decomposition takes every eigenpair from LAPACK (dsyevd at n = 2000
-# takes about a second on two cores; the Lanczos threshold mode needs many restarts when hundreds of
-# small negative eigenvalues cluster near zero, as with TL1 kernels).
-SPECTRAL_DENSE_MAX_N = 2000
 
 
 class IndefiniteKernelWarning(UserWarning):
@@ -151,7 +147,7 @@ def krein_decomposition(
     n_matvec = 0
     negative_converged = True
     V, w = np.empty((n, 0)), np.empty(0)
-    if n <= SPECTRAL_DENSE_MAX_N and (method == "spectral" or n <= 300):
+    if n <= _solver_choice.SPECTRAL_DENSE_MAX_N and (method == "spectral" or n <= _solver_choice.DENSE_MAX_N):
         mu, U = scipy.linalg.eigh(np.asarray(K, dtype=np.float64), driver="evd")
         mu_min, mu_max = mu[0], mu[-1]
         if method == "spectral":
@@ -431,7 +427,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         for c, target in enumerate(targets):
             signs = np.where(y == target, 1.0, -1.0)
             indices = rng.integers(0, n, size=max_outer * max_inner) if inner == "sgd" else np.empty(0, np.int64)
-            out = _core.ccicp(
+            out = _core.methods.ccicp(
                 K,
                 signs,
                 decomposition.negative_vectors,

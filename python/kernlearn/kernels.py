@@ -29,8 +29,16 @@ from scipy.sparse.linalg import LinearOperator
 from sklearn.utils import check_random_state
 
 from . import _core
-from ._validation import SYMMETRY_RTOL, check_choice, check_data, check_real, relative_asymmetry, resolve_n_threads
-from .linalg import DENSE_MAX_N, eigsh
+from ._utils import _solver_choice
+from ._utils._validation import (
+    SYMMETRY_RTOL,
+    check_choice,
+    check_data,
+    check_real,
+    relative_asymmetry,
+    resolve_n_threads,
+)
+from .linalg import eigsh
 
 __all__ = [
     "tl1_kernel",
@@ -91,7 +99,9 @@ def tl1_kernel(X, Y=None, tau=None, *, dtype=np.float64, n_jobs=None):
     """
     X, Y = _pair(X, Y)
     tau = 0.7 * X.shape[1] if tau is None else _positive(tau, "tau")
-    return _core.pairwise_kernel(X, Y, "tl1", tau, 0.0, _check_dtype(dtype) == np.float32, resolve_n_threads(n_jobs))
+    return _core.kernels.pairwise_kernel(
+        X, Y, "tl1", tau, 0.0, _check_dtype(dtype) == np.float32, resolve_n_threads(n_jobs)
+    )
 
 
 def rbf_kernel(X, Y=None, gamma=None, *, dtype=np.float64, n_jobs=None):
@@ -99,7 +109,9 @@ def rbf_kernel(X, Y=None, gamma=None, *, dtype=np.float64, n_jobs=None):
     1 / sigma^2). Default gamma = 1 / d, as scikit-learn's ``rbf_kernel``."""
     X, Y = _pair(X, Y)
     gamma = 1.0 / X.shape[1] if gamma is None else _positive(gamma, "gamma")
-    return _core.pairwise_kernel(X, Y, "rbf", 0.0, gamma, _check_dtype(dtype) == np.float32, resolve_n_threads(n_jobs))
+    return _core.kernels.pairwise_kernel(
+        X, Y, "rbf", 0.0, gamma, _check_dtype(dtype) == np.float32, resolve_n_threads(n_jobs)
+    )
 
 
 def _check_spd_stack(S, name):
@@ -141,7 +153,7 @@ def log_euclidean_kernel(S, T=None, gamma=1.0, *, n_jobs=None):
     gamma = _positive(gamma, "gamma")
     logs = [_spd_function(*_spd_eigh(A, name), np.log).reshape(len(A), -1) for A, name in ((S, "S"), (T, "T"))]
     # ||log S1 - log S2||_F^2 is the squared Euclidean distance of the flattened logarithms.
-    return _core.pairwise_kernel(logs[0], logs[1], "rbf", 0.0, gamma, False, resolve_n_threads(n_jobs))
+    return _core.kernels.pairwise_kernel(logs[0], logs[1], "rbf", 0.0, gamma, False, resolve_n_threads(n_jobs))
 
 
 def affine_invariant_kernel(S, T=None, gamma=1.0, *, n_jobs=None):
@@ -161,7 +173,7 @@ def affine_invariant_kernel(S, T=None, gamma=1.0, *, n_jobs=None):
     gamma = _positive(gamma, "gamma")
     W = np.ascontiguousarray(_spd_function(*_spd_eigh(S, "S"), lambda v: v**-0.5))
     _spd_eigh(T, "T")
-    return _core.affine_invariant_kernel(W, np.ascontiguousarray(T), gamma, same, resolve_n_threads(n_jobs))
+    return _core.kernels.affine_invariant_kernel(W, np.ascontiguousarray(T), gamma, same, resolve_n_threads(n_jobs))
 
 
 def covariance_descriptor(image, *, regularization=1e-6):
@@ -227,7 +239,7 @@ def kernel_operator(K, n_jobs=None):
     def matmat(X):
         X = np.asarray(X, dtype=np.float64)
         return np.column_stack(
-            [_core.kernel_matvec(K, np.ascontiguousarray(X[:, j]), n_threads) for j in range(X.shape[1])]
+            [_core.kernels.kernel_matvec(K, np.ascontiguousarray(X[:, j]), n_threads) for j in range(X.shape[1])]
         )
 
     return LinearOperator(K.shape, matvec=lambda x: matmat(x.reshape(-1, 1))[:, 0], matmat=matmat, dtype=np.float64)
@@ -247,7 +259,7 @@ def extreme_eigenpairs(op, tol=1e-8, random_state=None):
     """
     rng = check_random_state(random_state)
     n = op.shape[0]
-    if n <= DENSE_MAX_N:  # LAPACK on the explicit matrix
+    if n <= _solver_choice.DENSE_MAX_N:  # LAPACK on the explicit matrix
         values, vectors = scipy.linalg.eigh(np.asarray(op.matmat(np.eye(n)), dtype=np.float64))
         return float(values[0]), vectors[:, 0], float(values[-1]), op, n
     k_top = min(30, max(1, n // 50))
@@ -294,7 +306,7 @@ def spectrum_bounds(K, *, tol=1e-8, random_state=None, n_jobs=None):
         deflated (:func:`extreme_eigenpairs`); LAPACK up to :data:`kernlearn.linalg.DENSE_MAX_N`.
     """
     K = _check_kernel(K)
-    if K.shape[0] <= DENSE_MAX_N:
+    if K.shape[0] <= _solver_choice.DENSE_MAX_N:
         values = scipy.linalg.eigvalsh(K)
         return float(values[0]), float(values[-1])
     mu_min, _, mu_max, _, _ = extreme_eigenpairs(kernel_operator(K, n_jobs), tol, random_state)

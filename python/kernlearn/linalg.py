@@ -16,18 +16,23 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from . import _core
-from ._validation import check_choice, check_data, check_finite, check_int, check_square_sparse, resolve_n_threads
+from ._utils import _solver_choice
+from ._utils._signs import fix_signs
+from ._utils._validation import (
+    check_choice,
+    check_data,
+    check_finite,
+    check_int,
+    check_square_sparse,
+    resolve_n_threads,
+)
 
 __all__ = ["eigsh", "estimate_count_beyond", "DENSE_MAX_N", "DENSE_FRACTION"]
 
-# Crossovers measured by bench/bench_eigsh.py (bench/results/eigsh.md, 2 cores): at n = 200 LAPACK's
-# dense solver wins for most k; at n = 500 to 4000 Lanczos (with locking) wins up to 10 % of the
-# spectrum and loses from 20 % (n = 1000: 0.047 s vs 0.075 s at k = 100, 0.17 s vs 0.11 s at
-# k = 200; n = 4000: 1.96 s vs 3.21 s at k = 400, 8.6 s vs 4.0 s at k = 800). Threshold mode, the
-# count unknown: every positive pair at 10 % of n still 1.3-1.8x faster than LAPACK given the count,
-# even at 14 %, slower at 20 %. Before locking the crossover was 5 %.
-DENSE_MAX_N = 300
-DENSE_FRACTION = 0.1
+# Re-exported for users who read them; the rule lives in _utils/_solver_choice.py.
+DENSE_MAX_N = _solver_choice.DENSE_MAX_N
+DENSE_FRACTION = _solver_choice.DENSE_FRACTION
+
 
 _STATUS = {0: "converged", 1: "not_converged", 2: "max_rank_reached"}
 
@@ -167,17 +172,17 @@ def eigsh(
 
     info_extra = {}
     if method == "auto":
-        if n <= DENSE_MAX_N:
+        if n <= _solver_choice.DENSE_MAX_N:
             method = "dense"
         elif threshold is None:
-            method = "dense" if k > DENSE_FRACTION * n else "lanczos"
+            method = "dense" if k > _solver_choice.DENSE_FRACTION * n else "lanczos"
         else:
             # The count is unknown: estimate it cheaply, then choose (and size Lanczos by it).
             estimate = estimate_count_beyond(
                 A if isinstance(A, LinearOperator) else operator[1], threshold, which, random_state=rng
             )
             info_extra["estimated_count"] = estimate
-            method = "dense" if estimate > DENSE_FRACTION * n else "lanczos"
+            method = "dense" if estimate > _solver_choice.DENSE_FRACTION * n else "lanczos"
             k = max(k, min(n - 1, int(1.1 * estimate) + 10))
     if method == "dense":
         values, vectors, info = _dense(operator, n, k, which, threshold, max_rank, tol)
@@ -207,11 +212,11 @@ def eigsh(
             ConvergenceWarning,
             stacklevel=2,
         )
-    return values, _fix_signs(vectors), info
+    return values, fix_signs(vectors), info
 
 
 if eigsh.__doc__:  # None under python -OO
-    eigsh.__doc__ = eigsh.__doc__ % {"DEGREE": _core.FILTER_DEGREE}
+    eigsh.__doc__ = eigsh.__doc__ % {"DEGREE": _core.linalg.FILTER_DEGREE}
 
 
 def _check_operator(A, check_symmetric):
@@ -277,14 +282,16 @@ def _lanczos(operator, n, k, which, threshold, start, tol, maxiter, ncv, max_ran
         max_matvec=maxiter,
         seed=seed,
         filter_level=0.0 if filter_level is None else filter_level,
-        filter_degree=0 if filter_level is None else _core.FILTER_DEGREE,
+        filter_degree=0 if filter_level is None else _core.linalg.FILTER_DEGREE,
     )
     if kind == "csr":
-        out = _core.lanczos_csr(n, A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data, n_threads, **args)
+        out = _core.linalg.lanczos_csr(
+            n, A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data, n_threads, **args
+        )
     elif kind == "dense":
-        out = _core.lanczos_dense(A, n_threads, **args)
+        out = _core.linalg.lanczos_dense(A, n_threads, **args)
     else:
-        out = _core.lanczos_callback(n, lambda X: np.asarray(A.matmat(X), dtype=np.float64), n_threads, **args)
+        out = _core.linalg.lanczos_callback(n, lambda X: np.asarray(A.matmat(X), dtype=np.float64), n_threads, **args)
     info = {
         "method": "lanczos",
         "status": _STATUS[out["status"]],
@@ -312,9 +319,9 @@ def _dense(operator, n, k, which, threshold, max_rank, tol):
     M = np.ascontiguousarray(M, dtype=np.float64)
     largest = which == "LA"
     if threshold is None:
-        values, vectors = _core.dense_eigenpairs(M, largest, -np.inf if largest else np.inf, 0.0, k)
+        values, vectors = _core.linalg.dense_eigenpairs(M, largest, -np.inf if largest else np.inf, 0.0, k)
     else:
-        values, vectors = _core.dense_eigenpairs(M, largest, float(threshold), tol, 0)
+        values, vectors = _core.linalg.dense_eigenpairs(M, largest, float(threshold), tol, 0)
     status = "converged"
     if values.size > max_rank:
         values, vectors, status = values[:max_rank], vectors[:, :max_rank], "max_rank_reached"
@@ -330,16 +337,6 @@ def _dense(operator, n, k, which, threshold, max_rank, tol):
         "filtered": False,
     }
     return np.ascontiguousarray(values), np.ascontiguousarray(vectors), info
-
-
-def _fix_signs(V):
-    """Make each column's largest-magnitude entry positive (first one on ties): a deterministic
-    representative of each eigenvector's sign class."""
-    V = np.array(V, dtype=np.float64, order="C")
-    if V.size:
-        rows = np.argmax(np.abs(V), axis=0)
-        V *= np.where(V[rows, np.arange(V.shape[1])] < 0, -1.0, 1.0)
-    return V
 
 
 def estimate_count_beyond(A, threshold, which="LA", *, degree=100, n_probes=20, random_state=None):

@@ -1,40 +1,4 @@
-"""Evaluation measures."""
+"""Deprecated name of :mod:`kernlearn.evaluation`, kept so that existing imports work."""
 
-import numpy as np
-from sklearn.metrics import normalized_mutual_info_score
-from sklearn.metrics.cluster import contingency_matrix
-
-__all__ = ["pairwise_cluster_accuracy", "nmi"]
-
-
-def nmi(labels_a, labels_b):
-    """Normalised mutual information with the geometric-mean normalisation I / sqrt(H_a H_b):
-    the NMI and "novelty" of the alternative-clustering papers (Niu et al.; Wu et al., Table 1)."""
-    return normalized_mutual_info_score(labels_a, labels_b, average_method="geometric")
-
-
-def pairwise_cluster_accuracy(y_true, y_pred):
-    """Fraction of the n (n - 1) / 2 point pairs on which two partitions agree.
-
-    The "cluster accuracy" of Hoi et al. (2007) and SimpleNPKL (Section 7.2): a pair counts when
-    both partitions put it in one cluster or both split it (the Rand index). Computed from the
-    contingency table in O(n + k1 k2), never over the pairs.
-    """
-    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
-    if y_true.ndim != 1 or y_pred.ndim != 1:
-        raise ValueError(f"y_true and y_pred must be 1-D, got shapes {y_true.shape} and {y_pred.shape}")
-    if y_true.shape != y_pred.shape:
-        raise ValueError(f"y_true and y_pred have different lengths: {y_true.size} and {y_pred.size}")
-    n = y_true.size
-    if n < 2:
-        raise ValueError("need at least 2 points to form a pair")
-    table = contingency_matrix(y_true, y_pred, sparse=True).astype(np.float64)
-    rows = np.asarray(table.sum(axis=1)).ravel()  # cluster sizes of each partition
-    cols = np.asarray(table.sum(axis=0)).ravel()
-
-    def together(counts):
-        return float((counts * (counts - 1)).sum() / 2)
-
-    total = n * (n - 1) / 2
-    disagree = together(rows) + together(cols) - 2 * together(table.data)
-    return (total - disagree) / total
+from .evaluation import *  # noqa: F403
+from .evaluation import __all__  # noqa: F401

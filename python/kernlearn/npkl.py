@@ -41,7 +41,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._validation import (
+from ._utils import _solver_choice
+from ._utils._graph_arrays import knn_laplacian_arrays
+from ._utils._validation import (
     blas_threads,
     check_choice,
     check_data,
@@ -51,36 +53,16 @@ from ._validation import (
     warn_unconverged_eigensolves,
 )
 from .constraints import ConstraintAccumulator, check_pairs, from_labels
-from .graph import _knn_laplacian_arrays
-from .linalg import DENSE_FRACTION, DENSE_MAX_N, eigsh, estimate_count_beyond
+from .linalg import eigsh, estimate_count_beyond
 
 __all__ = ["SimpleNPKL"]
 
 LOSSES = ("linear", "squared_hinge", "hinge", "square")
 
-# Below DENSE_MAX_N points, eigen_solver="auto" tries Lanczos and switches to LAPACK once the
-# positive rank exceeds this fraction of n. Measured (linear loss, one fit): Lanczos 1.9x faster
-# at rank 13 of 178 (wine) and 1.6x at 13 of 200, LAPACK 2x faster at 34 of 150 (iris, C = 1).
-# Larger n use DENSE_FRACTION: Lanczos's cost grows as n k^2 and loses earlier.
-SMALL_N_DENSE_FRACTION = 0.12
-
-# Largest n for which "auto" forms the dense n x n matrix (1.9 GiB, the dense solver's peak twice
-# that; LAPACK takes minutes there). Above it "auto" keeps to Lanczos.
-DENSE_LIMIT_N = 16_000
-
 
 def _csr(L, n):
     """The Laplacian's CSR arrays (data, indices, indptr) as a scipy matrix."""
     return sp.csr_matrix(L, shape=(n, n))
-
-
-def _auto_dense_fraction(n):
-    """The positive-rank fraction of n from which the core's eigen_solver="auto" switches to a
-    dense solve (for the rest of the run): the measured crossovers, and above DENSE_LIMIT_N points
-    1.0, never (no rank exceeds n), so that no n x n matrix is formed there."""
-    if n > DENSE_LIMIT_N:
-        return 1.0
-    return SMALL_N_DENSE_FRACTION if n <= DENSE_MAX_N else DENSE_FRACTION
 
 
 class SimpleNPKL(BaseEstimator):
@@ -248,7 +230,7 @@ class SimpleNPKL(BaseEstimator):
         n_threads = resolve_n_threads(self.n_jobs)
         # The Laplacian stays as the core's CSR arrays; a scipy matrix is built only for the
         # basis and the rank estimate, which small fits skip.
-        L = _knn_laplacian_arrays(X, self.n_neighbors, self.graph, n_threads)
+        L = knn_laplacian_arrays(X, self.n_neighbors, self.graph, n_threads)
         seed = int(rng.randint(np.iinfo(np.int32).max))
         basis = self._basis(L, n, seed)
         out = self._solve(L, n, pairs, labels, seed, basis, n_threads)
@@ -314,24 +296,24 @@ class SimpleNPKL(BaseEstimator):
         "auto" tries Lanczos and switches for good once the positive rank exceeds the fraction.
         Above DENSE_MAX_N points the rank at the first iterate (alpha = C) is estimated first
         (kernel polynomial method), so no Lanczos run is wasted on a large rank."""
-        fraction = _auto_dense_fraction(n)
-        if self.eigen_solver != "auto" or rank > 0 or n <= DENSE_MAX_N:
+        fraction = _solver_choice.auto_dense_fraction(n)
+        if self.eigen_solver != "auto" or rank > 0 or n <= _solver_choice.DENSE_MAX_N:
             return self.eigen_solver, fraction
         A = ConstraintAccumulator(pairs, n, base=-_csr(L, n), pair_labels=labels).assemble(np.full(len(pairs), self.C))
         estimate = estimate_count_beyond(A, 0.0, random_state=0)
         # Lanczos holds two n x ncv bases (the basis and its restart spare, ncv about 1.6 times the
         # count): no more than the dense matrix "auto" would allow.
         basis_bytes = 2 * 8 * n * (estimate + max(20.0, 0.6 * estimate))
-        if estimate <= DENSE_FRACTION * n and basis_bytes <= 8 * DENSE_LIMIT_N**2:
+        if estimate <= _solver_choice.DENSE_FRACTION * n and basis_bytes <= 8 * _solver_choice.DENSE_LIMIT_N**2:
             return "auto", fraction
-        if n > DENSE_LIMIT_N:
+        if n > _solver_choice.DENSE_LIMIT_N:
             raise ValueError(
                 f"rank='auto' needs every positive eigenpair of A, about {estimate:.0f} of n = {n} "
                 f"(kernel polynomial estimate): too many for Lanczos, and a dense solve needs "
                 f"{8 * n * n / 2**30:.0f} GiB. Pass rank=<int> (the paper's truncation to the top pairs) "
                 "or basis=<int> (Section 5.4), or force eigen_solver='lanczos'."
             )
-        return "mixed" if n >= _core.MIXED_PRECISION_MIN_N else "dense", fraction
+        return "mixed" if n >= _core.methods.MIXED_PRECISION_MIN_N else "dense", fraction
 
     def _basis(self, L, n, seed):
         """Section 5.4's U: the smallest eigenvectors of L, as the largest of 2I - L."""
@@ -344,12 +326,12 @@ class SimpleNPKL(BaseEstimator):
     def _solve(self, L, n, pairs, labels, seed, basis, n_threads):
         rank = 0 if isinstance(self.rank, str) else int(self.rank)
         if basis.shape[1]:
-            solver, fraction = "lanczos", DENSE_FRACTION  # unused: every solve is r x r
+            solver, fraction = "lanczos", _solver_choice.DENSE_FRACTION  # unused: every solve is r x r
         else:
             solver, fraction = self._choose_solver(L, n, pairs, labels, rank)
         data, indices, indptr = L
         with blas_threads(n_threads):
-            out = _core.simple_npkl(
+            out = _core.methods.simple_npkl(
                 n,
                 indptr,
                 indices,
@@ -429,9 +411,9 @@ class SimpleNPKL(BaseEstimator):
 
 if SimpleNPKL.__doc__:  # None under python -OO
     SimpleNPKL.__doc__ = SimpleNPKL.__doc__ % {
-        "DENSE_MAX_N": DENSE_MAX_N,
-        "DENSE_FRACTION": DENSE_FRACTION,
-        "SMALL": SMALL_N_DENSE_FRACTION,
-        "MIXED": _core.MIXED_PRECISION_MIN_N,
-        "DEGREE": _core.FILTER_DEGREE,
+        "DENSE_MAX_N": _solver_choice.DENSE_MAX_N,
+        "DENSE_FRACTION": _solver_choice.DENSE_FRACTION,
+        "SMALL": _solver_choice.SMALL_N_DENSE_FRACTION,
+        "MIXED": _core.methods.MIXED_PRECISION_MIN_N,
+        "DEGREE": _core.linalg.FILTER_DEGREE,
     }

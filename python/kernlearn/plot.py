@@ -3,18 +3,9 @@
 import numpy as np
 import scipy.sparse as sp
 
+from ._utils._pyplot import pyplot
+
 __all__ = ["plot_convergence", "plot_embedding", "plot_graph", "plot_metric"]
-
-
-def _pyplot():
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg", force=False)  # headless-safe; an interactive backend already set wins
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise ImportError('plotting needs matplotlib: pip install "kernlearn[plot]"') from exc
-    return plt
 
 
 def plot_graph(graph, coords, labels=None, *, ax=None, title=None, edge_alpha=0.25):
@@ -33,7 +24,7 @@ def plot_graph(graph, coords, labels=None, *, ax=None, title=None, edge_alpha=0.
     -------
     matplotlib.axes.Axes
     """
-    plt = _pyplot()
+    plt = pyplot()
     from matplotlib.collections import LineCollection
 
     coords = np.asarray(coords, dtype=float)
@@ -60,7 +51,7 @@ def plot_embedding(embedding, labels=None, *, ax=None, title=None):
     -------
     matplotlib.axes.Axes
     """
-    plt = _pyplot()
+    plt = pyplot()
     embedding = np.asarray(embedding, dtype=float)
     if embedding.ndim != 2 or embedding.shape[1] < 2:
         raise ValueError(f"embedding must have shape (n, >= 2), got {embedding.shape}")
@@ -80,7 +71,7 @@ def plot_convergence(history, *, ax=None, title=None):
     -------
     matplotlib.axes.Axes
     """
-    plt = _pyplot()
+    plt = pyplot()
     for key in ("dual", "primal", "gap"):
         if key not in history:
             raise ValueError(f"history needs a {key!r} entry")
@@ -115,7 +106,7 @@ def plot_metric(M, feature_names=None, *, ax=None, title=None):
     -------
     matplotlib.axes.Axes
     """
-    plt = _pyplot()
+    plt = pyplot()
     M = np.asarray(M, dtype=float)
     if M.ndim != 2 or M.shape[0] != M.shape[1]:
         raise ValueError(f"M must be a square matrix, got shape {M.shape}")

@@ -1,0 +1,72 @@
+// Blocked Gaussian-kernel sums for KDAC / ISM (Wu et al., "Iterative Spectral Method for
+// Alternative Clustering", AISTATS 2018): the degree vector of the Gaussian kernel of Z = X W, the
+// matrix Phi(W) of eq. (8), the HSIC cost Tr(gamma K) of eq. (4a), and the right-hand side of the
+// second-order condition (10) -- all streamed over b x b tiles of the upper triangle of the pair
+// matrix, so memory is O(b^2) per thread (plus O(n m) per thread for kernel mat-vecs), never n x n.
+//
+// Notation. K_ij = exp(-|z_i - z_j|^2 / (2 sigma^2)) with z_i = W' x_i. The weights
+//   gamma = D^-1/2 H (U U' - lambda Y Y') H D^-1/2  (eq. 4, below it)
+// are never formed: the caller passes the low-rank factor A = D^-1/2 [H U, H Y] (n x m) and the
+// signs c = (1, ..., 1, -lambda, ..., -lambda), so gamma_ij = sum_r c_r A_ir A_jr costs m per pair
+// (a GEMM per tile).
+//
+// The factor 2 of the appendix. Summed over ordered pairs,
+//   sum_ij G_ij (x_i - x_j)(x_i - x_j)' = 2 X' (D_G - G) X,   G = gamma o K, D_G = diag(G 1),
+// because each pair contributes x_i x_i' + x_j x_j' - x_i x_j' - x_j x_i'. The appendix
+// ("Implementation details of the derivative") writes sum Psi_ij A_ij = X'(D_Psi - Psi)X and so
+// loses this 2; eigenvectors do not care, but the eigenvalues enter the eigengap (11) and
+// inequality (10). We return eq. (8) exactly: Phi(W) = (2 / sigma^2) X' (D_G - G) X.
+//
+// Accuracy. Phi is translation invariant (it only sees differences x_i - x_j), so callers pass
+// column-centred X: X'(D_G - G)X is then a difference of two terms of the size of the result
+// rather than of |mean|^2 n^2. Squared distances come from a GEMM (|z_i|^2 + |z_j|^2 - 2 z_i'z_j),
+// clamped at 0 and set to exactly 0 on the diagonal.
+#pragma once
+
+#include <Eigen/Core>
+
+#include "kernlearn/core/parallel.hpp"
+#include "kernlearn/core/thread_team.hpp"
+#include "kernlearn/core/types.hpp"
+
+namespace kernlearn {
+
+// Rows (and columns) per tile. 256 x 256 doubles = 512 KB per scratch matrix: the tile's kernel,
+// weights and products stay in L2, and the number of tiles (n / 256)^2 / 2 balances two threads.
+constexpr Index kHsicTile = 256;
+
+// d_i = sum_j K_ij for the Gaussian kernel of the rows of Z (n x q).
+Eigen::VectorXd gaussian_degree(const MatrixRef& Z, double sigma, ThreadTeam& team, const InterruptPoll& poll = {});
+
+// Y = K V for the Gaussian kernel of the rows of Z (V, Y: n x m column-major), matrix-free.
+void gaussian_kernel_apply(const MatrixRef& Z, double sigma, const Eigen::Ref<const Eigen::MatrixXd>& V,
+                           Eigen::Ref<Eigen::MatrixXd> Y, ThreadTeam& team, const InterruptPoll& poll = {});
+
+// The n x n Gaussian kernel of the rows of Z (only for the dense U-step at small n).
+RowMatrixXd gaussian_kernel_dense(const MatrixRef& Z, double sigma, ThreadTeam& team, const InterruptPoll& poll = {});
+
+// out (n x n, row-major float) = s_i K_ij s_j: the scaled kernel D^-1/2 K D^-1/2 of the U-step kept
+// in single precision (half the bytes per Lanczos product; each entry is computed in double).
+void gaussian_kernel_dense_scaled(const MatrixRef& Z, double sigma, const Eigen::VectorXd& s, float* out,
+                                  ThreadTeam& team, const InterruptPoll& poll = {});
+
+struct PhiResult {
+  Eigen::MatrixXd phi;         // d x d, eq. (8)
+  double trace_gamma_k = 0.0;  // sum_ij gamma_ij K_ij = Tr(gamma K) = -F(W) of eq. (4a)
+  double bound_rhs = 0.0;      // sum_ij |gamma_ij| K_ij |x_i - x_j|^4 / sigma^2, the right side of (10)
+};
+
+// Phi(W) of eq. (8) for X (n x d, column-centred), W (d x q), gamma = A diag(c) A' (A: n x m).
+// with_bound also sums the right-hand side of inequality (10) (one more GEMM per tile).
+PhiResult hsic_phi(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W, const MatrixRef& A,
+                   const Eigen::Ref<const Eigen::VectorXd>& c, double sigma, bool with_bound, ThreadTeam& team,
+                   const InterruptPoll& poll = {});
+
+// sqrt(q - |W1' W2|_F^2) = |W1 W1' - W2 W2'|_F / sqrt 2 for orthonormal d x q W1, W2: the root sum
+// of squared sines of the principal angles. Independent of the sign and order of the columns.
+double projection_distance(const Eigen::Ref<const Eigen::MatrixXd>& W1, const Eigen::Ref<const Eigen::MatrixXd>& W2);
+
+// Flips each column so that its entry of largest magnitude is positive (the first on ties).
+void fix_signs(Eigen::Ref<Eigen::MatrixXd> V);
+
+}  // namespace kernlearn

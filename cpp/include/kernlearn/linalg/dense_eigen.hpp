@@ -1,0 +1,89 @@
+// Eigenpairs of a dense symmetric matrix above a level, by LAPACK's Householder route: reduction
+// to a tridiagonal T = Q'AQ (xsytrd), T's eigenpairs, then only the wanted vectors transformed
+// back (xormtr). dsyevd is that route with every vector transformed back. Here Sturm's count on
+// T gives the number p of wanted pairs; for p <= n / 10 they come from MRRR (dstemr, O(n p)),
+// otherwise from divide and conquer (dstedc); only p vectors are transformed back. Measured
+// against dsyevd: Adult-like n = 6414, p = 2252: 17.7 s against 24.1 s (the back-transformation
+// of the other 4,162 vectors); MVE at n = 100 (p from 2 to 43): a step 38 against 44 ms, with
+// the default bound (p small) 36 against 76 ms. The core links no LAPACK of its own (the wheel
+// would have to ship one): the Python binding hands in scipy's routines from
+// scipy.linalg.cython_lapack / _blas; without them, Eigen's SelfAdjointEigenSolver (4-8x slower
+// at n = 1000-2000, measured).
+//
+// Mixed precision (mixed_eigenpairs_above): at n = 6414, dsyevd spends 12 of its 21-24 s in the
+// reduction, which streams the trailing matrix from memory once per column and is bound by
+// memory bandwidth, not by arithmetic. In single precision it moves half the bytes (4.5 s).
+// T's eigenpairs come from divide and conquer (sstedc, 1.5 s), only the wanted vectors are
+// transformed back, and one Rayleigh-Ritz step in double against the exact operator makes the
+// result orthonormal to rounding and its eigenvalues accurate to about (single-precision
+// residual)^2 / gap: measured on the Adult-like problem, eigenvalues within 4e-11 |A| and
+// |A_+|_F within 2e-12 (relative) of dsyevd's, the same positive count, residuals
+// |A v - theta v| about 2e-6 |A| (what single precision leaves in the vectors).
+#pragma once
+
+#include <Eigen/Core>
+
+#include "kernlearn/core/types.hpp"
+#include "kernlearn/linalg/operator.hpp"
+
+namespace kernlearn {
+
+// LAPACK / BLAS with 32-bit integers (scipy's LP64 build), Fortran calling convention.
+template <class T>
+using SytrdFn = void (*)(char* uplo, int* n, T* a, int* lda, T* d, T* e, T* tau, T* work, int* lwork, int* info);
+template <class T>
+using StedcFn = void (*)(char* compz, int* n, T* d, T* e, T* z, int* ldz, T* work, int* lwork, int* iwork, int* liwork,
+                         int* info);
+template <class T>
+using OrmtrFn = void (*)(char* side, char* uplo, char* trans, int* m, int* n, T* a, int* lda, T* tau, T* c, int* ldc,
+                         T* work, int* lwork, int* info);
+using DstemrFn = void (*)(char* jobz, char* range, int* n, double* d, double* e, double* vl, double* vu, int* il,
+                          int* iu, int* m, double* w, double* z, int* ldz, int* nzc, int* isuppz, int* tryrac,
+                          double* work, int* lwork, int* iwork, int* liwork, int* info);
+using DsygvdFn = void (*)(int* itype, char* jobz, char* uplo, int* n, double* a, int* lda, double* b, int* ldb,
+                          double* w, double* work, int* lwork, int* iwork, int* liwork, int* info);
+using DgemmFn = void (*)(char* transa, char* transb, int* m, int* n, int* k, double* alpha, double* a, int* lda,
+                         double* b, int* ldb, double* beta, double* c, int* ldc);
+using DsyrkFn = void (*)(char* uplo, char* trans, int* n, int* k, double* alpha, double* a, int* lda, double* beta,
+                         double* c, int* ldc);
+
+// The Householder route in one precision.
+template <class T>
+struct HouseholderRoutines {
+  SytrdFn<T> sytrd = nullptr;
+  StedcFn<T> stedc = nullptr;
+  OrmtrFn<T> ormtr = nullptr;
+  bool available() const { return sytrd && stedc && ormtr; }
+};
+
+struct DenseLapack {
+  HouseholderRoutines<double> exact;  // dsytrd, dstedc, dormtr
+  DstemrFn dstemr = nullptr;          // MRRR for a few of T's pairs
+  HouseholderRoutines<float> single;  // ssytrd, sstedc, sormtr
+  DsygvdFn dsygvd = nullptr;          // the Rayleigh-Ritz step of the mixed route
+  DgemmFn dgemm = nullptr;
+  DsyrkFn dsyrk = nullptr;
+  bool exact_available() const { return exact.available() && dstemr; }
+  bool mixed_available() const { return single.available() && dsygvd && dgemm && dsyrk; }
+};
+
+// C = op(A) op(B), op = transpose or not, by the BLAS handed in (the core's Eigen is built for
+// baseline x86-64: its products run several times slower than OpenBLAS's), by Eigen without one.
+void gemm(const DenseLapack& lapack, bool transpose_a, bool transpose_b, const Eigen::MatrixXd& A,
+          const Eigen::MatrixXd& B, Eigen::MatrixXd& C);
+
+// The eigenpairs of the symmetric A (column-major n x n, lower triangle read, overwritten) with
+// eigenvalue > lower, at most max_count of them (the largest; 0 = no cap), in decreasing order.
+void dense_eigenpairs_above(Eigen::MatrixXd& A, double lower, Index max_count, const DenseLapack& lapack,
+                            Eigen::VectorXd& values, Eigen::MatrixXd& vectors);
+
+// The same in mixed precision: A (the operator `op` as a dense matrix; lower triangle read,
+// freed or overwritten) reduced in single precision, the result refined against `op` in double
+// (see the header comment). Pairs whose single-precision eigenvalue lies within a margin below
+// `lower` enter the Rayleigh-Ritz step, so no pair above `lower` is lost to rounding. When more
+// than half of the pairs would enter it, the double-precision route runs on A instead: returns
+// whether the mixed route ran. Peak memory 16 n^2 bytes, as the double route's.
+bool mixed_eigenpairs_above(Eigen::MatrixXd& A, const SymmetricOperator& op, double lower, Index max_count,
+                            const DenseLapack& lapack, Eigen::VectorXd& values, Eigen::MatrixXd& vectors);
+
+}  // namespace kernlearn

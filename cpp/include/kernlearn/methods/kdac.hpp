@@ -1,0 +1,105 @@
+// KDAC alternative clustering (Niu, Dy & Jordan 2014) solved by the iterative spectral method of
+// Wu et al. (AISTATS 2018): alternate W (ISM, Algorithm 2), D (degrees) and U (spectral step,
+// eq. 3) until both subspaces stop moving. The k-means on U is left to the caller.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "kernlearn/core/parallel.hpp"
+#include "kernlearn/core/solver_choice.hpp"
+#include "kernlearn/core/thread_team.hpp"
+#include "kernlearn/core/types.hpp"
+#include "kernlearn/kernels/hsic.hpp"
+
+namespace kernlearn {
+
+struct IsmResult {
+  Eigen::MatrixXd W;                  // d x q, orthonormal, signs fixed
+  Eigen::VectorXd eigenvalues;        // all eigenvalues of the last Phi evaluated, ascending
+  std::vector<double> trace_gamma_k;  // Tr(gamma K(W_s)) for every W_s whose Phi was formed
+  std::vector<double> distance;       // projection distance between successive iterates
+  Index n_iter = 0;
+  bool converged = false;
+  Index n_damped = 0;   // steps to the subspace between the ends of a 2-cycle
+  bool cycled = false;  // a 2-cycle outlasted kMaxDampedSteps and the better end was kept
+};
+
+// Steps to the middle of a period-2 cycle that one W-step may take before keeping an end.
+constexpr Index kMaxDampedSteps = 5;
+
+// Algorithm 2: W <- the q eigenvectors of Phi(W) with the smallest eigenvalues, from W0, with
+// gamma = A diag(c) A' fixed. Stops when the projection distance between iterates is <= tol.
+//
+// Two-cycle. With noise dimensions (the LG and MoonN data) the iteration can alternate between two
+// (nearly orthogonal) subspaces, W_{s+1} ~ W_{s-1} != W_s; comparing the raw eigenvector matrices,
+// as the authors' code does, misses this (signs flip too). When dist(W_{s+1}, W_{s-1}) is below
+// max(tol, 1e-3 dist(W_{s+1}, W_s)) the cycle is declared and the end with the larger
+// Tr(gamma K) (the smaller cost (4a)) is kept.
+//
+// Acceleration. With anderson_depth > 0 the steps are Anderson-accelerated on the projectors W W'
+// (depth = the number of past residual differences used) while the fixed-point residual shrinks;
+// the fixed points are the same. 0 = the plain iteration of Algorithm 2.
+IsmResult ism(const MatrixRef& X, const Eigen::MatrixXd& W0, const MatrixRef& A, const Eigen::VectorXd& c, double sigma,
+              Index max_iter, double tol, Index anderson_depth, ThreadTeam& team, const InterruptPoll& poll = {});
+
+struct KdacOptions {
+  Index n_clusters = 2;  // k
+  Index q = 0;           // subspace dimension; 0 = the largest eigengap (11) of the initial Phi
+  double sigma = 1.0;
+  double lambda = 1.0;
+  Index max_iter = 20;  // outer (W, D, U) iterations
+  Index ism_max_iter = 30;
+  Index anderson_depth = 0;     // ISM acceleration (0 = plain Algorithm 2; the estimator exposes it)
+  double tol = 1e-6;            // projection distance of W and of U between outer iterations
+  double ism_tol_factor = 0.1;  // W-step t is solved to max(tol, factor x dist_w of step t-1); 0 = exact
+  Index dense_max_n =
+      solver_choice::kKdacDenseMaxN;  // U-step on an explicit n x n matrix up to here, matrix-free beyond
+  double eig_tol = 1e-10;             // Lanczos residual tolerance of the U-step
+  std::uint64_t seed = 0;
+  int n_threads = 1;
+};
+
+struct KdacIteration {
+  double cost = 0.0;                  // HSIC(XW, U) - lambda HSIC(XW, Y), eq. (2a), after this iteration
+  double quality = 0.0;               // HSIC(XW, U) = Tr(U' Q U)
+  double hsic_y = 0.0;                // HSIC(XW, Y) = Tr(Y' Q Y) (all existing clusterings)
+  double dist_w = 0.0, dist_u = 0.0;  // projection distances to the previous iteration
+  Index ism_iter = 0;
+  bool ism_cycled = false;
+  Index ism_damped = 0;
+  Index matvecs = 0;  // kernel mat-vecs of the U-step (0 when dense)
+};
+
+struct KdacResult {
+  Eigen::MatrixXd W, U;
+  Eigen::MatrixXd W_init;  // the starting W (eq. 12, or the caller's W0)
+  Eigen::VectorXd degree;
+  Eigen::VectorXd init_eigenvalues;  // of the spectral-initialisation matrix Phi_0, ascending (empty: random init)
+  Eigen::VectorXd phi_eigenvalues;   // of Phi(W*) with the final gamma, ascending
+  Index q = 0;
+  double cost = 0.0, quality = 0.0, hsic_y = 0.0;
+  double eigengap = 0.0;                    // eq. (11) at the fixed point (NaN when q = d)
+  double sigma_lhs = 0.0, sigma_rhs = 0.0;  // the two sides of inequality (10)
+  double fixed_point_residual = 0.0;        // |Phi(W) W - W Lambda|_F / |Phi|_F with the final gamma
+  Index n_iter = 0;
+  bool converged = false;
+  bool ism_cycled = false;    // some W-step ended on a 2-cycle
+  bool outer_cycled = false;  // the (W, D, U) alternation ended on a cycle (best state kept)
+  Index cycle_period = 0;     // its period (2 to 4), 0 if none
+  bool used_dense = false;
+  std::vector<KdacIteration> history;
+};
+
+// Called after each outer iteration with its number (from 1); returning true stops the loop.
+using KdacMonitor = std::function<bool(Index, const KdacIteration&)>;
+
+// X: n x d data; Y: n x k_y stacked one-hot indicators of the existing clustering(s); W0: d x q
+// start (random initialisation) or d x 0 for the spectral initialisation (12).
+KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const Eigen::MatrixXd& W0, const KdacOptions& options,
+                const KdacMonitor& monitor = {}, const InterruptPoll& poll = {});
+
+}  // namespace kernlearn

@@ -1,0 +1,148 @@
+// The saddle-point iteration of SimpleNPKL (Zhuang, Tsang & Hoi, JMLR 2011, Algorithm 1), for
+// every problem of the form (Sections 4.3 and 6)
+//
+//   max_alpha  J(alpha) = -phi(A(alpha)) + w'alpha - (rho / 2) |alpha|^2,   alpha in a convex set
+//   A(alpha)   = M + sum_c alpha_c C_c,   C_c = sum_q R_cq T_q
+//
+// where T_q are pair matrices on a fixed pattern (entry or distance pairs, see constraints.hpp),
+// R maps constraints to pairs (SimpleNPKL: R = diag(t); a triplet of SPE: T_ij - T_ik), and
+//   phi(A) = max { tr(A K) : K psd, tr K^p <= B }        = B^(1/p) |sigma_+(A)|_q   (B form)
+//        or  max { tr(A K) - (G/p) tr K^p : K psd }      = |sigma_+|_q^q / (q G^(q-1))  (G form)
+// with q = p / (p - 1); the maximiser K(alpha) is built from A's positive eigenpairs. The base
+// M = S + U diag(c) U' + shift I (S sparse) is never formed dense; with `center`, A is replaced
+// by H A H (H = I - 11'/n), which is the constraint K 1 = 0 of MVU-type embeddings.
+//
+// It is the Lagrangian dual of the primal
+//   min_K  -tr(M K) + loss(g(K)) [+ (G/p) tr K^p],   g_c(K) = tr(C_c K)
+// where the set of alpha fixes the loss:
+//   free,            rho > 0:  (1 / (2 rho)) sum_c (w_c - g_c)^2           (equalities, square loss)
+//   nonnegative,     rho > 0:  (1 / (2 rho)) sum_c max(0, w_c - g_c)^2     (squared hinge)
+//   box [0, u],      rho = 0:  u sum_c max(0, w_c - g_c)                   (hinge)
+//   capped simplex (alpha >= 0, sum alpha <= u), rho = 0: u max(0, max_c (w_c - g_c))  (one slack)
+//   fixed:           alpha stays at alpha0 and K(alpha0) is the answer (linear loss); P = -tr(A K).
+// P(K_t) - J(alpha_t) >= 0 is the certified duality gap the iteration stops on.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "kernlearn/core/parallel.hpp"
+#include "kernlearn/core/solver_choice.hpp"
+#include "kernlearn/core/thread_team.hpp"
+#include "kernlearn/core/types.hpp"
+#include "kernlearn/linalg/dense_eigen.hpp"
+#include "kernlearn/methods/constraints.hpp"
+#include "kernlearn/neighbors/graph.hpp"
+
+namespace kernlearn {
+
+enum class DualSet { fixed, free, nonnegative, box, capped_simplex };
+// automatic: Lanczos while the positive rank stays below dense_fraction n, then LAPACK.
+enum class SpectralSolver { lanczos, dense, automatic };
+
+// R in compressed rows: constraint c is sum_{e in [indptr[c], indptr[c+1])} data[e] T_{indices[e]}.
+struct ConstraintRows {
+  std::vector<Index> indptr, indices;
+  std::vector<double> data;
+  Index rows() const { return static_cast<Index>(indptr.size()) - 1; }
+  // out = R x: per constraint, from one value per pair.
+  void apply(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
+    out.setZero(rows());
+    for (Index c = 0; c < rows(); ++c)
+      for (Index e = indptr[c]; e < indptr[c + 1]; ++e) out(c) += data[e] * x(indices[e]);
+  }
+  // out = R' y: per pair (n_pairs of them), from one value per constraint.
+  void apply_transpose(const Eigen::VectorXd& y, Index n_pairs, Eigen::VectorXd& out) const {
+    out.setZero(n_pairs);
+    for (Index c = 0; c < rows(); ++c)
+      for (Index e = indptr[c]; e < indptr[c + 1]; ++e) out(indices[e]) += data[e] * y(c);
+  }
+};
+
+struct SaddleProblem {
+  Csr sparse;                    // S (n x n, sorted indices; may have no entries)
+  Eigen::MatrixXd lowrank;       // U (n x r, r may be 0)
+  Eigen::VectorXd lowrank_coef;  // c (r)
+  double shift = 0.0;
+  bool center = false;
+  RowMatrixXi pairs;  // m_pairs x 2, distinct unordered pairs
+  PairPattern pattern = PairPattern::entry;
+  ConstraintRows rows;     // R
+  Eigen::VectorXd target;  // w, one per constraint
+  double rho = 0.0;
+  DualSet set = DualSet::nonnegative;
+  double upper = 0.0;      // u of the box / capped simplex
+  Eigen::VectorXd alpha0;  // the starting point (projected onto the set)
+};
+
+struct SpectralOptions {
+  double p = 2.0;        // >= 1; p = 1 only with the B form and the fixed set
+  bool penalty = false;  // false: tr K^p <= B (Proposition 1); true: + (G/p) tr K^p (Proposition 2)
+  double B = 1.0, G = 1.0;
+  Index rank = 0;  // 0: every positive eigenpair of A; r > 0: the r largest only
+  SpectralSolver eigen_solver = SpectralSolver::lanczos;
+  double dense_fraction =
+      solver_choice::kSaddleDenseFraction;  // automatic: the rank fraction from which LAPACK is used
+  DenseLapack dense_lapack;                 // the dense solver's LAPACK (none: Eigen's solver)
+  // From this n on, the dense solver reduces in single precision and refines in double
+  // (dense_eigen.hpp); 0 = never.
+  Index mixed_precision_from = solver_choice::kMixedPrecisionMinN;
+  Index max_iter = 200;
+  double tol = 1e-4;       // on the relative duality gap (P - J) / |P|
+  double step = 0.0;       // 0: 1 / (local Lipschitz constant) with backtracking; else fixed
+  bool accelerate = true;  // Nesterov momentum with function restart (L-BFGS for a free alpha)
+  // Opt-in (MVE's steps ask for it): for a free alpha with p = 2, distance pairs, no rank cap and
+  // no basis, Newton steps (conjugate gradients on the generalised Hessian) from points whose
+  // spectrum comes whole from the double-precision dense solver and whose positive rank is at
+  // most n / 4, while they pay (saddle_point.cpp).
+  bool newton = false;
+  bool adaptive_step = true;  // with step = 0: grow the step while backtracking accepts it at once
+  double eig_tol = 1e-10;     // Lanczos residual tolerance, relative to |A|
+  bool warm_start = false;    // start each Lanczos solve from the previous eigenvectors (measured: rarely pays)
+  int filter_degree = 0;      // > 0: Lanczos on a Chebyshev filter of A of this degree (chebyshev_filter.hpp)
+  std::uint64_t seed = 0;
+};
+
+// One row of the history: J(alpha_t), P(K_t), their gap, the step that led to alpha_t, the
+// Lanczos mat-vecs spent on reaching it (rejected backtracking trials included; 0 for the dense
+// solver) and the rank of K_t.
+struct SaddleIteration {
+  double dual, primal, gap, step;
+  Index matvecs, rank;
+};
+
+struct SaddleResult {
+  Eigen::VectorXd eigenvalues;        // of K, decreasing, all > 0
+  Eigen::MatrixXd eigenvectors;       // n x rank
+  Eigen::VectorXd alpha;              // one per constraint
+  Eigen::VectorXd constraint_values;  // g_c(K) = tr(C_c K) at the returned K
+  std::vector<SaddleIteration> history;
+  Index n_iter = 0;
+  bool converged = false;
+  bool used_dense = false;            // the last solve was LAPACK's
+  bool used_mixed_precision = false;  // ... in mixed precision
+  Index unconverged_eigensolves = 0;  // Lanczos solves stopped by their mat-vec cap, pairs used as found
+};
+
+// Called after every iteration; returning true stops the solver (Ctrl-C, a user's callback).
+using SaddleMonitor = std::function<bool(Index iteration, const SaddleIteration&)>;
+
+// basis: empty, or n x r with orthonormal columns U_b for the fixed-basis approximation of
+// Section 5.4, K = U_b E U_b' with E psd: each iteration then solves the r x r problem
+// U_b' A U_b, with U_b' M U_b computed once and the pairs' part in O(m r^2). With centring, U_b
+// must be orthogonal to the constant vector (then H U_b = U_b).
+SaddleResult solve_saddle_point(const SaddleProblem& problem, const SpectralOptions& options, ThreadTeam& team,
+                                const SaddleMonitor& monitor = {}, const InterruptPoll& poll = {},
+                                const Eigen::MatrixXd& basis = {});
+
+// The Hessian of -J at problem.alpha0 applied to v: the operator of the Newton steps, for tests
+// against finite differences of g. Needs what Newton steps need (options.newton, a free alpha,
+// distance pairs, p = 2, no rank cap, no mixed precision) and uses the dense solver whatever
+// `options` say.
+Eigen::VectorXd saddle_hessian_product(const SaddleProblem& problem, const SpectralOptions& options,
+                                       const Eigen::VectorXd& v, ThreadTeam& team);
+
+}  // namespace kernlearn

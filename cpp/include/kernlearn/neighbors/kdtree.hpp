@@ -1,0 +1,41 @@
+// A kd-tree over the rows of a matrix, for exact euclidean kNN in low dimension.
+//
+// Nodes split at the median of their widest coordinate, so the tree is balanced and its depth is
+// log2(n / leaf_size). Points are stored in leaf order: a leaf scan reads contiguous memory, and
+// querying the data points in that same order keeps consecutive queries on nearby nodes.
+#pragma once
+
+#include <vector>
+
+#include "kernlearn/core/types.hpp"
+#include "kernlearn/neighbors/knn.hpp"
+
+namespace kernlearn {
+
+class KdTree {
+ public:
+  explicit KdTree(const MatrixRef& X, Index leaf_size = 32);
+
+  // kNN of every indexed point among the others, self excluded (knn.hpp's contract).
+  Neighbors self_query(Index k, int n_threads, const InterruptPoll& poll = {}) const;
+
+  Index n_nodes() const { return static_cast<Index>(nodes_.size()); }
+
+ private:
+  struct Node {
+    Index begin, end;   // range of points_ rows under this node
+    Index left, right;  // child node ids, -1 for a leaf
+  };
+
+  Index build(Index begin, Index end);
+  void search(Index node, const double* q, Index self, class NeighborHeap& heap) const;
+  double box_distance2(Index node, const double* q) const;
+
+  Index n_, d_, leaf_size_;
+  RowMatrixXd points_;        // the data in leaf order
+  std::vector<Index> order_;  // points_ row r is row order_[r] of the input
+  std::vector<Node> nodes_;
+  std::vector<double> lo_, hi_;  // per-node bounding boxes, n_nodes x d
+};
+
+}  // namespace kernlearn

@@ -1,0 +1,39 @@
+// Exact k-nearest neighbours of every point of a data set among the others.
+//
+// Two searches give identical answers: a kd-tree (kdtree.hpp) for low dimension and a blocked
+// brute force that screens candidates with a GEMM and confirms them with a direct distance.
+// Both rank candidates by the squared distance summed dimension by dimension in the same order,
+// so their results are bitwise equal; ties go to the lower index (neighbor_heap.hpp).
+#pragma once
+
+#include <string>
+
+#include "kernlearn/core/parallel.hpp"
+#include "kernlearn/core/types.hpp"
+
+namespace kernlearn {
+
+enum class Metric { euclidean, cosine };
+enum class KnnAlgorithm { automatic, kd_tree, brute };
+
+Metric parse_metric(const std::string& name);
+KnnAlgorithm parse_knn_algorithm(const std::string& name);
+
+struct Neighbors {
+  RowMatrixXi indices;    // n x k, ascending by (distance, index), self excluded
+  RowMatrixXd distances;  // n x k: euclidean distance, or cosine distance 1 - cos(x, y)
+};
+
+// The search "automatic" picks for n points in d dimensions (measured in bench/bench_knn.py).
+KnnAlgorithm choose_knn_algorithm(Index n, Index d, Metric metric);
+
+// Exact kNN of each row of X among the other rows. Requires 0 < k < n and finite X.
+// Cosine distance always uses the brute force (it is an inner-product ranking); rows of zero norm
+// have cosine distance 1 to everything, as in scikit-learn.
+Neighbors knn(const MatrixRef& X, Index k, Metric metric, KnnAlgorithm algorithm, int n_threads,
+              const InterruptPoll& poll = {});
+
+// Brute-force search, exposed for tests and benchmarks.
+Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads, const InterruptPoll& poll = {});
+
+}  // namespace kernlearn

@@ -1,0 +1,475 @@
+#include "kernlearn/methods/kdac.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include <Eigen/Eigenvalues>
+
+#include "kernlearn/core/solver_choice.hpp"
+#include "kernlearn/kernels/kernel_matrix.hpp"
+#include "kernlearn/linalg/lanczos.hpp"
+#include "kernlearn/linalg/operator.hpp"
+
+namespace kernlearn {
+
+namespace {
+
+// Lanczos basis beyond k for a warm-started U-step (20 for a cold one). Measured on LG at n = 3000
+// (k = 2, 13 outer iterations): 44 mat-vecs per U-step with 20, 32 with 8, 31-34 with 4.
+constexpr Index kWarmExtra = 8;
+
+// Q = H D^-1/2 K D^-1/2 H of eq. (3) applied to a block without forming it: the Gaussian kernel
+// is recomputed tile by tile on every product (O(n^2 (q + b)) time, O(n b) memory).
+class NormalizedKernelOperator final : public SymmetricOperator {
+ public:
+  NormalizedKernelOperator(const RowMatrixXd& Z, const Eigen::VectorXd& dinv_sqrt, double sigma, ThreadTeam& team,
+                           const InterruptPoll& poll)
+      : Z_(Z), dinv_sqrt_(dinv_sqrt), sigma_(sigma), team_(team), poll_(poll) {}
+  Index rows() const override { return Z_.rows(); }
+  void apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const override {
+    Eigen::MatrixXd V = X.rowwise() - X.colwise().mean();  // H x
+    V = dinv_sqrt_.asDiagonal() * V;
+    gaussian_kernel_apply(Z_, sigma_, V, Y, team_, poll_);
+    Y = dinv_sqrt_.asDiagonal() * Y;
+    Y.rowwise() -= Y.colwise().mean();
+    matvecs += X.cols();
+  }
+  mutable Index matvecs = 0;
+
+ private:
+  const RowMatrixXd& Z_;
+  const Eigen::VectorXd& dinv_sqrt_;
+  double sigma_;
+  ThreadTeam& team_;
+  const InterruptPoll& poll_;
+};
+
+// Q = H S H with S = D^-1/2 K D^-1/2 held in single precision (DenseKernel<float>: SIMD rows,
+// double accumulation) and H applied on the fly: the dense U-step above solver_choice::kKdacFloatMinN points, where
+// the Lanczos products stream n^2 entries each and are memory-bound.
+class CentredFloatOperator final : public SymmetricOperator {
+ public:
+  CentredFloatOperator(const float* S, Index n, ThreadTeam& team) : S_(S, n), team_(team) {}
+  Index rows() const override { return S_.rows(); }
+  void apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const override {
+    Eigen::VectorXd x, y(X.rows());
+    for (Index j = 0; j < X.cols(); ++j) {
+      x = X.col(j).array() - X.col(j).mean();
+      S_.multiply(x.data(), y.data(), team_);
+      Y.col(j) = y.array() - y.mean();
+    }
+  }
+
+ private:
+  DenseKernel<float> S_;
+  ThreadTeam& team_;
+};
+
+struct UStep {
+  Eigen::MatrixXd U;       // n x k, the top-k eigenvectors of Q
+  Eigen::VectorXd values;  // their eigenvalues, decreasing
+  double hsic_y = 0.0;     // Tr(Yc' Q Yc)
+  Index matvecs = 0;
+};
+
+// Eq. (3): U = the k eigenvectors of Q = H D^-1/2 K D^-1/2 H with the largest eigenvalues, for the
+// kernel of Z and the degrees D. warm (n x k or empty) starts Lanczos from the previous U.
+UStep u_step(const RowMatrixXd& Z, const Eigen::VectorXd& degree, const RowMatrixXd& Yc, double sigma, Index k,
+             const Eigen::MatrixXd& warm, const KdacOptions& opt, ThreadTeam& team, const InterruptPoll& poll) {
+  const Index n = Z.rows();
+  const Eigen::VectorXd dinv_sqrt = degree.array().rsqrt().matrix();
+  UStep out;
+  // A warm start (the previous U, near the answer once the outer loop settles) needs few Lanczos
+  // steps, so a smaller basis lets a cycle end and test convergence sooner.
+  const Index extra =
+      warm.cols() == k ? std::max<Index>(kWarmExtra, (3 * k + 4) / 5) : std::max<Index>(20, (3 * k + 4) / 5);
+  const Index ncv = std::min<Index>(n, k + extra);
+  LanczosOptions lo;
+  lo.k = k;
+  lo.largest = true;
+  lo.ncv = ncv;
+  lo.tol = opt.eig_tol;
+  lo.seed = opt.seed;
+  Eigen::MatrixXd start;
+  if (warm.cols() == k) {
+    start = warm;
+  } else {
+    std::mt19937_64 rng(opt.seed);
+    std::normal_distribution<double> normal;
+    start.resize(n, 1);
+    for (Index i = 0; i < n; ++i) start(i, 0) = normal(rng);
+  }
+
+  if (n <= opt.dense_max_n && n > solver_choice::kKdacFloatMinN && ncv > k) {
+    std::vector<float> S(static_cast<std::size_t>(n) * static_cast<std::size_t>(n));
+    gaussian_kernel_dense_scaled(Z, sigma, dinv_sqrt, S.data(), team, poll);
+    CentredFloatOperator op(S.data(), n, team);
+    LanczosResult r = lanczos(op, start, lo, team, poll);
+    out.U = std::move(r.vectors);
+    out.values = std::move(r.values);
+    out.matvecs = r.n_matvec;
+    Eigen::MatrixXd QY(n, Yc.cols());
+    op.apply(Eigen::MatrixXd(Yc), QY);
+    out.hsic_y = (Yc.transpose() * QY).trace();
+  } else if (n <= opt.dense_max_n || n <= solver_choice::kKdacFullEigenMaxN || ncv <= k) {
+    RowMatrixXd Q = gaussian_kernel_dense(Z, sigma, team, poll);
+    // In place: Q may be 512 MB, so no temporaries of its size.
+    Q.array().colwise() *= dinv_sqrt.array();
+    Q.array().rowwise() *= dinv_sqrt.transpose().array();
+    // H Q H: subtract row and column means (Q is symmetric, so both are the same vector).
+    const Eigen::VectorXd mean = Q.rowwise().mean();
+    const double total = mean.mean();
+    Q.colwise() -= mean;
+    Q.rowwise() -= mean.transpose();
+    Q.array() += total;
+    const Eigen::MatrixXd QY = Q * Yc;
+    out.hsic_y = (Yc.transpose() * QY).trace();
+    if (n <= solver_choice::kKdacFullEigenMaxN || ncv <= k) {
+      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(Eigen::MatrixXd(Q), Eigen::ComputeEigenvectors);
+      if (es.info() != Eigen::Success) throw std::runtime_error("kdac: dense eigensolver failed");
+      out.U = es.eigenvectors().rightCols(k).rowwise().reverse();
+      out.values = es.eigenvalues().tail(k).reverse();
+    } else {
+      DenseOperator op(Q, team);
+      LanczosResult r = lanczos(op, start, lo, team, poll);
+      out.U = std::move(r.vectors);
+      out.values = std::move(r.values);
+      out.matvecs = r.n_matvec;
+    }
+  } else {
+    NormalizedKernelOperator op(Z, dinv_sqrt, sigma, team, poll);
+    LanczosResult r = lanczos(op, start, lo, team, poll);
+    out.U = std::move(r.vectors);
+    out.values = std::move(r.values);
+    Eigen::MatrixXd QY(n, Yc.cols());
+    op.apply(Eigen::MatrixXd(Yc), QY);
+    out.hsic_y = (Yc.transpose() * QY).trace();
+    out.matvecs = op.matvecs;
+  }
+  if (out.U.cols() != k) throw std::runtime_error("kdac: the U-step found fewer than n_clusters eigenpairs");
+  fix_signs(out.U);
+  return out;
+}
+
+// A = D^-1/2 [H U, H Y] and c = (1 x k, -lambda x k_y): gamma = A diag(c) A' (eq. 4).
+void gamma_factor(const Eigen::MatrixXd& U, const RowMatrixXd& Yc, const Eigen::VectorXd& degree, double lambda,
+                  RowMatrixXd& A, Eigen::VectorXd& c) {
+  const Index n = U.rows(), k = U.cols(), ky = Yc.cols();
+  const Eigen::VectorXd dinv_sqrt = degree.array().rsqrt().matrix();
+  A.resize(n, k + ky);
+  A.leftCols(k) = U.rowwise() - U.colwise().mean();
+  A.rightCols(ky) = Yc;
+  A = dinv_sqrt.asDiagonal() * A;
+  c.resize(k + ky);
+  c.head(k).setOnes();
+  c.tail(ky).setConstant(-lambda);
+}
+
+// The q leading eigenvectors of a symmetric d x d matrix (a combination of projectors), signs
+// fixed; false if the eigensolver fails.
+bool leading_subspace(const Eigen::MatrixXd& P, Index q, Eigen::MatrixXd& W) {
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(P);
+  if (es.info() != Eigen::Success) return false;
+  W = es.eigenvectors().rightCols(q);  // ascending order: the q largest
+  fix_signs(W);
+  return true;
+}
+
+// Anderson acceleration (type II, Walker & Ni, SIAM J. Numer. Anal. 2011) of the ISM map, acting
+// on the projectors P = W W' (d x d: the subspace, free of the sign and basis of W). From the last
+// few iterates x_i = vec(P_i) and map values g_i = vec(P(eig_min Phi(W_i))), it extrapolates
+// g - dG gamma with gamma the least-squares fit of the residual f = g - x by the residual
+// differences dF, and returns the q leading eigenvectors of that (symmetrised) matrix.
+class AndersonProjector {
+ public:
+  AndersonProjector(Index d, Index q, Index depth) : d_(d), q_(q), depth_(depth) {}
+
+  void clear() {
+    x_.clear();
+    g_.clear();
+  }
+
+  // Records (W, W_map) and returns the next iterate: W_map itself until two pairs are known.
+  Eigen::MatrixXd next(const Eigen::MatrixXd& W, const Eigen::MatrixXd& W_map) {
+    x_.push_back(projector(W));
+    g_.push_back(projector(W_map));
+    if (static_cast<Index>(x_.size()) > depth_ + 1) {
+      x_.pop_front();
+      g_.pop_front();
+    }
+    const Index h = static_cast<Index>(x_.size()) - 1;
+    if (h < 1) return W_map;
+    const Eigen::VectorXd f = g_.back() - x_.back();
+    Eigen::MatrixXd dF(f.size(), h), dG(f.size(), h);
+    for (Index i = 0; i < h; ++i) {
+      const auto a = static_cast<std::size_t>(i), b = static_cast<std::size_t>(i + 1);
+      dF.col(i) = (g_[b] - x_[b]) - (g_[a] - x_[a]);
+      dG.col(i) = g_[b] - g_[a];
+    }
+    const Eigen::VectorXd gamma = dF.colPivHouseholderQr().solve(f);
+    if (!gamma.allFinite()) return W_map;
+    const Eigen::VectorXd x = g_.back() - dG * gamma;
+    Eigen::MatrixXd P = Eigen::Map<const Eigen::MatrixXd>(x.data(), d_, d_);
+    P = (0.5 * (P + P.transpose())).eval();  // eval: the transpose aliases the target
+    Eigen::MatrixXd W_next;
+    return leading_subspace(P, q_, W_next) ? W_next : W_map;
+  }
+
+ private:
+  Eigen::VectorXd projector(const Eigen::MatrixXd& W) const {
+    const Eigen::MatrixXd P = W * W.transpose();
+    return Eigen::Map<const Eigen::VectorXd>(P.data(), P.size());
+  }
+
+  Index d_, q_, depth_;
+  std::deque<Eigen::VectorXd> x_, g_;
+};
+
+}  // namespace
+
+IsmResult ism(const MatrixRef& X, const Eigen::MatrixXd& W0, const MatrixRef& A, const Eigen::VectorXd& c, double sigma,
+              Index max_iter, double tol, Index anderson_depth, ThreadTeam& team, const InterruptPoll& poll) {
+  const Index d = X.cols(), q = W0.cols();
+  if (W0.rows() != d || q < 1 || q > d) throw std::invalid_argument("ism: W0 must be d x q with 1 <= q <= d");
+  if (max_iter < 1) throw std::invalid_argument("ism: max_iter must be >= 1");
+  if (anderson_depth < 0) throw std::invalid_argument("ism: anderson_depth must be >= 0");
+  IsmResult out;
+  Eigen::MatrixXd W = W0, W_prev;
+  double trace_prev = 0.0;
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es;
+  // ISM converges linearly (rate 0.88 measured at n = 50,000 on Four_gaussian_3D), one Phi
+  // assembly per step; Anderson acceleration is used while the fixed-point residual shrinks
+  // and dropped (history cleared, plain steps) as soon as it does not, which also leaves a
+  // 2-cycle (constant residual) to the plain iteration and the detection below.
+  AndersonProjector anderson(d, q, anderson_depth);
+  double residual_prev = std::numeric_limits<double>::infinity();
+  for (Index s = 1; s <= max_iter; ++s) {
+    const PhiResult ph = hsic_phi(X, W, A, c, sigma, false, team, poll);
+    out.trace_gamma_k.push_back(ph.trace_gamma_k);
+    // W_{s+1} = eig_min(Phi(W_s)): the q eigenvectors with the smallest eigenvalues (Alg. 2).
+    es.compute(ph.phi, Eigen::ComputeEigenvectors);
+    if (es.info() != Eigen::Success) throw std::runtime_error("ism: eigensolver failed on Phi");
+    out.eigenvalues = es.eigenvalues();
+    Eigen::MatrixXd W_next = es.eigenvectors().leftCols(q);
+    fix_signs(W_next);
+    const double dist = projection_distance(W, W_next);
+    out.distance.push_back(dist);
+    out.n_iter = s;
+    if (dist <= tol) {
+      out.W = std::move(W_next);
+      out.converged = true;
+      return out;
+    }
+    if (s >= 2) {
+      const bool two_cycle = projection_distance(W_prev, W_next) <= std::max(tol, 1e-3 * dist);
+      Eigen::MatrixXd middle;
+      // Period 2: W_{s+1} is W_{s-1} again. Step to the subspace between the two ends (the top
+      // q eigenvectors of W W' + W_next W_next') and iterate on: on the paper's MoonN from
+      // random starts 6 runs in 10 then reach the alternative clustering instead of 1, Moon's
+      // mean NMI goes from 0.44 to 0.68 (Table 1 came out the same with 20 steps allowed).
+      if (two_cycle && out.n_damped < kMaxDampedSteps &&
+          leading_subspace(W * W.transpose() + W_next * W_next.transpose(), q, middle)) {
+        ++out.n_damped;
+        W_prev = std::move(W);
+        trace_prev = ph.trace_gamma_k;
+        W = std::move(middle);
+        anderson.clear();
+        residual_prev = std::numeric_limits<double>::infinity();
+        continue;
+      }
+      if (two_cycle) {
+        // Still a 2-cycle: keep the end with the larger Tr(gamma K), i.e. the smaller cost (4a)
+        // under the fixed gamma of this W-step.
+        out.cycled = true;
+        out.W = ph.trace_gamma_k >= trace_prev ? W : W_prev;
+        return out;
+      }
+    }
+    Eigen::MatrixXd W_step;
+    if (anderson_depth > 0 && q < d && dist < residual_prev) {
+      W_step = anderson.next(W, W_next);
+    } else {
+      anderson.clear();
+      W_step = std::move(W_next);
+    }
+    residual_prev = dist;
+    W_prev = std::move(W);
+    trace_prev = ph.trace_gamma_k;
+    W = std::move(W_step);
+  }
+  out.W = std::move(W);
+  return out;
+}
+
+KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const Eigen::MatrixXd& W0, const KdacOptions& opt,
+                const KdacMonitor& monitor, const InterruptPoll& poll) {
+  const Index n = X.rows(), d = X.cols(), k = opt.n_clusters;
+  if (n < 2 || d < 1) throw std::invalid_argument("kdac: X must have at least 2 rows and 1 column");
+  if (Y.rows() != n || Y.cols() < 1) throw std::invalid_argument("kdac: Y must be n x k_y with k_y >= 1");
+  if (k < 1 || k > n) throw std::invalid_argument("kdac: n_clusters must satisfy 1 <= n_clusters <= n");
+  if (!(opt.sigma > 0.0)) throw std::invalid_argument("kdac: sigma must be > 0");
+  if (!(opt.lambda >= 0.0)) throw std::invalid_argument("kdac: lambda must be >= 0");
+  if (opt.max_iter < 1 || opt.ism_max_iter < 1)
+    throw std::invalid_argument("kdac: max_iter and ism_max_iter must be >= 1");
+  if (W0.cols() > 0 && W0.rows() != d) throw std::invalid_argument("kdac: W0 must have d rows");
+  if (W0.cols() == 0 && (opt.q < 0 || opt.q > d)) throw std::invalid_argument("kdac: q must satisfy 0 <= q <= d");
+
+  ThreadTeam team(opt.n_threads);
+  const double sigma = opt.sigma, lambda = opt.lambda;
+  // Centre once: H X is what every formula sees (Phi and the kernel are translation invariant).
+  const RowMatrixXd Xc = X.rowwise() - X.colwise().mean();
+  const RowMatrixXd Yc = Y.rowwise() - Y.colwise().mean();  // H Y
+  KdacResult res;
+  res.used_dense = n <= opt.dense_max_n;
+
+  // U_0: the spectral step (3) on the kernel of the full space (W = I), i.e. spectral clustering of
+  // X itself ("initialise U_0 from the original clustering" of Algorithm 1, read as the clustering
+  // the data show before any projection).
+  Eigen::VectorXd degree = gaussian_degree(Xc, sigma, team, poll);
+  Eigen::MatrixXd U = u_step(Xc, degree, Yc, sigma, k, Eigen::MatrixXd(), opt, team, poll).U;
+
+  Eigen::MatrixXd W;
+  if (W0.cols() == 0) {
+    // Spectral initialisation, eq. (12), the second-order Taylor expansion at W = 0: there K = 11'
+    // and D = n I, so gamma = H (U U' - lambda Y Y') H / n has zero row sums, D_gamma = 0, and
+    //   Phi_0 = sum_ij gamma_ij A_ij / sigma^2 = -(2 / (n sigma^2)) X' H (U U' - lambda Y Y') H X.
+    // Its smallest eigenvectors are the largest of X'H(UU' - lambda YY')HX.
+    const Eigen::MatrixXd XU = Xc.transpose() * U, XY = Xc.transpose() * Yc;
+    const Eigen::MatrixXd M = XU * XU.transpose() - lambda * (XY * XY.transpose());
+    const Eigen::MatrixXd phi0 = (-2.0 / (static_cast<double>(n) * sigma * sigma)) * M;
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(phi0, Eigen::ComputeEigenvectors);
+    res.init_eigenvalues = es.eigenvalues();
+    Index q = opt.q;
+    if (q == 0) {
+      // Eq. (11): q at the largest gap between consecutive ascending eigenvalues of Phi_0.
+      q = 1;
+      double best = -1.0;
+      for (Index j = 1; j < d; ++j) {
+        const double gap = res.init_eigenvalues(j) - res.init_eigenvalues(j - 1);
+        if (gap > best) {
+          best = gap;
+          q = j;
+        }
+      }
+    }
+    W = es.eigenvectors().leftCols(q);
+    fix_signs(W);
+  } else {
+    W = W0;
+  }
+  res.q = W.cols();
+  res.W_init = W;
+
+  RowMatrixXd Z = Xc * W;
+  degree = gaussian_degree(Z, sigma, team, poll);
+  RowMatrixXd A;
+  Eigen::VectorXd c;
+  // The states after the last few outer iterations, for the cycle test below.
+  struct State {
+    Eigen::MatrixXd W, U;
+    Eigen::VectorXd degree;
+    double cost = 0.0, quality = 0.0, hsic_y = 0.0;
+  };
+  constexpr std::size_t kMaxPeriod = 4;
+  std::deque<State> recent;  // oldest first, at most kMaxPeriod entries
+  for (Index it = 1; it <= opt.max_iter; ++it) {
+    KdacIteration rec;
+    // W-step (4) by ISM with U and D held, from the previous W (Alg. 1; the first from eq. 12).
+    gamma_factor(U, Yc, degree, lambda, A, c);
+    // Inexact W-steps: solve each to a tenth of how far the previous outer iteration moved W (the
+    // first to 1e-3), never tighter than tol. Early W-steps chase a gamma that the next U- and
+    // D-steps change anyway; the outer test below still needs a W-step whose first ISM step moved
+    // <= tol, i.e. a fixed point of Algorithm 2 under the final gamma.
+    const double ism_tol = std::max(opt.tol, it == 1 ? 1e-3 : opt.ism_tol_factor * res.history.back().dist_w);
+    IsmResult w = ism(Xc, W, A, c, sigma, opt.ism_max_iter, ism_tol, opt.anderson_depth, team, poll);
+    rec.dist_w = projection_distance(W, w.W);
+    rec.ism_iter = w.n_iter;
+    rec.ism_cycled = w.cycled;
+    rec.ism_damped = w.n_damped;
+    res.ism_cycled = res.ism_cycled || w.cycled;
+    W = std::move(w.W);
+    // D-step: the degrees of the new kernel. Algorithm 1 updates D at the top of the next
+    // iteration, so its U-step uses the new K with the old D; we use the new D at once (Q is then
+    // exactly H D^-1/2 K D^-1/2 H of the current W), and the next W-step sees the same D.
+    Z = Xc * W;
+    degree = gaussian_degree(Z, sigma, team, poll);
+    // U-step (3), warm-started from the previous U.
+    UStep u = u_step(Z, degree, Yc, sigma, k, U, opt, team, poll);
+    rec.dist_u = projection_distance(U, u.U);
+    U = std::move(u.U);
+    rec.quality = u.values.sum();  // Tr(U'QU) = HSIC(XW, U) without the 1/(n-1)^2
+    rec.hsic_y = u.hsic_y;
+    rec.cost = rec.quality - lambda * rec.hsic_y;
+    rec.matvecs = u.matvecs;
+    res.history.push_back(rec);
+    res.n_iter = it;
+    res.cost = rec.cost;
+    res.quality = rec.quality;
+    res.hsic_y = rec.hsic_y;
+    const bool converged = rec.dist_w <= opt.tol && rec.dist_u <= opt.tol;
+    if (monitor && monitor(it, rec)) break;
+    if (converged) {
+      res.converged = true;
+      break;
+    }
+    // Cycles of the whole alternation: D moves with W but is held during the W-step, so the
+    // (W, D, U) map is not an ascent map and can settle into a cycle, W_t ~ W_{t-p} != W_{t-1}, of
+    // period p = 2 (Moon, sigma = 0.1, exact W-steps: the cost alternates in the 4th digit forever),
+    // 3 or 4 (Moon and MoonN from some random starts). Detected when both W and U are back (to 1 % of the last
+    // step, or tol) where they were p iterations ago; the state of the cycle with the largest cost
+    // (2a) is kept.
+    bool cycled = false;
+    for (std::size_t p = 2; p <= recent.size() && !cycled; ++p) {
+      const State& old = recent[recent.size() - p];
+      if (projection_distance(old.W, W) <= std::max(opt.tol, 1e-2 * rec.dist_w) &&
+          projection_distance(old.U, U) <= std::max(opt.tol, 1e-2 * rec.dist_u)) {
+        cycled = true;
+        res.cycle_period = static_cast<Index>(p);
+        // The cycle's other states: the last p - 1 entries of recent.
+        const State* best = nullptr;
+        for (std::size_t j = recent.size() - (p - 1); j < recent.size(); ++j)
+          if (recent[j].cost > (best ? best->cost : rec.cost)) best = &recent[j];
+        if (best) {
+          W = best->W;
+          U = best->U;
+          degree = best->degree;
+          res.cost = best->cost;
+          res.quality = best->quality;
+          res.hsic_y = best->hsic_y;
+        }
+      }
+    }
+    if (cycled) {
+      res.outer_cycled = true;
+      break;
+    }
+    recent.push_back(State{W, U, degree, rec.cost, rec.quality, rec.hsic_y});
+    if (recent.size() > kMaxPeriod) recent.pop_front();
+    if (poll && poll()) throw Interrupted();
+  }
+
+  // Certificates at the end: Phi(W*) with the final gamma; Lemma 2 (W* spans the q smallest
+  // eigenvectors), the eigengap (11) and both sides of inequality (10).
+  gamma_factor(U, Yc, degree, lambda, A, c);
+  const PhiResult ph = hsic_phi(Xc, W, A, c, sigma, true, team, poll);
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(ph.phi, Eigen::EigenvaluesOnly);
+  res.phi_eigenvalues = es.eigenvalues();
+  const Index q = W.cols();
+  res.eigengap = q < d ? res.phi_eigenvalues(q) - res.phi_eigenvalues(q - 1) : std::numeric_limits<double>::quiet_NaN();
+  res.sigma_lhs = sigma * sigma * res.eigengap;
+  res.sigma_rhs = ph.bound_rhs;
+  const Eigen::MatrixXd PW = ph.phi * W;
+  const double phi_norm = std::max(ph.phi.norm(), std::numeric_limits<double>::min());
+  res.fixed_point_residual = (PW - W * (W.transpose() * PW)).norm() / phi_norm;
+  res.W = std::move(W);
+  res.U = std::move(U);
+  res.degree = std::move(degree);
+  return res;
+}
+
+}  // namespace kernlearn

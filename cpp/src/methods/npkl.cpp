@@ -1,0 +1,48 @@
+#include "kernlearn/methods/npkl.hpp"
+
+#include <numeric>
+#include <stdexcept>
+
+namespace kernlearn {
+
+SaddleResult simple_npkl(const Csr& L, const RowMatrixXi& pairs, const Eigen::VectorXd& labels,
+                         const NpklOptions& options, ThreadTeam& team, const SaddleMonitor& monitor,
+                         const InterruptPoll& poll, const Eigen::MatrixXd& basis) {
+  const Index m = pairs.rows();
+  if (labels.size() != m) throw std::invalid_argument("pair_labels must have one value per pair");
+  if (m == 0) throw std::invalid_argument("pairs must not be empty");
+  if (!(options.C > 0.0)) throw std::invalid_argument("C must be positive");
+  if (options.p == 1.0 && options.loss != NpklLoss::linear)
+    throw std::invalid_argument("p = 1 is only supported with loss='linear' (J is not differentiable)");
+  SaddleProblem pb;
+  pb.sparse = L;
+  for (double& v : pb.sparse.data) v = -v;
+  pb.pairs = pairs;
+  pb.pattern = PairPattern::entry;
+  pb.rows.indptr.resize(static_cast<std::size_t>(m + 1));
+  std::iota(pb.rows.indptr.begin(), pb.rows.indptr.end(), Index{0});
+  pb.rows.indices.assign(pb.rows.indptr.begin(), pb.rows.indptr.end() - 1);
+  pb.rows.data.assign(labels.data(), labels.data() + m);
+  pb.target = Eigen::VectorXd::Constant(m, 2.0);
+  pb.alpha0 = Eigen::VectorXd::Constant(m, options.C);
+  pb.upper = options.C;
+  pb.rho = 2.0 / options.C;
+  switch (options.loss) {
+    case NpklLoss::linear:
+      pb.set = DualSet::fixed;
+      break;
+    case NpklLoss::squared_hinge:
+      pb.set = DualSet::nonnegative;
+      break;
+    case NpklLoss::square:
+      pb.set = DualSet::free;
+      break;
+    case NpklLoss::hinge:
+      pb.set = DualSet::box;
+      pb.rho = 0.0;
+      break;
+  }
+  return solve_saddle_point(pb, options, team, monitor, poll, basis);
+}
+
+}  // namespace kernlearn

@@ -1,0 +1,802 @@
+#include "kernlearn/methods/saddle_point.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include <Eigen/Eigenvalues>
+
+#include "kernlearn/core/solver_choice.hpp"
+#include "kernlearn/linalg/chebyshev_filter.hpp"
+#include "kernlearn/linalg/lanczos.hpp"
+#include "kernlearn/linalg/operator.hpp"
+
+namespace kernlearn {
+
+namespace {
+
+// The positive part of A's spectrum that K is built from, and what K is.
+struct Kernel {
+  Eigen::VectorXd sigma;   // positive eigenvalues of A used, decreasing
+  Eigen::MatrixXd V;       // their eigenvectors
+  Eigen::VectorXd lambda;  // eigenvalues of K
+  double phi = 0.0;        // max_K tr(A K) (B form) or max_K tr(A K) - (G/p) tr K^p (G form)
+  double trace_AK = 0.0;
+  double trace_Kp = 0.0;
+  Index matvecs = 0;
+  // Every eigenpair of A, decreasing (only where a Newton step may be taken from this point).
+  Eigen::VectorXd all_values;
+  Eigen::MatrixXd all_vectors;
+};
+
+// Euclidean projection onto {x >= 0, sum x <= u}: the clipped point if it fits, else the
+// projection onto the face sum x = u (sort and find the threshold, Held et al. 1974).
+void project_capped_simplex(Eigen::VectorXd& x, double u) {
+  const Eigen::VectorXd clipped = x.cwiseMax(0.0);
+  if (clipped.sum() <= u) {
+    x = clipped;
+    return;
+  }
+  std::vector<double> v(x.data(), x.data() + x.size());
+  std::sort(v.begin(), v.end(), std::greater<>());
+  double cumulative = 0.0, theta = 0.0;
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    cumulative += v[k];
+    const double candidate = (cumulative - u) / static_cast<double>(k + 1);
+    if (k + 1 == v.size() || v[k + 1] <= candidate) {
+      theta = candidate;
+      break;
+    }
+  }
+  x = (x.array() - theta).cwiseMax(0.0).matrix();
+}
+
+// The last few curvature pairs (s, y) of L-BFGS (Nocedal & Wright, Algorithm 7.4) for minimising
+// f = -J: s = step, y = change of f's gradient. apply(g) returns H g, H the inverse-Hessian model.
+class LbfgsMemory {
+ public:
+  explicit LbfgsMemory(std::size_t size) : size_(size) {}
+  bool empty() const { return s_.empty(); }
+  void clear() {
+    s_.clear();
+    y_.clear();
+  }
+  void add(const Eigen::VectorXd& s, const Eigen::VectorXd& y) {
+    if (!(s.dot(y) > 1e-12 * s.norm() * y.norm())) return;  // no positive curvature: skip the pair
+    if (s_.size() == size_) {
+      s_.erase(s_.begin());
+      y_.erase(y_.begin());
+    }
+    s_.push_back(s);
+    y_.push_back(y);
+  }
+  Eigen::VectorXd apply(const Eigen::VectorXd& g) const {
+    Eigen::VectorXd q = g;
+    const std::size_t k = s_.size();
+    std::vector<double> a(k), rho(k);
+    for (std::size_t i = k; i-- > 0;) {
+      rho[i] = 1.0 / s_[i].dot(y_[i]);
+      a[i] = rho[i] * s_[i].dot(q);
+      q -= a[i] * y_[i];
+    }
+    if (k > 0) q *= s_.back().dot(y_.back()) / y_.back().squaredNorm();  // initial scaling
+    for (std::size_t i = 0; i < k; ++i) q += s_[i] * (a[i] - rho[i] * y_[i].dot(q));
+    return q;
+  }
+
+ private:
+  std::size_t size_;
+  std::vector<Eigen::VectorXd> s_, y_;
+};
+
+// The Hessian of -J for a free alpha on distance pairs, p = 2 (Newton steps): dg/dalpha + rho I
+// at the K of a point whose whole spectrum A = Q diag(s) Q' is known. dg/dalpha is the
+// generalised Jacobian of the projection onto the psd cone (Sun & Sun 2002; Zhao, Sun & Toh
+// 2010): with s_1..s_r > 0,
+//   d(A_+) = Q (W o Q' dA Q) Q',  W_kl = 1 (k, l <= r), s_l / (s_l - s_k) (k > r >= l), 0 else,
+// applied to the n x r slab only: Y = Q' dA Q_r, Y_kl *= W_kl, S = Q Y - Q_r Y_rr / 2, and then
+// d(A_+) = S Q_r' + Q_r S'. Two n x n x r products per Hessian product, against one n^3
+// eigensolve per point. The B form's K = sqrt(B) A_+ / |A_+|_F adds the normalisation's
+// rank-one term -g <A_+, dA> / |A_+|_F^2 (7% of the product in a finite-difference check on
+// MVE at n = 100); the G form's K = A_+ / G has none.
+class NewtonHessian {
+ public:
+  NewtonHessian(const SaddleProblem& pb, const SpectralOptions& opt, Index n, const Kernel& K, const Eigen::VectorXd& g)
+      : pb_(pb),
+        opt_(opt),
+        n_(n),
+        r_(K.sigma.size()),
+        K_(K),
+        g_(g),
+        top_(K.all_vectors.leftCols(r_).transpose()),
+        weight_(n - r_, r_),
+        scale_(K.lambda(0) / K.sigma(0)),
+        rank_one_(opt.penalty ? 0.0 : 1.0 / K.sigma.squaredNorm()),
+        Z_(r_, n),
+        Y_(n, r_),
+        slab_(r_, n),
+        pair_coef_(pb.pairs.rows()),
+        pair_value_(pb.pairs.rows()) {
+    for (Index l = 0; l < r_; ++l)
+      for (Index k = r_; k < n_; ++k) weight_(k - r_, l) = K.sigma(l) / (K.sigma(l) - K.all_values(k));
+  }
+
+  void apply(const Eigen::VectorXd& v, Eigen::VectorXd& out) const {
+    const ConstraintRows& R = pb_.rows;
+    const Eigen::MatrixXd& Q = K_.all_vectors;
+    R.apply_transpose(v, pb_.pairs.rows(), pair_coef_);
+    Z_.setZero();  // (dA Q_r)'
+    for (Index q = 0; q < pb_.pairs.rows(); ++q) {
+      const Index i = pb_.pairs(q, 0), j = pb_.pairs(q, 1);
+      const double b = pair_coef_(q);
+      if (b == 0.0) continue;
+      Z_.col(i) += b * (top_.col(i) - top_.col(j));
+      Z_.col(j) -= b * (top_.col(i) - top_.col(j));
+    }
+    if (pb_.center) Z_.colwise() -= Z_.rowwise().mean();  // H dA H Q_r, as H Q_r = Q_r
+    gemm(opt_.dense_lapack, true, true, Q, Z_, Y_);
+    const double trace_P_dA = K_.sigma.dot(Y_.topRows(r_).diagonal());
+    Y_.topRows(r_) *= 0.5;  // S = Q Y - Q_r Y_rr / 2 is Q times Y with its top rows halved
+    Y_.bottomRows(n_ - r_).array() *= weight_.array();
+    gemm(opt_.dense_lapack, true, true, Y_, Q, slab_);
+    for (Index q = 0; q < pb_.pairs.rows(); ++q) {  // tr(T_q d(A_+))
+      const Index i = pb_.pairs(q, 0), j = pb_.pairs(q, 1);
+      pair_value_(q) = 2.0 * (slab_.col(i) - slab_.col(j)).dot(top_.col(i) - top_.col(j));
+    }
+    R.apply(pair_value_, out);
+    out = scale_ * out - (rank_one_ * trace_P_dA) * g_ + pb_.rho * v;
+  }
+
+ private:
+  const SaddleProblem& pb_;
+  const SpectralOptions& opt_;
+  Index n_, r_;
+  const Kernel& K_;
+  const Eigen::VectorXd& g_;
+  const Eigen::MatrixXd top_;  // Q_r', and the slabs below r x n: each point's row contiguous
+  Eigen::MatrixXd weight_;     // W_kl, k > r >= l
+  double scale_, rank_one_;    // K = scale A_+
+  mutable Eigen::MatrixXd Z_, Y_, slab_;
+  mutable Eigen::VectorXd pair_coef_, pair_value_;
+};
+
+// Newton steps only from points of rank at most this fraction of n (see newton_rank), and only
+// while their line search accepts steps of at least kMinNewtonStep.
+constexpr double kMinNewtonStep = 1.0 / 16.0;
+
+class SaddlePointSolver {
+ public:
+  SaddlePointSolver(const SaddleProblem& pb, const SpectralOptions& opt, ThreadTeam& team, const InterruptPoll& poll,
+                    const Eigen::MatrixXd& basis)
+      : pb_(pb),
+        opt_(opt),
+        team_(team),
+        poll_(poll),
+        n_(pb.sparse.n),
+        acc_(pb.pairs, pb.pattern, pb.sparse),
+        data_(static_cast<std::size_t>(acc_.nnz())),
+        sparse_op_(n_, acc_.indptr().data(), acc_.indices().data(), data_.data(), team),
+        structured_op_(sparse_op_, pb.lowrank, pb.lowrank_coef, pb.shift, pb.center),
+        structured_(pb.lowrank.cols() > 0 || pb.shift != 0.0 || pb.center),
+        rng_(opt.seed),
+        basis_(basis) {
+    use_dense_ = opt.eigen_solver == SpectralSolver::dense;
+    gram_bound_ = constraint_gram_bound();
+    second_order_ = opt.newton && opt.accelerate && pb.set == DualSet::free && pb.pattern == PairPattern::distance &&
+                    opt.step <= 0 && opt.p == 2.0 && opt.rank == 0 && basis.cols() == 0 && !mixed_precision();
+    if (basis_.cols() > 0) {  // U_b' M U_b, once: U_b' S U_b + (U_b' U) diag(c) (U_b' U)' + shift U_b' U_b
+      Eigen::MatrixXd SU(n_, basis_.cols());
+      const Csr& S = pb.sparse;
+      CsrOperator(n_, S.indptr.data(), S.indices.data(), S.data.data(), team).apply(basis_, SU);
+      projected_base_ = basis_.transpose() * SU;
+      if (pb.lowrank.cols() > 0) {
+        const Eigen::MatrixXd UU = basis_.transpose() * pb.lowrank;
+        projected_base_ += UU * pb.lowrank_coef.asDiagonal() * UU.transpose();
+      }
+      if (pb.shift != 0.0) projected_base_ += pb.shift * (basis_.transpose() * basis_);
+      basis_rows_ = basis_;
+    }
+  }
+
+  // saddle_hessian_product's work (see saddle_point.hpp).
+  Eigen::VectorXd hessian_product(const Eigen::VectorXd& v) {
+    if (!second_order_)
+      throw std::invalid_argument(
+          "Hessian products need newton, a free alpha, distance pairs, p = 2, no rank cap, no basis, no mixed "
+          "precision");
+    if (v.size() != pb_.rows.rows()) throw std::invalid_argument("v needs one value per constraint");
+    use_dense_ = true;  // the whole spectrum, whatever the options say
+    const Kernel K = kernel_at(pb_.alpha0, nullptr);
+    if (K.sigma.size() == 0) throw std::invalid_argument("A(alpha0) has no positive part (K = 0)");
+    Eigen::VectorXd g(pb_.rows.rows()), out(pb_.rows.rows());
+    constraint_values(K, g);
+    NewtonHessian(pb_, opt_, n_, K, g).apply(v, out);
+    return out;
+  }
+
+  SaddleResult run(const SaddleMonitor& monitor) {
+    const Index m = pb_.rows.rows();
+    Eigen::VectorXd alpha = pb_.alpha0;
+    if (pb_.set != DualSet::fixed) project(alpha);
+    Kernel K = kernel_at(alpha, nullptr);
+    SaddleResult out;
+    Eigen::VectorXd g(m), grad(m), trial(m);
+    if (pb_.set == DualSet::fixed) {
+      // Closed form (Proposition 1 / 2): the optimum is -phi, which P(K) must equal.
+      constraint_values(K, g);
+      const double primal = primal_value(alpha, K, g);
+      out.history.push_back({-K.phi, primal, primal + K.phi, 0.0, K.matvecs, K.sigma.size()});
+      out.converged = true;
+      return finish(std::move(out), alpha, K, g);
+    }
+
+    // Projected gradient ascent on J, accelerated (Nesterov / FISTA with the function restart of
+    // O'Donoghue & Candes 2015) unless opt.accelerate is off: the gradient is taken at y, the
+    // extrapolation of the last two iterates. Every evaluated point gives a lower bound J and a
+    // feasible K with an upper bound P, so the certificate is the best of each.
+    Eigen::VectorXd y = alpha, best_alpha = alpha, best_g(m), g_trial(m);
+    Kernel Ky = K, best_K;
+    double best_dual = -std::numeric_limits<double>::infinity();
+    double best_primal = std::numeric_limits<double>::infinity();
+    double dual_alpha = -std::numeric_limits<double>::infinity(), momentum = 1.0;
+    // A free alpha (equality constraints, square loss) makes J smooth and unconstrained: L-BFGS
+    // replaces the accelerated gradient there (measured: several times fewer eigensolves).
+    const bool quasi_newton = opt_.accelerate && pb_.set == DualSet::free && opt_.step <= 0;
+    LbfgsMemory memory(10);
+    Eigen::VectorXd previous_point, previous_grad;
+    auto consider = [&](const Eigen::VectorXd& point, const Kernel& at, Eigen::VectorXd& values) {
+      constraint_values(at, values);
+      const double dual = dual_value(point, at), primal = primal_value(point, at, values);
+      if (dual > best_dual) best_dual = dual, best_alpha = point;
+      if (primal < best_primal) best_primal = primal, best_K = at, best_g = values;
+      return dual;
+    };
+    for (Index it = 0;; ++it) {
+      const double dual = consider(y, Ky, g);
+      if (it == 0) dual_alpha = dual;
+      const double gap = best_primal - best_dual;
+      const SaddleIteration record{best_dual, best_primal, gap, last_step_, Ky.matvecs, Ky.sigma.size()};
+      out.history.push_back(record);
+      if (gap <= opt_.tol * std::max(std::abs(best_primal), std::numeric_limits<double>::min())) {
+        out.converged = true;
+        break;
+      }
+      if (it >= opt_.max_iter) break;
+      if (monitor && monitor(it, record)) break;
+      out.n_iter = it + 1;
+      grad = pb_.target - g - pb_.rho * y;
+
+      Kernel next;
+      Index spent = 0;  // mat-vecs of this iteration, rejected trials included
+      double next_dual = 0.0;
+      if (quasi_newton) {
+        // L-BFGS on -J for a free alpha (J is smooth there: its gradient K(alpha) is Lipschitz),
+        // or a Newton step where the point has its whole spectrum; then an Armijo backtracking
+        // line search from the unit step (Newton: from twice the last Newton step, at most 1,
+        // since far from the solution the positive rank still grows and the unit step overshoots).
+        // A Newton step that would be shorter than kMinNewtonStep falls back to L-BFGS, for the
+        // rest of the solve: the model is poor there (colored MVU from rank 1 or 43 of n = 200
+        // needed steps of 2^-11 and 2^-10, a dozen eigensolves each).
+        if (it > 0) memory.add(y - previous_point, previous_grad - grad);
+        previous_point = y;
+        previous_grad = grad;
+        auto quasi_newton_direction = [&] {
+          Eigen::VectorXd d = memory.apply(grad);
+          if (memory.empty() || !(grad.dot(d) > 0.0)) {
+            memory.clear();
+            d = default_step(Ky) * grad;
+          }
+          return d;
+        };
+        bool newton = second_order_ && Ky.all_vectors.cols() > 0 && Ky.sigma.size() > 0 &&
+                      newton_rank(Ky.sigma.size(), solver_choice::kNewtonMaxRank);
+        Eigen::VectorXd direction = newton ? newton_direction(Ky, g, grad) : quasi_newton_direction();
+        double step = newton ? std::min(1.0, 2.0 * newton_step_) : 1.0;
+        for (int tries = 0;; ++tries) {
+          if (newton && step < kMinNewtonStep) {
+            newton = second_order_ = false;
+            direction = quasi_newton_direction();
+            step = 1.0;
+            tries = 0;
+          }
+          trial = y + step * direction;
+          next = kernel_at(trial, &Ky);
+          spent += next.matvecs;
+          next_dual = dual_value(trial, next);
+          if (next_dual >= dual + 1e-4 * step * grad.dot(direction) || tries == 40) break;
+          step *= 0.5;
+        }
+        if (newton) newton_step_ = step;
+        last_step_ = step;
+        y = alpha = trial;
+        Ky = std::move(next);
+        Ky.matvecs = spent;
+        continue;
+      }
+
+      // Step 1 / L_t (default_step); backtracking keeps the ascent guarantee of Proposition 6
+      // where the local constant is only an estimate.
+      double step = opt_.step > 0 ? opt_.step : default_step(Ky);
+      // The Lipschitz estimate bounds the curvature and is often far above it: an adaptive step
+      // tries twice the last accepted step when that was accepted at once.
+      if (opt_.adaptive_step && opt_.step <= 0 && accepted_at_once_) step = std::max(step, 2.0 * last_step_);
+      for (int tries = 0;; ++tries) {
+        trial = y + step * grad;
+        project(trial);
+        next = kernel_at(trial, &Ky);
+        spent += next.matvecs;
+        next_dual = dual_value(trial, next);
+        if (opt_.step > 0) break;
+        const Eigen::VectorXd move = trial - y;
+        const double bound = dual + grad.dot(move) - move.squaredNorm() / (2.0 * step);
+        accepted_at_once_ = tries == 0;
+        if (next_dual >= bound - 1e-12 * std::max(1.0, std::abs(dual)) || tries == 40) break;
+        step *= 0.5;
+      }
+      last_step_ = step;
+      double beta = 0.0;
+      if (opt_.accelerate && next_dual >= dual_alpha) {
+        const double following = 0.5 * (1.0 + std::sqrt(1.0 + 4.0 * momentum * momentum));
+        beta = (momentum - 1.0) / following;
+        momentum = following;
+      } else {
+        momentum = 1.0;  // restart: the momentum made J fall
+      }
+      if (beta > 0.0) {
+        consider(trial, next, g_trial);
+        y = trial + beta * (trial - alpha);
+        project(y);
+        Ky = kernel_at(y, &next);
+        spent += Ky.matvecs;
+      } else {
+        y = trial;
+        Ky = std::move(next);
+      }
+      Ky.matvecs = spent;
+      alpha = trial;
+      dual_alpha = next_dual;
+    }
+    return finish(std::move(out), best_alpha, best_K, best_g);
+  }
+
+ private:
+  // Newton steps are taken from points of rank r <= solver_choice::kNewtonMaxRank n: a Hessian product costs
+  // about 4 n^2 r flops, an eigensolve about 9 n^3. (Colored MVU at n = 200-569 has rank
+  // 0.3-0.85 n; there CG needed 40-230 products of a third of an eigensolve each, and Newton steps
+  // made the solve 1.5-3x slower than L-BFGS.)
+  bool newton_rank(Index rank, double fraction) const {
+    return static_cast<double>(rank) <= fraction * static_cast<double>(n_);
+  }
+
+  // The Newton direction of J at alpha (K = K(alpha), g = g(K), grad = J's gradient): x solving
+  // (dg/dalpha + rho I) x = grad by conjugate gradients to a residual of eta |grad|, eta from
+  // 0.1 down as |grad| falls (Eisenstat & Walker's choice 2). CG may spend about four
+  // eigensolves' worth, 10 n / r products; when that runs out, the truncated direction is taken
+  // and the rest of the solve is L-BFGS's.
+  Eigen::VectorXd newton_direction(const Kernel& K, const Eigen::VectorXd& g, const Eigen::VectorXd& grad) {
+    const Index m = g.size();
+    const NewtonHessian hessian(pb_, opt_, n_, K, g);
+    const double norm = grad.norm();
+    if (!(first_gradient_norm_ > 0.0)) first_gradient_norm_ = norm;
+    const double eta = 0.1 * std::min(1.0, std::sqrt(norm / first_gradient_norm_));
+    Eigen::VectorXd x = Eigen::VectorXd::Zero(m), residual = grad, p = grad, Hp(m);
+    double rr = residual.squaredNorm();
+    const auto budget = static_cast<Index>(10.0 * static_cast<double>(n_) / static_cast<double>(K.sigma.size()));
+    Index products = 0;
+    for (; products < m && std::sqrt(rr) > eta * norm; ++products) {
+      if (products == budget) {
+        second_order_ = false;
+        break;
+      }
+      hessian.apply(p, Hp);
+      const double curvature = p.dot(Hp);
+      if (!(curvature > 0.0)) break;  // rounding: keep what has been built (or grad, below)
+      const double a = rr / curvature;
+      x += a * p;
+      residual -= a * Hp;
+      const double next = residual.squaredNorm();
+      p = residual + (next / rr) * p;
+      rr = next;
+    }
+    if (!(grad.dot(x) > 0.0)) return default_step(K) * grad;
+    return x;
+  }
+
+  // A Gershgorin bound on the Gram matrix <C_c, C_c'> of the constraint matrices, which scales
+  // the gradient's Lipschitz constant. Pair Gram: <T_q, T_q> = 2 (entry) or 4 (distance); two
+  // distance pairs sharing one point have <T_q, T_q'> = 1; entry pairs are orthogonal.
+  double constraint_gram_bound() const {
+    const ConstraintRows& R = pb_.rows;
+    const Index m_pairs = pb_.pairs.rows();
+    Eigen::VectorXd column(m_pairs);  // sum_c |R_cq|
+    column.setZero();
+    for (std::size_t e = 0; e < R.indices.size(); ++e) column(R.indices[e]) += std::abs(R.data[e]);
+    Eigen::VectorXd pair_row(m_pairs);  // sum_q' |<T_q, T_q'>| column(q')
+    if (pb_.pattern == PairPattern::entry) {
+      pair_row = 2.0 * column;
+    } else {
+      Eigen::VectorXd at_point = Eigen::VectorXd::Zero(n_);
+      for (Index q = 0; q < m_pairs; ++q) {
+        at_point(pb_.pairs(q, 0)) += column(q);
+        at_point(pb_.pairs(q, 1)) += column(q);
+      }
+      for (Index q = 0; q < m_pairs; ++q)
+        pair_row(q) = 2.0 * column(q) + at_point(pb_.pairs(q, 0)) + at_point(pb_.pairs(q, 1));
+    }
+    double bound = 0.0;
+    for (Index c = 0; c < R.rows(); ++c) {
+      double s = 0.0;
+      for (Index e = R.indptr[c]; e < R.indptr[c + 1]; ++e) s += std::abs(R.data[e]) * pair_row(R.indices[e]);
+      bound = std::max(bound, s);
+    }
+    return bound;
+  }
+
+  // 1 / L_t with L_t = gram / G_t + rho: K = A_+ / G_t locally (G_t the local scale of K), so the
+  // map alpha -> g(K(alpha)) is Lipschitz with |R T|^2 / G_t. (SimpleNPKL: 2 / G_t + 2 / C; each
+  // pair moves one entry of A, so Lemma 5's factor m does not apply.)
+  double default_step(const Kernel& K) const {
+    if (K.lambda.size() == 0)  // K = 0: J is locally the quadratic part
+      return pb_.rho > 0 ? 1.0 / pb_.rho : pb_.upper / std::max(1.0, pb_.target.cwiseAbs().maxCoeff());
+    const double G = (opt_.p - 1.0) * K.sigma.norm() / K.lambda.norm();
+    return 1.0 / (gram_bound_ / G + pb_.rho);
+  }
+
+  void project(Eigen::VectorXd& alpha) const {
+    switch (pb_.set) {
+      case DualSet::nonnegative:
+        alpha = alpha.cwiseMax(0.0);
+        break;
+      case DualSet::box:
+        alpha = alpha.cwiseMax(0.0).cwiseMin(pb_.upper);
+        break;
+      case DualSet::capped_simplex:
+        project_capped_simplex(alpha, pb_.upper);
+        break;
+      case DualSet::free:
+      case DualSet::fixed:
+        break;
+    }
+  }
+
+  // g[c] = tr(C_c K) = sum_q R_cq tr(T_q K).
+  void constraint_values(const Kernel& K, Eigen::VectorXd& g) const {
+    g.setZero();
+    if (K.lambda.size() == 0) return;
+    Eigen::VectorXd d(pb_.pairs.rows());
+    acc_.inner(K.V, K.lambda, d.data(), team_.size());
+    pb_.rows.apply(d, g);
+  }
+
+  double dual_value(const Eigen::VectorXd& alpha, const Kernel& K) const {
+    return -K.phi + pb_.target.dot(alpha) - 0.5 * pb_.rho * alpha.squaredNorm();
+  }
+
+  // P(K) at the K of alpha. tr(M K) = tr(A K) - sum_c alpha_c g_c needs no mat-vec.
+  double primal_value(const Eigen::VectorXd& alpha, const Kernel& K, const Eigen::VectorXd& g) const {
+    const double trace_MK = K.trace_AK - alpha.dot(g);
+    const Eigen::ArrayXd slack = (pb_.target - g).array();
+    double loss = 0.0;
+    switch (pb_.set) {
+      case DualSet::free:
+        loss = slack.square().sum() / (2.0 * pb_.rho);
+        break;
+      case DualSet::nonnegative:
+        loss = slack.cwiseMax(0.0).square().sum() / (2.0 * pb_.rho);
+        break;
+      case DualSet::box:
+        loss = pb_.upper * slack.cwiseMax(0.0).sum();
+        break;
+      case DualSet::capped_simplex:
+        loss = pb_.upper * std::max(0.0, slack.size() ? slack.maxCoeff() : 0.0);
+        break;
+      case DualSet::fixed:
+        loss = -alpha.dot(g);
+        break;  // P = -tr(A K)
+    }
+    return -trace_MK + loss + (opt_.penalty ? opt_.G / opt_.p * K.trace_Kp : 0.0);
+  }
+
+  // A(alpha) = M + sum_q (R' alpha)_q T_q, its positive spectrum, and K from it.
+  Kernel kernel_at(const Eigen::VectorXd& alpha, const Kernel* previous) {
+    pb_.rows.apply_transpose(alpha, pb_.pairs.rows(), pair_coef_);
+    acc_.assemble(pair_coef_.data(), data_.data());
+    Kernel K;
+    positive_spectrum(previous, K);
+    closed_form(K);
+    return K;
+  }
+
+  const SymmetricOperator& op() const {
+    if (structured_) return structured_op_;
+    return sparse_op_;
+  }
+
+  // Eigenvalues below this count as zero: rounding, and the exact zeros of untouched components.
+  double zero_level() const {
+    double norm = 0.0;  // Gershgorin bound on |A|
+    const auto& indptr = acc_.indptr();
+    for (Index i = 0; i < n_; ++i) {
+      double row = 0.0;
+      for (Index q = indptr[i]; q < indptr[i + 1]; ++q) row += std::abs(data_[q]);
+      norm = std::max(norm, row);
+    }
+    for (Index c = 0; c < pb_.lowrank.cols(); ++c)
+      norm += std::abs(pb_.lowrank_coef(c)) * pb_.lowrank.col(c).squaredNorm();
+    norm += std::abs(pb_.shift);
+    return std::max(opt_.eig_tol, 1e-12) * 10.0 * norm;
+  }
+
+  Index wanted_count() const {
+    if (opt_.p == 1.0) return std::min<Index>(8, n_ - 1);  // the top eigenvalue and its copies
+    return opt_.rank > 0 ? std::min(opt_.rank, n_ - 1) : 0;
+  }
+
+  void positive_spectrum(const Kernel* previous, Kernel& K) {
+    const double zero = zero_level();
+    Eigen::VectorXd values;
+    Eigen::MatrixXd vectors;
+    bool whole = false;  // values / vectors hold the whole spectrum
+    // Kept for a Newton step from this point (likely when the last point's rank allowed one).
+    const bool want_whole =
+        second_order_ && (!previous || newton_rank(previous->sigma.size(), solver_choice::kNewtonMaxRank + 0.05));
+    if (basis_.cols() > 0) {
+      projected_spectrum(values, vectors);
+    } else if (use_dense_) {
+      whole = dense_spectrum(zero, want_whole, values, vectors);
+    } else {
+      // Automatic choice: Lanczos while the positive rank stays below dense_fraction n (where
+      // it is faster, measured), LAPACK from the first solve that finds more, for good.
+      const bool automatic = opt_.eigen_solver == SpectralSolver::automatic;
+      const Index cap = std::max<Index>(1, static_cast<Index>(opt_.dense_fraction * static_cast<double>(n_)));
+      if (automatic && wanted_count() > cap) {
+        use_dense_ = true;
+        whole = dense_spectrum(zero, want_whole, values, vectors);
+      } else if (!lanczos_spectrum(previous, zero, automatic ? cap : 0, K, values, vectors)) {
+        use_dense_ = true;
+        whole = dense_spectrum(zero, want_whole, values, vectors);
+      }
+    }
+    Index count = 0;
+    const Index cap = opt_.p == 1.0 ? values.size() : (opt_.rank > 0 ? opt_.rank : values.size());
+    while (count < std::min(cap, values.size()) && values(count) > zero) ++count;
+    if (opt_.p == 1.0 && count > 0) {  // the eigenspace of the largest eigenvalue
+      Index top = 1;
+      while (top < count && values(0) - values(top) <= zero) ++top;
+      count = top;
+    }
+    K.sigma = values.head(count);
+    K.V = vectors.leftCols(count);
+    if (whole) {
+      K.all_values = std::move(values);
+      K.all_vectors = std::move(vectors);
+    }
+  }
+
+  // Returns whether values / vectors are the whole spectrum (kept for Newton steps).
+  bool dense_spectrum(double zero, bool want_whole, Eigen::VectorXd& values, Eigen::MatrixXd& vectors) {
+    Eigen::MatrixXd D = Eigen::MatrixXd::Zero(n_, n_);
+    const auto& indptr = acc_.indptr();
+    const auto& indices = acc_.indices();
+    for (Index i = 0; i < n_; ++i)
+      for (Index q = indptr[i]; q < indptr[i + 1]; ++q) D(i, indices[q]) = data_[q];
+    if (pb_.lowrank.cols() > 0) D.noalias() += pb_.lowrank * pb_.lowrank_coef.asDiagonal() * pb_.lowrank.transpose();
+    D.diagonal().array() += pb_.shift;
+    if (pb_.center) {
+      D.rowwise() -= D.colwise().mean();
+      D.colwise() -= D.rowwise().mean();
+    }
+    // p = 1 needs the top eigenvalue and its copies: all pairs above the level, then trimmed.
+    const Index cap = opt_.p == 1.0 ? 0 : opt_.rank;
+    if (mixed_precision()) {
+      last_dense_mixed_ = mixed_eigenpairs_above(D, op(), zero, cap, opt_.dense_lapack, values, vectors);
+      return false;
+    }
+    last_dense_mixed_ = false;
+    // (The whole spectrum costs more: every vector is transformed back.)
+    const double lower = want_whole ? -std::numeric_limits<double>::infinity() : zero;
+    dense_eigenpairs_above(D, lower, cap, opt_.dense_lapack, values, vectors);
+    return want_whole;
+  }
+
+  bool mixed_precision() const {
+    return opt_.mixed_precision_from > 0 && n_ >= opt_.mixed_precision_from && opt_.dense_lapack.mixed_available();
+  }
+
+  // Lanczos in threshold mode (every pair above `zero`) or for the wanted top pairs; with
+  // max_rank > 0, gives up (returns false) once more than max_rank pairs lie above `zero`.
+  bool lanczos_spectrum(const Kernel* previous, double zero, Index max_rank, Kernel& K, Eigen::VectorXd& values,
+                        Eigen::MatrixXd& vectors) {
+    LanczosOptions lo;
+    lo.tol = opt_.eig_tol;
+    lo.seed = opt_.seed + 1;  // not the start vector's stream (drawn below from opt_.seed)
+    const Index wanted = wanted_count();
+    if (wanted > 0) {
+      lo.k = wanted;
+    } else {
+      lo.threshold_mode = true;
+      lo.threshold = zero;
+      lo.max_rank = max_rank;
+      lo.k = std::min<Index>(n_ - 1, std::max<Index>(10, previous ? previous->sigma.size() + 5 : 10));
+      if (max_rank > 0) lo.k = std::min(lo.k, max_rank);
+    }
+    Eigen::MatrixXd start;
+    if (opt_.warm_start && previous && previous->V.cols() > 0) {
+      // The block's Rayleigh-Ritz step costs one mat-vec per column and pays only when it
+      // locks pairs (late iterations, small steps). After a block that locked nothing, the
+      // next solve starts from the vectors' sum alone (free), and every third tries the block.
+      const bool try_block = block_pays_ || ++solves_since_block_ >= 3;
+      start = try_block ? previous->V : Eigen::MatrixXd(previous->V.rowwise().sum());
+      if (try_block) solves_since_block_ = 0;
+    } else {
+      std::normal_distribution<double> normal;
+      start.resize(n_, 1);
+      for (Index i = 0; i < n_; ++i) start(i, 0) = normal(rng_);
+    }
+    // Not after a filtered solve that ended in plain Lanczos (far more pairs wanted than lie
+    // above zero, beyond the filter's transition band): the next solve would do the same.
+    const bool filtered = opt_.filter_degree > 0 && filter_pays_;
+    LanczosResult r = filtered ? filtered_lanczos(op(), start, lo, zero, opt_.filter_degree, far_end_, team_, poll_)
+                               : lanczos(op(), start, lo, team_, poll_);
+    if (filtered) filter_pays_ = r.filtered;
+    if (start.cols() > 1) block_pays_ = r.n_locked > 0;
+    K.matvecs = r.n_matvec;
+    if (r.status == LanczosStatus::max_rank_reached) return false;
+    if (r.status == LanczosStatus::not_converged) ++unconverged_eigensolves_;
+    values = std::move(r.values);
+    vectors = std::move(r.vectors);
+    return true;
+  }
+
+  // Section 5.4: the eigenpairs of U_b' A U_b (r x r), lifted back by U_b. Each pair adds
+  // beta_q U_b' T_q U_b to the projected base; with u_i the i-th row of U_b, that is
+  // beta (u_i u_j' + u_j u_i') for entry pairs and beta (u_i - u_j)(u_i - u_j)' for distance pairs,
+  // summed as GEMMs over fixed chunks of pairs (in parallel, added in chunk order: the result does
+  // not depend on the thread count).
+  void projected_spectrum(Eigen::VectorXd& values, Eigen::MatrixXd& vectors) const {
+    constexpr Index kChunk = 4096;
+    const Index m = pb_.pairs.rows(), r = basis_.cols(), n_chunks = (m + kChunk - 1) / kChunk;
+    std::vector<Eigen::MatrixXd> partial(static_cast<std::size_t>(n_chunks));
+    const bool entry = pb_.pattern == PairPattern::entry;
+    parallel_for(static_cast<std::size_t>(n_chunks), team_.size(), 1, [&](std::size_t c0, std::size_t c1) {
+      for (auto c = static_cast<Index>(c0); c < static_cast<Index>(c1); ++c) {
+        const Index first = c * kChunk, rows = std::min(kChunk, m - first);
+        Eigen::MatrixXd left(rows, r), right(rows, r);
+        for (Index t = 0; t < rows; ++t) {
+          const Index q = first + t;
+          const auto ui = basis_rows_.row(pb_.pairs(q, 0)), uj = basis_rows_.row(pb_.pairs(q, 1));
+          left.row(t) = entry ? Eigen::RowVectorXd(ui) : Eigen::RowVectorXd(ui - uj);
+          right.row(t) = pair_coef_(q) * (entry ? Eigen::RowVectorXd(uj) : Eigen::RowVectorXd(ui - uj));
+        }
+        Eigen::MatrixXd block = left.transpose() * right;
+        if (entry) block += block.transpose().eval();
+        partial[static_cast<std::size_t>(c)] = std::move(block);
+      }
+    });
+    Eigen::MatrixXd M = projected_base_;
+    for (const auto& block : partial) M += block;
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(M);
+    if (eig.info() != Eigen::Success) throw std::runtime_error("eigensolver of U' A U failed");
+    values = eig.eigenvalues().reverse();
+    vectors = basis_ * eig.eigenvectors().rowwise().reverse();
+  }
+
+  void closed_form(Kernel& K) const {
+    const Eigen::ArrayXd s = K.sigma.array();
+    const double p = opt_.p;
+    if (s.size() == 0) {  // A has no positive part: K = 0 is optimal (phi = 0)
+      K.lambda.resize(0);
+      return;
+    }
+    Eigen::ArrayXd lam;
+    if (p == 1.0) {  // K = B times the average projector onto the top eigenspace
+      lam = Eigen::ArrayXd::Constant(s.size(), opt_.B / static_cast<double>(s.size()));
+      K.phi = opt_.B * s(0);
+    } else {
+      const double q = p / (p - 1.0);
+      const double sum_q = s.pow(q).sum();
+      if (opt_.penalty) {  // Proposition 2, eq. (20)
+        lam = (s / opt_.G).pow(1.0 / (p - 1.0));
+        K.phi = sum_q / (q * std::pow(opt_.G, q - 1.0));
+      } else {  // Proposition 1, eq. (14)
+        lam = std::pow(opt_.B / sum_q, 1.0 / p) * s.pow(1.0 / (p - 1.0));
+        K.phi = std::pow(opt_.B, 1.0 / p) * std::pow(sum_q, 1.0 / q);
+      }
+    }
+    K.lambda = lam.matrix();
+    K.trace_AK = (s * lam).sum();
+    K.trace_Kp = lam.pow(p).sum();
+  }
+
+  SaddleResult finish(SaddleResult out, const Eigen::VectorXd& alpha, const Kernel& K, const Eigen::VectorXd& g) const {
+    out.alpha = alpha;
+    out.constraint_values = g;
+    out.eigenvalues = K.lambda;
+    out.eigenvectors = K.V;  // lambda is increasing in sigma, so already in decreasing order
+    out.used_dense = use_dense_;
+    out.used_mixed_precision = use_dense_ && last_dense_mixed_;
+    out.unconverged_eigensolves = unconverged_eigensolves_;
+    return out;
+  }
+
+  const SaddleProblem& pb_;
+  const SpectralOptions& opt_;
+  ThreadTeam& team_;
+  const InterruptPoll& poll_;
+  Index n_;
+  ConstraintAccumulator acc_;
+  std::vector<double> data_;
+  CsrOperator sparse_op_;
+  StructuredOperator structured_op_;
+  bool structured_;
+  std::mt19937_64 rng_;
+  double gram_bound_ = 0.0;
+  double last_step_ = 0.0;
+  double newton_step_ = 0.5;          // the last Newton step accepted (the first tries 1)
+  double first_gradient_norm_ = 0.0;  // |grad J| at the first Newton step (scales CG's tolerance)
+  bool second_order_ = false;         // Newton steps (still) taken: dense points keep their whole spectrum
+  bool last_dense_mixed_ = false;     // the last dense solve ran in mixed precision
+  bool accepted_at_once_ = false;     // the last step passed the backtracking test on its first trial
+  bool block_pays_ = true;            // the last warm block locked pairs
+  bool use_dense_ = false;            // LAPACK for every solve from now on
+  Index unconverged_eigensolves_ = 0;
+  int solves_since_block_ = 0;
+  Eigen::VectorXd far_end_;         // A's lowest eigenvector, for the filter's next estimate of it
+  bool filter_pays_ = true;         // the last filtered solve returned the filtered pairs
+  Eigen::MatrixXd basis_;           // Section 5.4's U_b (empty: the exact problem)
+  Eigen::VectorXd pair_coef_;       // R' alpha of the matrix assembled last
+  RowMatrixXd basis_rows_;          // U_b row-major, for the pairs' rows
+  Eigen::MatrixXd projected_base_;  // U_b' S U_b
+};
+
+void check_saddle_problem(const SaddleProblem& pb, const SpectralOptions& options, const Eigen::MatrixXd& basis) {
+  const Index n = pb.sparse.n, m = pb.rows.rows();
+  if (n < 2) throw std::invalid_argument("need at least 2 points");
+  if (m < 1 && pb.set != DualSet::fixed) throw std::invalid_argument("need at least one constraint");
+  if (pb.target.size() != m || pb.alpha0.size() != m)
+    throw std::invalid_argument("target and alpha0 need one value per constraint");
+  if (pb.rows.indptr.empty() || pb.rows.indptr.front() != 0 ||
+      pb.rows.indptr.back() != static_cast<Index>(pb.rows.indices.size()) ||
+      pb.rows.data.size() != pb.rows.indices.size())
+    throw std::invalid_argument("constraint rows are inconsistent");
+  for (Index q : pb.rows.indices)
+    if (q < 0 || q >= pb.pairs.rows()) throw std::invalid_argument("constraint rows name a pair out of range");
+  if (pb.lowrank.cols() > 0 && (pb.lowrank.rows() != n || pb.lowrank_coef.size() != pb.lowrank.cols()))
+    throw std::invalid_argument("the low-rank part must be n x r with r coefficients");
+  if (!(options.p >= 1.0)) throw std::invalid_argument("p must be >= 1");
+  if (options.penalty ? !(options.G > 0.0) : !(options.B > 0.0))
+    throw std::invalid_argument(options.penalty ? "G must be positive" : "B must be positive");
+  if (options.penalty && options.p == 1.0)
+    throw std::invalid_argument("p = 1 needs the trace bound B: with the penalty G the problem is unbounded or K = 0");
+  if (options.p == 1.0 && pb.set != DualSet::fixed)
+    throw std::invalid_argument("p = 1 is only supported with a fixed alpha (J is not differentiable)");
+  if ((pb.set == DualSet::free || pb.set == DualSet::nonnegative) && !(pb.rho > 0.0))
+    throw std::invalid_argument("a free or nonnegative alpha needs rho > 0");
+  if ((pb.set == DualSet::box || pb.set == DualSet::capped_simplex) && !(pb.upper > 0.0))
+    throw std::invalid_argument("a box or capped simplex needs upper > 0");
+  if (basis.cols() > 0 && basis.rows() != n) throw std::invalid_argument("basis must have n rows");
+  // Centring is H U_b = U_b: the caller passes a basis orthogonal to the constant vector.
+  if (basis.cols() > 0 && pb.center &&
+      basis.colwise().sum().cwiseAbs().maxCoeff() > 1e-8 * std::sqrt(static_cast<double>(n)))
+    throw std::invalid_argument("with centring, the basis must be orthogonal to the constant vector");
+}
+
+}  // namespace
+
+SaddleResult solve_saddle_point(const SaddleProblem& pb, const SpectralOptions& options, ThreadTeam& team,
+                                const SaddleMonitor& monitor, const InterruptPoll& poll, const Eigen::MatrixXd& basis) {
+  check_saddle_problem(pb, options, basis);
+  return SaddlePointSolver(pb, options, team, poll, basis).run(monitor);
+}
+
+Eigen::VectorXd saddle_hessian_product(const SaddleProblem& pb, const SpectralOptions& options,
+                                       const Eigen::VectorXd& v, ThreadTeam& team) {
+  check_saddle_problem(pb, options, {});
+  const InterruptPoll never;
+  return SaddlePointSolver(pb, options, team, never, {}).hessian_product(v);
+}
+
+}  // namespace kernlearn

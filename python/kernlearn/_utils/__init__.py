@@ -1,0 +1,1 @@
+"""Private helpers shared by the estimator families: validation, solver choice, monitoring."""

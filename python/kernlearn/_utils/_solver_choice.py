@@ -1,0 +1,47 @@
+"""Every dense-versus-iterative threshold and solver-choice rule of the Python layer, once.
+
+Each constant states the decision; the measurements that set it are in the results file named
+beside it. Code reads these as module attributes (``_solver_choice.DENSE_MAX_N``) at call time,
+so a test can move a threshold with ``monkeypatch.setattr``. The C++ layer's counterpart is
+``cpp/include/kernlearn/core/solver_choice.hpp``; no value is stated in both.
+"""
+
+# kernlearn.linalg.eigsh, method="auto": LAPACK up to this n, and above it whenever more than
+# DENSE_FRACTION of the spectrum is wanted (or estimated, in threshold mode).
+# Figures: bench/results/eigsh.md ("Crossovers").
+DENSE_MAX_N = 300
+DENSE_FRACTION = 0.1
+
+# SimpleNPKL and the embeddings, eigen_solver="auto", up to DENSE_MAX_N points: the rank fraction
+# from which the core switches from Lanczos to LAPACK. Figures: bench/results/solver_choice.md.
+SMALL_N_DENSE_FRACTION = 0.12
+
+# Largest n for which any "auto" rule forms a dense n x n matrix (1.9 GiB; the dense solver's
+# peak is twice that). Above it, "auto" keeps to Lanczos. Figures: bench/results/solver_choice.md.
+DENSE_LIMIT_N = 16_000
+
+# krein_decomposition: every eigenpair from LAPACK up to this n (threshold-mode Lanczos restarts
+# often when hundreds of small negative eigenvalues cluster near zero, as with TL1 kernels).
+# Figures: bench/results/solver_choice.md.
+SPECTRAL_DENSE_MAX_N = 2000
+
+# S3ML's affinity propagation, method="dense": limited to this n (a few n x n float64 arrays,
+# 200 MB each at the limit); "auto" takes the sparse series above it.
+AFFINITY_DENSE_MAX_N = 5000
+
+# MVE's Newton steps: up to this n, eigen_solver="auto" solves them densely from the start
+# (Newton steps need the whole spectrum). Figures: bench/results/solver_choice.md.
+NEWTON_DENSE_MAX_N = 1000
+
+# MVE's init="auto" solves MVU first up to this n (MVU's first iterate has rank n - 1, so its
+# solves are dense). Figures: bench/results/solver_choice.md.
+MVU_INIT_MAX_N = 1000
+
+
+def auto_dense_fraction(n):
+    """The positive-rank fraction of n from which the core's eigen_solver="auto" switches to a
+    dense solve for the rest of the run; 1.0 (never: no rank exceeds n) above DENSE_LIMIT_N, so
+    that no n x n matrix is formed there."""
+    if n > DENSE_LIMIT_N:
+        return 1.0
+    return SMALL_N_DENSE_FRACTION if n <= DENSE_MAX_N else DENSE_FRACTION

@@ -1,0 +1,6 @@
+"""Clustering: k-means in a kernel's feature space, and alternative clustering (KDAC)."""
+
+from ._kdac import KDAC
+from ._kernel_kmeans import KernelKMeans
+
+__all__ = ["KDAC", "KernelKMeans"]

@@ -1,0 +1,411 @@
+"""KDAC alternative clustering solved by the iterative spectral method (ISM).
+
+Wu, Ioannidis, Sznaier, Li, Kaeli & Dy, "Iterative Spectral Method for Alternative Clustering",
+AISTATS 2018, for the KDAC objective of Niu, Dy & Jordan (TPAMI 2014). The whole W/D/U alternation
+runs in C++ (``cpp/src/kdac.cpp``, ``cpp/src/hsic.cpp``); Python validates, resolves sigma,
+runs k-means on the embedding and scores novelty.
+"""
+
+import warnings
+
+import numpy as np
+from scipy.spatial.distance import pdist
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.cluster import KMeans
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from threadpoolctl import threadpool_limits
+
+from .. import _core
+from .._utils._validation import check_bool, check_choice, check_data, check_int, check_real, resolve_n_threads
+from ..evaluation import nmi
+
+__all__ = ["KDAC", "median_sigma"]
+
+# The U-step forms the n x n matrix Q up to this n and runs Lanczos on it (in double up to 4096
+# points, 128 MB; above, D^-1/2 K D^-1/2 in float32 with H applied on the fly: 256 MB at 8192);
+# beyond, Q is applied matrix-free (the kernel recomputed per product). Building Q costs one kernel
+# pass and each Lanczos product is then a memory-bound GEMV, where the matrix-free product is a
+# kernel pass (30-45 of them per U-step): dense wins at every n measured (2-3x, bench/results/kdac.md),
+# so the limit is memory.
+DENSE_MAX_N = 8192
+
+# Points used for sigma="median" (all pairs of a random subset; exact below this size).
+MEDIAN_MAX_POINTS = 2000
+
+
+def median_sigma(X, *, factor=0.5, max_points=MEDIAN_MAX_POINTS, random_state=None):
+    """``factor`` x the median Euclidean distance between distinct rows of X.
+
+    With ``factor = 0.5`` on the standardised faces (624 x 20) this gives 3.17, the paper's 3.1.
+    Above ``max_points`` rows the median is taken over all pairs of a random subset of that size.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.shape[0] > max_points:
+        rows = check_random_state(random_state).choice(X.shape[0], max_points, replace=False)
+        X = X[np.sort(rows)]
+    dist = pdist(X)
+    med = float(np.median(dist)) if dist.size else 0.0
+    if not med > 0.0:
+        raise ValueError("sigma='median' needs at least two distinct rows in X (the median distance is 0)")
+    return factor * med
+
+
+def _existing_clusterings(y, n_samples):
+    """y -> (list of integer label arrays, stacked one-hot n x k_y float64 array)."""
+    if y is None:
+        raise ValueError(
+            "KDAC requires y to be passed, but the target y is None: y is the existing clustering the "
+            "new one must be novel against"
+        )
+    if (
+        isinstance(y, (list, tuple))
+        and len(y) > 0
+        and all(np.ndim(v) == 1 for v in y)
+        and np.ndim(y[0]) == 1
+        and not all(np.isscalar(v) for v in y)
+    ):
+        views = [np.asarray(v) for v in y]
+    else:
+        arr = np.asarray(y)
+        if arr.ndim == 1:
+            views = [arr]
+        elif arr.ndim == 2:
+            views = [arr[:, j] for j in range(arr.shape[1])]
+        else:
+            raise ValueError(
+                f"y must be labels of shape (n_samples,), (n_samples, n_views) or a list of such; got shape {arr.shape}"
+            )
+    labels, blocks = [], []
+    for i, v in enumerate(views):
+        name = "y" if len(views) == 1 else f"y[{i}]"
+        if v.shape[0] != n_samples:
+            raise ValueError(f"{name} has {v.shape[0]} labels but X has {n_samples} samples")
+        if v.dtype.kind == "f" and not np.isfinite(v).all():
+            raise ValueError(f"{name} contains NaN or infinity")
+        if v.dtype.kind == "c":
+            raise ValueError(f"Complex data not supported: {name} must hold cluster labels")
+        _, inverse = np.unique(v, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        n_groups = int(inverse.max()) + 1
+        if n_groups < 2:
+            raise ValueError(f"{name} has a single cluster: there is no existing structure to be novel against")
+        labels.append(inverse)
+        blocks.append(np.eye(n_groups)[inverse])
+    return labels, np.ascontiguousarray(np.hstack(blocks))
+
+
+class KDAC(ClusterMixin, BaseEstimator):
+    """Kernel Dimension Alternative Clustering, solved by the iterative spectral method (ISM).
+
+    Given data X and an existing clustering y, finds an orthonormal projection W (d x q) and a
+    spectral embedding U (n x k) maximising (eq. 2 of Wu et al. 2018)
+
+        HSIC(XW, U) - lambda HSIC(XW, Y),   W'W = I, U'U = I,
+
+    with HSIC(XW, U) = Tr(D^-1/2 K D^-1/2 H U U' H) for the Gaussian kernel K of XW, its degree
+    matrix D and the centring H (the paper's 1/(n-1)^2 is dropped, as in its Table 1), then labels the
+    rows of U by k-means. The alternation (Algorithm 1) runs in C++: W by ISM (Algorithm 2, the q
+    smallest eigenvectors of the d x d Phi(W) of eq. 8, assembled by streaming row blocks: no
+    n x n array), D from the new kernel, U as the top-k eigenvectors of H D^-1/2 K D^-1/2 H (Lanczos
+    on the explicit matrix up to ``DENSE_MAX_N`` = 8192 points, float32 storage above 4096; matrix-free
+    beyond, O(n) memory).
+
+    Parameters
+    ----------
+    n_clusters : int, default 2
+        k, the number of alternative clusters (and columns of U).
+    n_components : int or "auto", default "auto"
+        q, the dimension of the subspace. "auto" takes q at the largest gap between consecutive
+        eigenvalues of the spectral-initialisation matrix Phi_0 (eq. 11 applied to eq. 12); with
+        ``init="random"`` it means q = min(n_clusters, d), the paper's starting value.
+    sigma : float or "median", default "median"
+        Bandwidth of the Gaussian kernel exp(-|W'(x_i - x_j)|^2 / (2 sigma^2)). "median" is 0.5 x
+        the median pairwise distance of X (see :func:`median_sigma`). sigma is absolute: the paper
+        standardised faces and moons first (StandardScaler), so do the same to reproduce it.
+    lambda_ : float, default 1.0
+        Weight of the novelty term (>= 0).
+    init : {"spectral", "random"}, default "spectral"
+        "spectral": W_0 from eq. (12), the top-q eigenvectors of X'H(U_0 U_0' - lambda YY')HX;
+        "random": a random orthonormal W_0 drawn from ``random_state``.
+    max_iter : int, default 100
+        Outer (W, D, U) iterations.
+    ism_max_iter : int, default 30
+        ISM iterations per W-step (each W-step is also solved only as accurately as the outer loop
+        is moving, see Notes). A W-step cut short is a damped step, which matters: on the Moon
+        data (sigma = 0.1) ISM converges linearly at rate ~0.92, and W-steps each run to tol sent
+        the alternation into a period-2 cycle, while the default converges (34 outer iterations).
+    ism_acceleration : bool, default False
+        Anderson-accelerate each W-step (on the projectors WW', depth 3), used only while the
+        fixed-point residual shrinks, so the fixed points and the 2-cycle handling are those of
+        Algorithm 2. It solves one W-step to tolerance in far fewer Phi evaluations (see
+        bench/results/kdac.md: n = 50,000), and can turn a W-step's 2-cycle into a fixed point,
+        but inside the alternation it changes the path: on Moon (SI) it took 98 outer
+        iterations instead of 34, and from random starts it converged less often (Table 1
+        rerun), so it is off by default.
+    tol : float, default 1e-6
+        Convergence when the projection distance |WW' - W_oW_o'|_F / sqrt 2 (and the same for U)
+        between iterations is <= tol. Subspaces, not raw eigenvector matrices, are compared: signs
+        and the order within a degenerate eigenspace are arbitrary.
+    normalize_rows : bool, default True
+        Scale the rows of U to unit length before k-means (as the authors do; on the faces NMI
+        drops from 0.56 to 0.42 without it).
+    random_state : int, RandomState or None
+        Seeds the Lanczos start, random init, sigma's subsample and k-means.
+    n_jobs : int or None
+        Threads of the C++ core.
+    verbose : int, default 0
+        Print one line per outer iteration.
+    callback : callable, optional
+        Called after each outer iteration with a dict (iteration, cost, quality, hsic_y, dist_w,
+        dist_u, ism_iter, ism_cycled, ism_damped); returning True stops.
+
+    Attributes
+    ----------
+    labels_ : ndarray (n,)
+    projection_ : ndarray (d, q), W
+    embedding_ : ndarray (n, k), U (unnormalised eigenvectors)
+    quality_ : float, HSIC(XW, U) = Tr(U'QU)
+    cost_ : float
+        The objective (2a) actually optimised at the returned (W, U): HSIC(XW, U) - lambda
+        HSIC(XW, Y), Y the existing clustering(s) only. (The paper's Table 1 "Cost" was computed
+        after k-means had appended the new labels to Y; it is not this number.)
+    novelty_ : ndarray (n_existing,)
+        NMI (geometric-mean normalisation, as in the paper) between ``labels_`` and each existing
+        clustering: 0 is fully novel.
+    sigma_ : float, the bandwidth used
+    n_components_ : int, q
+    eigengap_ : float
+        Eq. (11) at the end: the (q+1)-th minus the q-th smallest eigenvalue of Phi(W*) (NaN if q = d).
+    sigma_condition_ : dict
+        Inequality (10) at the end: ``lhs`` = sigma^2 x eigengap, ``rhs`` = sum_ij |gamma_ij|
+        K_ij |x_i - x_j|^4 / sigma^2, ``holds`` = lhs >= rhs (a sufficient condition for W* to
+        satisfy the second-order necessary conditions; it rarely holds at practical sigma).
+    fixed_point_residual_ : float
+        |Phi(W)W - W W'Phi(W)W|_F / |Phi|_F with the final gamma (Lemma 2: 0 at a fixed point).
+    phi_eigenvalues_ : ndarray (d,), ascending, of Phi(W*)
+    init_projection_, init_eigenvalues_ : W_0, and the ascending eigenvalues of Phi_0 (eq. 12;
+        empty for ``init="random"``)
+    cycled_, cycle_period_ : whether the alternation ended on a cycle of period 2-4 (the state of
+        the cycle with the largest cost is kept and a ConvergenceWarning emitted), and its period
+    degree_ : ndarray (n,), the degrees D of the final kernel
+    n_iter_, converged_, history_ : outer iterations, whether both subspaces converged, and a dict
+        of per-iteration arrays (cost, quality, hsic_y, dist_w, dist_u, ism_iter, matvecs, ism_cycled,
+        ism_damped: the W-step's steps to the middle of a period-2 cycle, see Notes).
+
+    Notes
+    -----
+    Corrections and choices relative to the paper:
+
+    * Appendix "Implementation details of the derivative": sum_ij Psi_ij A_ij equals
+      2 X'(D_Psi - Psi)X, not X'(D_Psi - Psi)X; Phi here is eq. (8) exactly,
+      (2 / sigma^2) X'(D_G - G)X with G = gamma o K, so the eigengap and (10) are on eq. (8)'s scale.
+    * Eq. (12) at W = 0 has K = 11' and D = nI, so gamma = H(UU' - lambda YY')H / n has zero row
+      sums and Phi_0 = -(2 / (n sigma^2)) X'H(UU' - lambda YY')HX: W_0 is its q smallest
+      eigenvectors, the q largest of X'H(UU' - lambda YY')HX.
+    * U_0 (Algorithm 1's "from the original clustering") is the spectral step on the kernel of the
+      full space (W = I).
+    * D is recomputed right after each W-step, so the U-step uses Q = H D^-1/2 K D^-1/2 H of the
+      current W (Algorithm 1 pairs the new K with the previous D until the next iteration).
+    * Inexact W-steps: the W-step of outer iteration t runs ISM to max(tol, 0.1 x the previous
+      outer change of W) (the first to 1e-3), not to tol: early W-steps chase a gamma the next U-
+      and D-steps change anyway. Convergence still requires a W-step whose first ISM step moved
+      <= tol, a fixed point of Algorithm 2 (Lemma 2). On the faces: 12 Phi evaluations instead of
+      58, the same end point (cost equal to 4 digits), 4x faster.
+    * ISM stops on the projection distance between subspaces. A period-2 cycle between two
+      subspaces (seen with uniform-noise dimensions) is detected and the iteration steps to the
+      subspace between its ends (the top q eigenvectors of W_s W_s' + W_s+1 W_s+1', up to 5
+      times per W-step): from random starts on the paper's MoonN this reaches the alternative
+      clustering in 6 runs of 10 instead of 1. A cycle that outlasts these steps ends the W-step
+      at the end with the smaller cost (4a), and a ConvergenceWarning says so. The outer
+      alternation is watched the same way for cycles of period 2 to 4 (W and U both back where
+      they were), keeping the state with the largest cost (2a).
+    * Several existing clusterings (a list for y) are stacked into one Y: the novelty term is
+      lambda sum_m HSIC(XW, Y_m) (the iterative multi-view use of Niu et al.).
+    """
+
+    def __init__(
+        self,
+        n_clusters=2,
+        *,
+        n_components="auto",
+        sigma="median",
+        lambda_=1.0,
+        init="spectral",
+        max_iter=100,
+        ism_max_iter=30,
+        ism_acceleration=False,
+        tol=1e-6,
+        normalize_rows=True,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+        callback=None,
+    ):
+        self.n_clusters = n_clusters
+        self.n_components = n_components
+        self.sigma = sigma
+        self.lambda_ = lambda_
+        self.init = init
+        self.max_iter = max_iter
+        self.ism_max_iter = ism_max_iter
+        self.ism_acceleration = ism_acceleration
+        self.tol = tol
+        self.normalize_rows = normalize_rows
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.callback = callback
+
+    def fit(self, X, y=None):
+        """Find an alternative clustering of X, novel with respect to y.
+
+        y : labels (n,), or several existing clusterings as a list of label arrays or an
+        (n, n_views) array.
+        """
+        X = check_data(X, "X", min_samples=2)
+        n, d = X.shape
+        self.n_features_in_ = d
+        views, Y = _existing_clusterings(y, n)
+        k = check_int(self.n_clusters, "n_clusters", low=1, high=n + 1)
+        init = check_choice(self.init, "init", ("spectral", "random"))
+        if isinstance(self.n_components, str):
+            check_choice(self.n_components, "n_components", ("auto",))
+            q = 0 if init == "spectral" else min(k, d)
+        else:
+            q = check_int(self.n_components, "n_components", low=1)
+            if q > d:
+                raise ValueError(f"n_components must be <= the number of features ({d}), got {q}")
+        check_real(self.lambda_, "lambda_", low=0.0)
+        max_iter = check_int(self.max_iter, "max_iter", low=1)
+        ism_max_iter = check_int(self.ism_max_iter, "ism_max_iter", low=1)
+        check_real(self.tol, "tol")
+        check_bool(self.normalize_rows, "normalize_rows")
+        check_bool(self.ism_acceleration, "ism_acceleration")
+        if self.callback is not None and not callable(self.callback):
+            raise TypeError("callback must be callable")
+        rng = check_random_state(self.random_state)
+        if isinstance(self.sigma, str):
+            check_choice(self.sigma, "sigma", ("median",))
+            sigma = median_sigma(X, random_state=rng)
+        else:
+            check_real(self.sigma, "sigma")
+            sigma = float(self.sigma)
+        if init == "random":
+            W0 = np.linalg.qr(rng.standard_normal((d, q)))[0]
+        else:
+            W0 = np.zeros((d, 0))
+        seed = int(rng.randint(np.iinfo(np.int64).max))
+        n_threads = resolve_n_threads(self.n_jobs)
+
+        out = _core.methods.kdac(
+            X,
+            Y,
+            W0,
+            q,
+            k,
+            sigma,
+            float(self.lambda_),
+            max_iter,
+            ism_max_iter,
+            float(self.tol),
+            DENSE_MAX_N,
+            1e-10,
+            seed,
+            n_threads,
+            self._monitor(),
+            3 if self.ism_acceleration else 0,
+        )
+
+        U = out["U"]
+        features = U
+        if self.normalize_rows:
+            norms = np.linalg.norm(U, axis=1, keepdims=True)
+            features = U / np.where(norms > 0, norms, 1.0)
+        # scikit-learn's k-means runs on OpenMP threads. On an n x k embedding it is cheap, and
+        # OpenMP's spin-waits cost more than they save: measured on 2 busy cores, the faces' 624 x 4
+        # embedding took 1.0 s with the default pool, 2.7 s with 2 threads and 0.015 s with one.
+        with threadpool_limits(limits=1, user_api="openmp"):
+            km = KMeans(k, n_init=10, random_state=rng.randint(np.iinfo(np.int32).max)).fit(features)
+        self.labels_ = km.labels_
+        self.projection_ = out["W"]
+        self.embedding_ = U
+        self.sigma_ = sigma
+        self.n_components_ = int(out["q"])
+        self.quality_ = float(out["quality"])
+        self.cost_ = float(out["cost"])
+        self.novelty_ = np.array([nmi(v, self.labels_) for v in views])
+        self.eigengap_ = float(out["eigengap"])
+        self.sigma_condition_ = {
+            "holds": bool(out["sigma_lhs"] >= out["sigma_rhs"]),
+            "lhs": float(out["sigma_lhs"]),
+            "rhs": float(out["sigma_rhs"]),
+        }
+        self.fixed_point_residual_ = float(out["fixed_point_residual"])
+        self.phi_eigenvalues_ = out["phi_eigenvalues"]
+        self.init_eigenvalues_ = out["init_eigenvalues"]
+        self.init_projection_ = out["W_init"]
+        self.degree_ = out["degree"]
+        self.n_iter_ = int(out["n_iter"])
+        self.converged_ = bool(out["converged"])
+        self.used_dense_ = bool(out["used_dense"])
+        hist = out["history"]
+        self.history_ = {key: np.asarray(val) for key, val in hist.items()}
+        if any(self.history_["ism_cycled"]):
+            warnings.warn(
+                "ISM fell into a period-2 cycle between two subspaces in "
+                f"{int(np.sum(self.history_['ism_cycled']))} W-step(s) that steps to its middle did not "
+                "end; the end with the smaller cost (4a) was kept. Uniform-noise dimensions cause this; "
+                "a larger sigma or a smaller n_components may help.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        self.cycled_ = bool(out["outer_cycled"])
+        self.cycle_period_ = int(out["cycle_period"])
+        if self.cycled_:
+            warnings.warn(
+                f"the W/D/U alternation fell into a cycle of period {self.cycle_period_} (W and U returned to "
+                f"their values of {self.cycle_period_} iterations before); the state with the largest cost (2a) "
+                "was kept. D is held during the W-step, so the alternation is not an ascent method; another "
+                "sigma or init usually avoids this.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        elif not self.converged_ and len(self.history_["dist_w"]) == max_iter:
+            warnings.warn(
+                f"KDAC did not converge in max_iter={max_iter} iterations: the last subspace changes were "
+                f"{self.history_['dist_w'][-1]:.2e} (W) and {self.history_['dist_u'][-1]:.2e} (U) > tol={self.tol}",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def fit_predict(self, X, y=None):
+        """Fit and return ``labels_`` (y, the existing clustering, is required)."""
+        return self.fit(X, y).labels_
+
+    def _monitor(self):
+        if not self.verbose and self.callback is None:
+            return None
+
+        def monitor(info):
+            if self.verbose:
+                print(
+                    f"[KDAC] iter {info['iteration']:3d}  cost {info['cost']:.6e}  quality {info['quality']:.4f}  "
+                    f"dW {info['dist_w']:.2e}  dU {info['dist_u']:.2e}  ISM {info['ism_iter']}"
+                    + ("  (2-cycle)" if info["ism_cycled"] else ""),
+                    flush=True,
+                )
+            return bool(self.callback(info)) if self.callback is not None else False
+
+        return monitor
+
+    def __sklearn_is_fitted__(self):
+        # lambda_ is a parameter whose name ends in "_", which check_is_fitted would take for a
+        # fitted attribute.
+        return hasattr(self, "labels_")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags

@@ -1,0 +1,351 @@
+"""Sparse metric learning: SICE solvers and semi-supervised sparse metric learning (S3ML).
+
+Liu, Ma, Tao, Liu & Liu, "Semi-supervised sparse metric learning using alternating
+linearization optimization", KDD 2010. S3ML (Algorithm 2) propagates a few must-link /
+cannot-link constraints over the kNN graph of all points (:func:`propagate_affinities`, eq. 6-10),
+forms T = X' (D - W) X, and learns the Mahalanobis matrix
+
+    M = argmin_{M > 0}  -log det M + <Sigma, M> + rho ||M||_1,    Sigma = M0^-1 + beta T   (eq. 11, 13)
+
+with the l1-penalised log-det (SICE) solver :func:`sparse_inverse_covariance`. S2ML is the same
+with W = W0 (the constraints alone, no propagation).
+
+Conventions the paper leaves open, chosen here:
+
+* **Standardisation** (``standardize=True``): features are centred and scaled to unit variance
+  before anything else, and ``transform`` applies the same map. On raw UCI features Sigma's
+  condition number reaches 1e11, and a uniform rho penalises features by their units.
+* **Prior.** ``prior="covariance"`` is the paper's M0 = inverse covariance, so M0^-1 is the
+  (standardised) covariance itself: it is used as is, never inverted twice. ``"identity"``:
+  M0 = I.
+* **Penalised diagonal.** The paper's ||M||_1 includes the diagonal (``penalize_diagonal=True``).
+* **Admissible beta.** T is built from signed affinities: cannot-link pairs make it strongly
+  indefinite, so Sigma = M0^-1 + beta T loses positive definiteness for large beta and problem
+  (13) is then unbounded below (the diagonal penalty adds rho I, so the condition is
+  M0^-1 + rho I + beta T > 0). With B = M0^-1 + rho I > 0 this holds exactly for
+  beta < beta_max = 1 / lambda_max(-T, B), the largest generalised eigenvalue of the pencil
+  (-T, B) (beta_max = inf when T >= 0). ``fit`` computes beta_max and raises a ValueError
+  naming it when beta is outside; ``beta="auto"`` and a float ``beta_fraction`` choose beta
+  as a fraction of it (see the estimator).
+"""
+
+import numbers
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._utils._validation import check_bool, check_choice, check_data, check_int, check_real
+from ..constraints import check_pairs, from_labels
+from ._affinity import initial_affinities, laplacian_quadratic_form, propagate_affinities
+from ._sice import sparse_inverse_covariance
+
+__all__ = ["S3ML", "admissible_beta"]
+
+
+def admissible_beta(prior_inverse, T, rho):
+    """The supremum of the betas for which prior_inverse + rho I + beta T is positive definite.
+
+    Parameters
+    ----------
+    prior_inverse : ndarray of shape (m, m)
+        M0^-1, symmetric positive semidefinite.
+    T : ndarray of shape (m, m)
+        Symmetric, possibly indefinite.
+    rho : float
+        The diagonal penalty's shift, >= 0; prior_inverse + rho I must be positive definite.
+
+    Returns
+    -------
+    float
+        1 / lambda_max(-T, B) with B = prior_inverse + rho I, or inf when -T has no positive
+        generalised eigenvalue (then every beta >= 0 is admissible).
+    """
+    m = T.shape[0]
+    B = prior_inverse + rho * np.eye(m)
+    try:
+        top = scipy.linalg.eigh(-T, B, eigvals_only=True)[-1]
+    except np.linalg.LinAlgError:
+        raise ValueError(
+            f"the prior M0^-1 + rho I is not positive definite (rho = {rho!r}); increase rho or use prior='identity'"
+        ) from None
+    return float(1.0 / top) if top > 0 else np.inf
+
+
+class S3ML(TransformerMixin, BaseEstimator):
+    """Semi-supervised sparse metric learning (Liu et al., KDD 2010; S2ML with ``supervised``).
+
+    Parameters
+    ----------
+    n_neighbors : int
+        k of the kNN transition matrix P (eq. 6).
+    alpha : float in (0, 1)
+        Propagation weight a (eq. 7-9).
+    theta : float in (0, 1)
+        Affinities below theta in magnitude are dropped (eq. 10).
+    beta : float or "auto"
+        Weight of the affinity term, Sigma = M0^-1 + beta T. It must lie in [0, beta_max)
+        (see the module docstring); ``fit`` raises a ValueError stating beta_max otherwise.
+        ``"auto"`` uses ``beta_fraction * beta_max`` (or 1 / ||T||_2 scaled to the prior
+        when T >= 0 and beta_max is infinite). T grows with the number of points and pairs,
+        so a fixed float does not transfer between data sets; the fraction does.
+    beta_fraction : float in (0, 1)
+        Used by ``beta="auto"``. Default 0.9: chosen on the paper's Table 2 protocol
+        (bench/reproduce_s3ml.py), where the 1-NN error falls as beta approaches beta_max.
+    rho : float
+        l1 weight (on every entry, diagonal included, as in the paper's eq. 13), >= 0.
+    prior : {"covariance", "identity"}
+        M0: the inverse covariance of the (standardised) data, or I.
+    standardize : bool
+        Centre and scale the features to unit variance first (part of ``transform``).
+    supervised : bool
+        True: S2ML, W = W0 (the constraints only, no kNN graph, no propagation).
+    solver : {"auto", "alm", "newton"}
+        SICE solver (:func:`sparse_inverse_covariance`).
+    tol : float
+        Duality-gap tolerance of the SICE solver.
+    max_iter : int
+        SICE iterations.
+    random_state : int, RandomState or None
+        Draws the pairs when fit is given fully labelled y.
+    verbose : bool
+    n_jobs : int or None
+        Threads for the kNN search and the propagation.
+
+    Attributes
+    ----------
+    metric_ : ndarray of shape (n_features, n_features)
+        The learned sparse M, on standardised features when ``standardize`` (the space of
+        ``components_``); :meth:`get_mahalanobis_matrix` gives it on the input features.
+    support_ : ndarray of bool, shape (n_features, n_features)
+        Exact non-zeros of M.
+    components_ : ndarray of shape (n_features, n_features)
+        L with M = L' L (upper Cholesky factor), so ``transform(X) = standardized(X) @ L'``.
+    duality_gap_ : float
+        Certified gap of the SICE solution.
+    n_iter_ : int
+    converged_ : bool
+    beta_ : float
+        The beta used.
+    beta_max_ : float
+        Admissible bound on beta for this fit (inf when none).
+    affinity_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        W (W0 for S2ML).
+    covariance_ : ndarray of shape (n_features, n_features)
+        Sigma = M0^-1 + beta T handed to the solver.
+    mean_, scale_ : ndarray of shape (n_features,)
+        Standardisation (zeros and ones without it).
+    pairs_, pair_labels_ : ndarray
+        The constraints used.
+    n_features_in_ : int
+    """
+
+    def __init__(
+        self,
+        n_neighbors=6,
+        alpha=0.5,
+        theta=0.01,
+        beta="auto",
+        beta_fraction=0.9,
+        rho=0.1,
+        prior="covariance",
+        standardize=True,
+        supervised=False,
+        solver="auto",
+        tol=1e-8,
+        max_iter=1000,
+        random_state=None,
+        verbose=False,
+        n_jobs=None,
+    ):
+        self.n_neighbors = n_neighbors
+        self.alpha = alpha
+        self.theta = theta
+        self.beta = beta
+        self.beta_fraction = beta_fraction
+        self.rho = rho
+        self.prior = prior
+        self.standardize = standardize
+        self.supervised = supervised
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.verbose = verbose
+        self.n_jobs = n_jobs
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True  # constraints come from y (or pairs)
+        return tags
+
+    def _check_params(self):
+        check_int(self.n_neighbors, "n_neighbors", low=1)
+        for name in ("alpha", "theta"):
+            check_real(getattr(self, name), name)
+            if not getattr(self, name) < 1:
+                raise ValueError(f"{name} must be in (0, 1), got {getattr(self, name)!r}")
+        if not (isinstance(self.beta, str) and self.beta == "auto"):
+            check_real(self.beta, "beta", low=0.0)
+        check_real(self.beta_fraction, "beta_fraction")
+        if not self.beta_fraction < 1:
+            raise ValueError(f"beta_fraction must be in (0, 1), got {self.beta_fraction!r}")
+        check_real(self.rho, "rho", low=0.0)
+        check_choice(self.prior, "prior", ("covariance", "identity"))
+        check_choice(self.solver, "solver", ("auto", "alm", "newton"))
+        check_real(self.tol, "tol")
+        check_int(self.max_iter, "max_iter", low=1)
+        check_bool(self.standardize, "standardize")
+        check_bool(self.supervised, "supervised")
+        if not isinstance(self.verbose, (bool, np.bool_, numbers.Integral)):
+            raise TypeError(f"verbose must be a bool or an integer, got {self.verbose!r}")
+
+    def _constraints(self, n, y, pairs, pair_labels):
+        if pairs is None:
+            if y is None:
+                raise ValueError(
+                    "S3ML requires y to be passed, but the target y is None: fit needs labels y "
+                    "(-1 = unlabelled) or pairs with pair_labels"
+                )
+            pairs, pair_labels = from_labels(y, random_state=check_random_state(self.random_state))
+        elif y is not None:
+            raise ValueError("give either y or pairs, not both")
+        if pair_labels is None:
+            raise ValueError("pair_labels is required with pairs (+1 must-link, -1 cannot-link)")
+        pairs, labels = check_pairs(pairs, n, pair_labels)
+        if not np.any(labels < 0):
+            raise ValueError(
+                "pair_labels has no cannot-link (-1) pair: the constraints show fewer than two "
+                "classes, and without one nothing separates them"
+            )
+        return pairs, labels
+
+    def fit(self, X, y=None, *, pairs=None, pair_labels=None):
+        """Learn M from points X and constraints: partially labelled ``y`` (-1 = unlabelled;
+        every pair among the labelled points; fully labelled y draws pairs as
+        :func:`kernlearn.constraints.from_labels` does) or ``pairs`` + ``pair_labels``
+        (+1 must-link, -1 cannot-link)."""
+        self._check_params()
+        X = validate_data(self, X, dtype=np.float64, order="C", ensure_min_samples=2)
+        n, m = X.shape
+        if y is not None:
+            y = np.asarray(y)
+            if y.shape != (n,):
+                raise ValueError(f"y must have shape ({n},) to match X, got {y.shape}")
+        pairs, labels = self._constraints(n, y, pairs, pair_labels)
+        if not self.supervised and self.n_neighbors >= n:
+            raise ValueError(
+                f"n_neighbors must be < n_samples = {n} (a point is not its own neighbour); got {self.n_neighbors}"
+            )
+        if self.standardize:
+            self.mean_ = X.mean(axis=0)
+            scale = X.std(axis=0)
+            # A constant feature stays 0 after centring; scaling it by 1 avoids 0 / 0.
+            self.scale_ = np.where(scale > 1e-12 * max(1.0, np.abs(self.mean_).max()), scale, 1.0)
+            Xs = (X - self.mean_) / self.scale_
+        else:
+            self.mean_, self.scale_ = np.zeros(m), np.ones(m)
+            Xs = X
+        if self.supervised:
+            W = initial_affinities(n, pairs, labels)
+        else:
+            W = propagate_affinities(
+                Xs if self.standardize else X,
+                pairs,
+                labels,
+                n_neighbors=self.n_neighbors,
+                alpha=self.alpha,
+                theta=self.theta,
+                n_jobs=self.n_jobs,
+            )
+        T = laplacian_quadratic_form(Xs, W)
+        if self.prior == "covariance":
+            centred = Xs - Xs.mean(axis=0)
+            prior_inverse = centred.T @ centred / n  # M0^-1 is the covariance: used, not inverted
+        else:
+            prior_inverse = np.eye(m)
+        rho = float(self.rho)
+        beta_max = admissible_beta(prior_inverse, T, rho)
+        if isinstance(self.beta, str):
+            beta = self.beta_fraction * beta_max if np.isfinite(beta_max) else 1.0 / max(np.linalg.norm(T, 2), 1e-300)
+        else:
+            beta = float(self.beta)
+            if beta >= beta_max:
+                raise ValueError(
+                    f"beta = {beta!r} makes Sigma + rho I = M0^-1 + rho I + beta T indefinite (T = X'LX from "
+                    f"signed affinities is indefinite), so problem (13) is unbounded; the admissible "
+                    f"range for this data, prior and rho = {rho!r} is 0 <= beta < {beta_max:.6g}"
+                )
+        Sigma = prior_inverse + beta * T  # sparse_inverse_covariance checks and symmetrises it
+        result = sparse_inverse_covariance(
+            Sigma, rho, penalize_diagonal=True, solver=self.solver, tol=self.tol, max_iter=self.max_iter
+        )  # warns itself if it stops early
+        M = np.array(result.precision, dtype=np.float64)
+        self.metric_ = M
+        self.support_ = np.array(result.support, dtype=bool)
+        self.components_ = _factor(M)
+        self.duality_gap_ = float(result.duality_gap)
+        self.n_iter_ = int(result.n_iter)
+        self.converged_ = bool(result.converged)
+        self.history_ = np.asarray(result.history)
+        self.beta_, self.beta_max_ = float(beta), float(beta_max)
+        self.affinity_ = W
+        self.covariance_ = Sigma
+        self.pairs_, self.pair_labels_ = pairs, labels.astype(np.int64)
+        if self.verbose:
+            print(
+                f"S3ML: beta = {beta:.4g} (admissible < {beta_max:.4g}), {result.solver} solver, "
+                f"{self.n_iter_} iterations, duality gap {self.duality_gap_:.3g}, "
+                f"{int(self.support_.sum())} of {m * m} entries non-zero"
+            )
+        return self
+
+    def _standardized(self, X, name="X"):
+        check_is_fitted(self, "components_")
+        X = validate_data(self, X, dtype=np.float64, order="C", reset=False) if name == "X" else X
+        return (X - self.mean_) / self.scale_
+
+    def transform(self, X):
+        """Map X into the learned space: Euclidean distances there are the learned Mahalanobis
+        distances, ||L (s(x) - s(y))|| = sqrt((s(x) - s(y))' M (s(x) - s(y)))."""
+        return self._standardized(X) @ self.components_.T
+
+    def pair_distance(self, X1, X2):
+        """Learned distances between the paired rows X1[i], X2[i] (metric-learn's pair_distance).
+
+        Parameters
+        ----------
+        X1, X2 : array-like of shape (n_pairs, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_pairs,)
+        """
+        check_is_fitted(self, "components_")
+        X1 = check_data(X1, "X1")
+        X2 = check_data(X2, "X2")
+        for name, A in (("X1", X1), ("X2", X2)):
+            if A.shape[1] != self.n_features_in_:
+                raise ValueError(f"{name} has {A.shape[1]} features, but S3ML was fitted with {self.n_features_in_}")
+        if X1.shape[0] != X2.shape[0]:
+            raise ValueError(f"X1 and X2 must have the same number of rows, got {X1.shape[0]} and {X2.shape[0]}")
+        diff = ((X1 - X2) / self.scale_) @ self.components_.T
+        return np.sqrt(np.einsum("ij,ij->i", diff, diff))
+
+    def get_mahalanobis_matrix(self):
+        """M on the input features: diag(1/s) M diag(1/s) with s the standardisation scales
+        (the same sparsity as ``metric_``), so d(x, y)^2 = (x - y)' M_input (x - y)."""
+        check_is_fitted(self, "metric_")
+        return self.metric_ / np.outer(self.scale_, self.scale_)
+
+
+def _factor(M):
+    """Upper Cholesky factor L with M = L'L; M from the solver is positive definite, but an
+    eigen-factor (negative rounding clipped) is the fallback should Cholesky fail."""
+    try:
+        return np.ascontiguousarray(scipy.linalg.cholesky(M, lower=False))
+    except np.linalg.LinAlgError:
+        w, V = np.linalg.eigh(M)
+        return np.ascontiguousarray((V * np.sqrt(np.clip(w, 0.0, None))).T)
