@@ -159,16 +159,15 @@ def resolve_n_threads(n_jobs):
 def blas_threads(n_threads):
     """A context in which scipy's LAPACK/BLAS (the core's dense eigensolver) uses n_threads.
 
-    The same n_jobs then governs the core's threads and LAPACK's. It also matters for speed:
-    measured on 2 cores with the other core busy, a 100 x 100 dsyevd loop ran 130x slower with
-    two OpenBLAS threads than with one (their spin-waits fight the other process)."""
+    The same n_jobs then governs the core's threads and LAPACK's, so that OpenBLAS threads do not
+    spin against a busy machine (figures: bench/results/threads.md)."""
     return _blas_controller().limit(limits=n_threads, user_api="blas")
 
 
 @functools.cache
 def _blas_controller():
-    """One controller for the process: threadpoolctl's per-call library scan costs 0.25 ms, a
-    cached controller's limit() 0.01 ms. scipy.linalg is imported first so its BLAS is seen."""
+    """One controller for the process: threadpoolctl's library scan is too slow to repeat per
+    call (figures: bench/results/threads.md). scipy.linalg is imported first so its BLAS is seen."""
     import scipy.linalg  # noqa: F401
     from threadpoolctl import ThreadpoolController
 
