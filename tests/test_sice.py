@@ -86,7 +86,10 @@ def test_alm_matches_newton(make, rho):
     alm = sparse_inverse_covariance(S, rho, solver="alm", tol=1e-12, max_iter=5000)
     assert alm.converged and alm.solver == "alm"
     assert_certified(alm, S, weights(m, rho, True), 1e-12)
-    np.testing.assert_allclose(alm.precision, newton.precision, rtol=0, atol=1e-5)
+    # Both are certified to a relative gap of about 1e-12, which is second order in the distance to
+    # the optimum: the precisions may differ by sqrt(gap) times the conditioning (1.02e-5 at m = 50
+    # with numpy 2.4 / scipy 1.17, where 1e-5 had been enough).
+    np.testing.assert_allclose(alm.precision, newton.precision, rtol=0, atol=2e-5)
     assert np.array_equal(alm.support, newton.support)
 
 
