@@ -55,9 +55,8 @@ void register_iklr(py::module_& m) {
           });
         });
       },
-      "K"_a.noconvert(), "y"_a.noconvert(), "V"_a.noconvert(), "w"_a.noconvert(), "alpha0"_a.noconvert(),
-      py::kw_only(), "shift"_a, "options"_a, "sgd_indices"_a.noconvert(), "callback"_a = py::none(),
-      "n_threads"_a = 1,
+      "K"_a.noconvert(), "y"_a.noconvert(), "V"_a.noconvert(), "w"_a.noconvert(), "alpha0"_a.noconvert(), py::kw_only(),
+      "shift"_a, "options"_a, "sgd_indices"_a.noconvert(), "callback"_a = py::none(), "n_threads"_a = 1,
       "CCICP on the dense kernel K (float32 or float64) with K- = V diag(w) V' + shift I; sgd_indices "
       "(int64, max_outer * max_inner of them) are read for inner=sgd only.");
 }

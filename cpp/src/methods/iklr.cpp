@@ -158,20 +158,22 @@ class CcicpRun {
 template <class Scalar>
 IklrResult ccicp(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::VectorXd>& y, const NegativePart& negative,
                  const Eigen::Ref<const Eigen::VectorXd>& alpha0, const IklrOptions& options,
-                 const Eigen::Ref<const VectorXi>& sgd_indices, ThreadTeam& team,
-                 const Monitor<IklrIteration>& monitor, const InterruptPoll& poll) {
+                 const Eigen::Ref<const VectorXi>& sgd_indices, ThreadTeam& team, const Monitor<IklrIteration>& monitor,
+                 const InterruptPoll& poll) {
   // Shape and index checks only (they guard memory); the parameters are the caller's to check.
   const Index n = K.rows();
   if (y.size() != n || alpha0.size() != n) throw std::invalid_argument("ccicp: y and alpha0 need n entries");
   if (negative.V.cols() > 0 && negative.V.rows() != n)
     throw std::invalid_argument("ccicp: negative part V must be n x r");
-  if (negative.w.size() != negative.V.cols()) throw std::invalid_argument("ccicp: w must have one weight per column of V");
+  if (negative.w.size() != negative.V.cols())
+    throw std::invalid_argument("ccicp: w must have one weight per column of V");
   if (options.inner == IklrInner::sgd && options.max_outer > 0 && options.max_inner > 0) {
     if (sgd_indices.size() < options.max_outer * options.max_inner)
       throw std::invalid_argument("ccicp: SGD needs max_outer * max_inner sample indices, got " +
                                   std::to_string(sgd_indices.size()));
     for (Index j = 0; j < sgd_indices.size(); ++j)
-      if (sgd_indices[j] < 0 || sgd_indices[j] >= n) throw std::invalid_argument("ccicp: SGD sample index out of range");
+      if (sgd_indices[j] < 0 || sgd_indices[j] >= n)
+        throw std::invalid_argument("ccicp: SGD sample index out of range");
   }
   CcicpRun<Scalar> run(K, y, negative, options, team, poll);
   return run.run(alpha0, sgd_indices, monitor);

@@ -59,8 +59,8 @@ IsmResult ism(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, c
               const InterruptPoll& poll = {});
 
 struct KdacOptions {
-  Index n_clusters = 2;      // k
-  std::optional<Index> q;    // subspace dimension; none = the largest eigengap (11) of the initial Phi
+  Index n_clusters = 2;    // k
+  std::optional<Index> q;  // subspace dimension; none = the largest eigengap (11) of the initial Phi
   double sigma = 1.0;
   double lambda = 1.0;
   Index max_iter = 100;  // outer (W, D, U) iterations
@@ -110,8 +110,7 @@ struct KdacResult {
 // X: n x d data; Y: n x k_y stacked one-hot indicators of the existing clustering(s); W0: the d x q
 // start (random initialisation), or none for the spectral initialisation (12) with options.q.
 // The monitor is called after each outer iteration with its number (from 1).
-KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const std::optional<MatrixRef>& W0,
-                const KdacOptions& options, ThreadTeam& team, const Monitor<KdacIteration>& monitor = {},
-                const InterruptPoll& poll = {});
+KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const std::optional<MatrixRef>& W0, const KdacOptions& options,
+                ThreadTeam& team, const Monitor<KdacIteration>& monitor = {}, const InterruptPoll& poll = {});
 
 }  // namespace kernlearn
