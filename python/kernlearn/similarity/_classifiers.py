@@ -68,8 +68,10 @@ measured fastest in ``bench/bench_similarity.py``), REKL one product V_l diag(mu
 labelled rows.
 """
 
+import numbers
 import time
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import scipy.linalg
@@ -79,15 +81,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from .._utils._validation import (
-    blas_threads,
-    check_choice,
-    check_data,
-    check_int,
-    check_real,
-    resolve_n_threads,
-    symmetrized,
-)
+from .._utils._monitor import Monitor
+from .._utils._param_validation import Interval, StrOptions, validate_params
+from .._utils._validation import blas_threads, check_data, resolve_n_threads, symmetrized
 from ..linalg import eigsh
 from . import _mirror_descent as md
 from ._mkl import mkl, svm_dual
@@ -102,6 +98,9 @@ if __doc__:  # None under python -OO
     __doc__ = __doc__ % {"eps": INIT_EPS}
 
 UNLABELLED = -1
+
+# What the verbose line and the callback's info dict show after every iteration.
+_RECORD_FIELDS = [("objective", ".6g"), ("best", ".6g"), ("lower_bound", ".6g"), ("gap", ".3g"), ("step", ".3g")]
 
 
 # ----------------------------------------------------------------------------- input checks
@@ -245,40 +244,32 @@ class _Base(ClassifierMixin, BaseEstimator):
         tags.input_tags.pairwise = True
         return tags
 
-    # -- parameters
-
-    def _check_params(self):
-        if not (callable(self.loss) or (isinstance(self.loss, str) and self.loss in md.LOSSES)):
-            raise ValueError(f"loss must be one of {', '.join(map(repr, md.LOSSES))} or a callable; got {self.loss!r}")
-        check_real(self.rho, "rho", low=0.0)
-        check_real(self.C, "C")
-        if not (isinstance(self.tau, str) and self.tau == "trace"):
-            if isinstance(self.tau, str):
-                raise ValueError(f'tau must be "trace" or a positive number, got {self.tau!r}')
-            check_real(self.tau, "tau")
-        check_int(self.max_iter, "max_iter", low=1)
-        check_real(self.tol, "tol", low=0.0)
-        check_int(self.n_iter_no_change, "n_iter_no_change", low=1)
-        if isinstance(self.step, str):
-            check_choice(self.step, "step", ("theory",))
-        else:
-            check_real(self.step, "step")
-        check_choice(self.init, "init", ("denoise", "identity"))
-        check_real(self.svm_tol, "svm_tol")
-        check_real(self.oos_rcond, "oos_rcond", low=0.0)
-        check_int(self.verbose, "verbose", low=0)
-        if self.callback is not None and not callable(self.callback):
-            raise TypeError("callback must be callable or None")
+    _parameter_constraints = {
+        "loss": [StrOptions(set(md.LOSSES)), "callable"],
+        "rho": [Interval(numbers.Real, 0, None)],
+        "tau": [StrOptions({"trace"}), Interval(numbers.Real, 0, None, closed="neither")],
+        "C": [Interval(numbers.Real, 0, None, closed="neither")],
+        "max_iter": [Interval(numbers.Integral, 1, None)],
+        "tol": [Interval(numbers.Real, 0, None)],
+        "n_iter_no_change": [Interval(numbers.Integral, 1, None)],
+        "step": [StrOptions({"theory"}), Interval(numbers.Real, 0, None, closed="neither")],
+        "init": [StrOptions({"denoise", "identity"})],
+        "svm_tol": [Interval(numbers.Real, 0, None, closed="neither")],
+        "oos_rcond": [Interval(numbers.Real, 0, None)],
+        "random_state": ["random_state"],
+        "verbose": [Interval(numbers.Integral, 0, None)],
+        "callback": [None, "callable"],
+    }
 
     # -- fit
 
     def fit(self, S, y):
         """Learn the kernel(s) from S of shape (m, n, n) (or a list, or one (n, n) matrix) and y
         of length n with -1 for unlabelled points; returns self."""
+        validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
         S = _check_similarities(S)
         m, n, _ = S.shape
         y, labelled, classes = _check_labels(y, n)
-        self._check_params()
         n_threads = resolve_n_threads(self.n_jobs)
         rng = check_random_state(self.random_state)
         self.classes_ = classes
@@ -319,6 +310,9 @@ class _Base(ClassifierMixin, BaseEstimator):
         lower_min(Gsum) -> min over the feasible set of <Gsum, x>.
         """
         history = {key: [] for key in ("objective", "best", "lower_bound", "gap", "step", "lip", "time")}
+        monitor = Monitor(
+            f"{type(self).__name__} {label!r}", self.verbose, self.callback, _RECORD_FIELDS, max_iter=self.max_iter
+        )
         bound = md.LowerBound()
         best = None
         lower = -np.inf
@@ -340,11 +334,6 @@ class _Base(ClassifierMixin, BaseEstimator):
             history["gap"].append(gap)
             history["step"].append(eta)
             history["lip"].append(step_rule.lip)
-            if self.verbose:
-                print(
-                    f"[{type(self).__name__} {label!r}] iter {t:4d}  f = {f:.6g}  best = {best['f']:.6g}  "
-                    f"gap = {gap:.3g}  eta = {eta:.3g}"
-                )
             scale = max(abs(best["f"]), np.finfo(float).tiny)
             k = self.n_iter_no_change
             if gap <= self.tol * scale or eta == 0.0:
@@ -353,17 +342,9 @@ class _Base(ClassifierMixin, BaseEstimator):
                 reason = "stalled"  # no relative decrease of min_t f above tol in k iterations
             else:
                 reason = None
-            if self.callback is not None:
-                info = {
-                    "iteration": t,
-                    "objective": f,
-                    "best": best["f"],
-                    "lower_bound": lower,
-                    "gap": gap,
-                    "step": eta,
-                }
-                if self.callback(info) and reason is None:
-                    reason = "callback"
+            record = SimpleNamespace(objective=f, best=best["f"], lower_bound=lower, gap=gap, step=eta)
+            if monitor(t, record) and reason is None:
+                reason = "callback"
             if reason is None and t < self.max_iter:
                 state = oracle.step(state, out["G"], eta)
             history["time"].append(time.perf_counter() - start)
@@ -576,6 +557,12 @@ class ESKL(_Base):
 
 
 class _MKLBase(_Base):
+    _parameter_constraints = {
+        **_Base._parameter_constraints,
+        "mkl_tol": [Interval(numbers.Real, 0, None)],
+        "mkl_max_iter": [Interval(numbers.Integral, 1, None)],
+    }
+
     def __init__(
         self,
         loss="fro",
@@ -614,11 +601,6 @@ class _MKLBase(_Base):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.callback = callback
-
-    def _check_params(self):
-        super()._check_params()
-        check_real(self.mkl_tol, "mkl_tol", low=0.0)
-        check_int(self.mkl_max_iter, "mkl_max_iter", low=1)
 
     def _mkl(self, Ks_lab, y, gamma0):
         return mkl(Ks_lab, y, self.C, gamma0=gamma0, tol=self.mkl_tol, max_iter=self.mkl_max_iter, svm_tol=self.svm_tol)
