@@ -165,7 +165,7 @@ def affine_invariant_kernel(S, T=None, gamma=1.0, *, n_jobs=None):
     """Gaussian kernel of the affine-invariant distance ||log(S_1^-1/2 S_2 S_1^-1/2)||_F.
 
     Indefinite in general (the affine-invariant manifold is curved; Feragen et al., CVPR 2015;
-    on digits' covariance descriptors it is indefinite for gamma below about 0.3 / median d^2).
+    on digits' covariance descriptors it is indefinite at small gamma: bench/results/iklr.md).
     The distance is sqrt(sum_k log^2 lambda_k) over the eigenvalues of W_1 S_2 W_1 with
     W_1 = S_1^-1/2 (the generalised eigenvalues of (S_2, S_1)); the pairs run in C++ on threads,
     each d x d eigenproblem by Eigen, only j >= i when T is S.
@@ -259,10 +259,9 @@ def extreme_eigenpairs(op, tol=1e-8, random_state=None):
     """Smallest eigenpair and largest eigenvalue of a symmetric operator (a kernel), by Lanczos
     on K with its top eigenpairs deflated.
 
-    A kernel's spectrum is a few large eigenvalues and a cluster near zero (TL1 at n = 4,000,
-    d = 14: mu_max = 20,625, mu_min = -0.18 next to +0.006): Lanczos for the smallest one needs
-    about 1/sqrt(gap / width) steps, 787 mat-vecs there. Removing the top eigenpairs first (they
-    converge fast) shrinks the width: 30 of them cut the total to about 350 mat-vecs. The Ritz value
+    A kernel's spectrum is a few large eigenvalues and a cluster near zero: Lanczos for the
+    smallest one needs about 1/sqrt(gap / width) steps. Removing the top eigenpairs first (they
+    converge fast) shrinks the width, and with it the total (bench/results/iklr.md). The Ritz value
     is then recomputed as a Rayleigh quotient of K itself (one mat-vec).
 
     Returns (mu_min, v_min, mu_max, deflated operator, mat-vecs used).

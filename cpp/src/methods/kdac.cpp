@@ -19,8 +19,8 @@ namespace kernlearn {
 
 namespace {
 
-// Lanczos basis beyond k for a warm-started U-step (20 for a cold one). Measured on LG at n = 3000
-// (k = 2, 13 outer iterations): 44 mat-vecs per U-step with 20, 32 with 8, 31-34 with 4.
+// Lanczos basis beyond k for a warm-started U-step (20 for a cold one): a warm start is near the
+// answer, and the smaller basis cost the fewest mat-vecs per U-step. Figures: bench/results/kdac.md.
 constexpr Index kWarmExtra = 8;
 
 // Q = H D^-1/2 K D^-1/2 H of eq. (3) applied to a block without forming it: the Gaussian kernel
@@ -243,10 +243,10 @@ IsmResult ism(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, c
   Eigen::MatrixXd W = W0, W_prev;
   double trace_prev = 0.0;
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es;
-  // ISM converges linearly (rate 0.88 measured at n = 50,000 on Four_gaussian_3D), one Phi
-  // assembly per step; Anderson acceleration is used while the fixed-point residual shrinks
-  // and dropped (history cleared, plain steps) as soon as it does not, which also leaves a
-  // 2-cycle (constant residual) to the plain iteration and the detection below.
+  // ISM converges linearly (rate: bench/results/kdac.md), one Phi assembly per step; Anderson
+  // acceleration is used while the fixed-point residual shrinks and dropped (history cleared,
+  // plain steps) as soon as it does not, which also leaves a 2-cycle (constant residual) to the
+  // plain iteration and the detection below.
   AndersonProjector anderson(d, q, anderson_depth);
   double residual_prev = std::numeric_limits<double>::infinity();
   for (Index s = 1; s <= max_iter; ++s) {
@@ -270,9 +270,8 @@ IsmResult ism(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, c
       const bool two_cycle = projection_distance(W_prev, W_next) <= std::max(tol, 1e-3 * dist);
       Eigen::MatrixXd middle;
       // Period 2: W_{s+1} is W_{s-1} again. Step to the subspace between the two ends (the top
-      // q eigenvectors of W W' + W_next W_next') and iterate on: on the paper's MoonN from
-      // random starts 6 runs in 10 then reach the alternative clustering instead of 1, Moon's
-      // mean NMI goes from 0.44 to 0.68 (Table 1 came out the same with 20 steps allowed).
+      // q eigenvectors of W W' + W_next W_next') and iterate on: from random starts on the
+      // paper's MoonN far more runs then reach the alternative clustering (bench/results/kdac.md).
       if (two_cycle && out.n_damped < kMaxDampedSteps &&
           leading_subspace(W * W.transpose() + W_next * W_next.transpose(), q, middle)) {
         ++out.n_damped;

@@ -32,7 +32,7 @@ MEDIAN_MAX_POINTS = 2000
 def median_sigma(X, *, factor=0.5, max_points=MEDIAN_MAX_POINTS, random_state=None):
     """``factor`` x the median Euclidean distance between distinct rows of X.
 
-    With ``factor = 0.5`` on the standardised faces (624 x 20) this gives 3.17, the paper's 3.1.
+    ``factor = 0.5`` reproduces the paper's sigma on the standardised faces (bench/results/kdac.md).
     Above ``max_points`` rows the median is taken over all pairs of a random subset of that size.
     """
     X = np.asarray(X, dtype=np.float64)
@@ -146,23 +146,22 @@ class KDAC(ClusterMixin, BaseEstimator):
     ism_max_iter : int, default 30
         ISM iterations per W-step (each W-step is also solved only as accurately as the outer loop
         is moving, see Notes). A W-step cut short is a damped step, which matters: on the Moon
-        data (sigma = 0.1) ISM converges linearly at rate ~0.92, and W-steps each run to tol sent
-        the alternation into a period-2 cycle, while the default converges (34 outer iterations).
+        data (sigma = 0.1) ISM converges slowly (linearly), and W-steps each run to tol sent the
+        alternation into a period-2 cycle, while the default converges (bench/results/kdac.md).
     ism_acceleration : bool, default False
         Anderson-accelerate each W-step (on the projectors WW', depth 3), used only while the
         fixed-point residual shrinks, so the fixed points and the 2-cycle handling are those of
-        Algorithm 2. It solves one W-step to tolerance in far fewer Phi evaluations (see
-        bench/results/kdac.md: n = 50,000), and can turn a W-step's 2-cycle into a fixed point,
-        but inside the alternation it changes the path: on Moon (SI) it took 98 outer
-        iterations instead of 34, and from random starts it converged less often (Table 1
-        rerun), so it is off by default.
+        Algorithm 2. It solves one W-step to tolerance in far fewer Phi evaluations, and can
+        turn a W-step's 2-cycle into a fixed point, but inside the alternation it changes the
+        path: on Moon (SI) it took more outer iterations, and from random starts it converged
+        less often (bench/results/kdac.md), so it is off by default.
     tol : float, default 1e-6
         Convergence when the projection distance |WW' - W_oW_o'|_F / sqrt 2 (and the same for U)
         between iterations is <= tol. Subspaces, not raw eigenvector matrices, are compared: signs
         and the order within a degenerate eigenspace are arbitrary.
     normalize_rows : bool, default True
         Scale the rows of U to unit length before k-means (as the authors do; on the faces NMI
-        drops from 0.56 to 0.42 without it).
+        drops without it: bench/results/kdac.md).
     random_state : int, RandomState or None
         Seeds the Lanczos start, random init, sigma's subsample and k-means.
     n_jobs : int or None
@@ -223,13 +222,13 @@ class KDAC(ClusterMixin, BaseEstimator):
     * Inexact W-steps: the W-step of outer iteration t runs ISM to max(tol, 0.1 x the previous
       outer change of W) (the first to 1e-3), not to tol: early W-steps chase a gamma the next U-
       and D-steps change anyway. Convergence still requires a W-step whose first ISM step moved
-      <= tol, a fixed point of Algorithm 2 (Lemma 2). On the faces: 12 Phi evaluations instead of
-      58, the same end point (cost equal to 4 digits), 4x faster.
+      <= tol, a fixed point of Algorithm 2 (Lemma 2). On the faces this reaches the same end point
+      with far fewer Phi evaluations (bench/results/kdac.md).
     * ISM stops on the projection distance between subspaces. A period-2 cycle between two
       subspaces (seen with uniform-noise dimensions) is detected and the iteration steps to the
       subspace between its ends (the top q eigenvectors of W_s W_s' + W_s+1 W_s+1', up to 5
       times per W-step): from random starts on the paper's MoonN this reaches the alternative
-      clustering in 6 runs of 10 instead of 1. A cycle that outlasts these steps ends the W-step
+      clustering far more often (bench/results/kdac.md). A cycle that outlasts these steps ends the W-step
       at the end with the smaller cost (4a), and a ConvergenceWarning says so. The outer
       alternation is watched the same way for cycles of period 2 to 4 (W and U both back where
       they were), keeping the state with the largest cost (2a).
@@ -333,8 +332,7 @@ class KDAC(ClusterMixin, BaseEstimator):
             norms = np.linalg.norm(U, axis=1, keepdims=True)
             features = U / np.where(norms > 0, norms, 1.0)
         # scikit-learn's k-means runs on OpenMP threads. On an n x k embedding it is cheap, and
-        # OpenMP's spin-waits cost more than they save: measured on 2 busy cores, the faces' 624 x 4
-        # embedding took 1.0 s with the default pool, 2.7 s with 2 threads and 0.015 s with one.
+        # OpenMP's spin-waits cost more than they save, so it gets one thread (bench/results/kdac.md).
         with threadpool_limits(limits=1, user_api="openmp"):
             km = KMeans(k, n_init=10, random_state=rng.randint(np.iinfo(np.int32).max)).fit(features)
         self.labels_ = km.labels_

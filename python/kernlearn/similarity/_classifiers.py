@@ -32,7 +32,7 @@ Corrections to the paper (each also noted where it is implemented):
   unrestricted maximiser sends some gamma_i to 0, where the SVM kernel K_i / gamma_i and the
   subgradient (12) are unbounded (Theorem 3.2 assumes bounded subgradients). See :mod:`kernlearn._mkl`.
 * Initialisation: the paper's K^(1) = tau I / n makes the radius log n but is very slow in
-  practice (the ionosphere SVM is still at chance after 300 iterations); the default is a
+  practice (bench/results/similarity.md); the default is a
   trace-normalised Denoise warm start ``(1 - eps) tau S_+ / tr S_+ + eps tau I / n`` with
   eps = %(eps)g (interior, as mirror descent requires); the step rule then uses the radius
   ``log(tau / lambda_min(K^(1)))``, which bounds the Bregman distance from K^(1) (see
@@ -41,9 +41,9 @@ Corrections to the paper (each also noted where it is implemented):
 The iteration returns the best iterate (the guarantee is on min_t f). It stops when the
 certificate ``best f - lower bound <= tol * best f`` holds (the lower bound aggregates the
 linearisations of f, see :mod:`kernlearn._mirror_descent`; it is exact but, like the
-O(1/sqrt(t)) rate it follows, loose: measured on ionosphere it was still far below f after 200
-iterations), or when min_t f has decreased by at most ``tol`` (relative) over the last
-``n_iter_no_change`` iterations (the paper's "until convergence"); ``stop_reason_`` says which.
+O(1/sqrt(t)) rate it follows, loose: bench/results/similarity.md), or when min_t f has decreased
+by at most ``tol`` (relative) over the last ``n_iter_no_change`` iterations (the paper's "until
+convergence"); ``stop_reason_`` says which.
 Otherwise it stops after ``max_iter`` SVM/MKL solves with a ConvergenceWarning.
 
 Transductive and inductive use. ``fit(S, y)`` takes S of shape (m, n, n) over the labelled and
