@@ -500,7 +500,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
                 return user({"classifier": c, **info})
 
         fields = [("objective", ".6g"), ("inner_steps", "d")]
-        return Monitor(f"IKLR[{c}]", self.verbose, callback, fields, max_iter=max_outer)
+        return Monitor(f"IKLR {c}", self.verbose, callback, fields, max_iter=max_outer)
 
     def decision_function(self, X):
         """K(X, X_fit) a: one column per class for one-vs-rest, a vector for two classes."""

@@ -309,8 +309,9 @@ class _Base(ClassifierMixin, BaseEstimator):
         lower_min(Gsum) -> min over the feasible set of <Gsum, x>.
         """
         history = {key: [] for key in ("objective", "best", "lower_bound", "gap", "step", "lip", "time")}
+        shown = label.item() if isinstance(label, np.generic) else label  # 1, not np.int64(1)
         monitor = Monitor(
-            f"{type(self).__name__} {label!r}", self.verbose, self.callback, _RECORD_FIELDS, max_iter=self.max_iter
+            f"{type(self).__name__} {shown!r}", self.verbose, self.callback, _RECORD_FIELDS, max_iter=self.max_iter
         )
         bound = md.LowerBound()
         best = None
