@@ -40,6 +40,7 @@ def fd_gradient(f, a, h=1e-6):
 
 
 def _run(K, y, dec, a0, **kw):
+    """One ccicp call from keyword options (inner as a string); the result as a dict of arrays."""
     args = dict(
         inner="gd",
         lam=0.05,
@@ -50,12 +51,26 @@ def _run(K, y, dec, a0, **kw):
         decay=0.5,
         restart_rate=True,
         concave=True,
-        sgd_indices=np.empty(0, np.int64),
-        callback=None,
-        n_threads=1,
     )
     args.update(kw)
-    return _core.methods.ccicp(K, y, dec.negative_vectors, dec.negative_weights, dec.shift, a0, **args)
+    indices = np.ascontiguousarray(args.pop("sgd_indices", np.empty(0, np.int64)), dtype=np.int64)
+    args["inner"] = _core.methods.IklrInner.__members__[args["inner"]]
+    args["lambda_"] = args.pop("lam")
+    out = _core.methods.ccicp(
+        K,
+        y,
+        dec.negative_vectors,
+        dec.negative_weights,
+        a0,
+        shift=dec.shift,
+        options=_core.methods.IklrOptions(**args),
+        sgd_indices=indices,
+    )
+    return {
+        "alpha": out.alpha,
+        "initial_objective": out.initial_objective,
+        "objective": np.array([h.objective for h in out.history]),
+    }
 
 
 @pytest.fixture

@@ -52,7 +52,7 @@ def gamma_factor(U, Y, degree, lam):
 
 def random_problem(rng, n, d, q, k=3, ky=2, lam=0.7, sigma=1.3, shift=3.0):
     X = rng.normal(size=(n, d)) + shift  # off-centre on purpose: Phi must not care
-    W = np.linalg.qr(rng.normal(size=(d, q)))[0]
+    W = np.ascontiguousarray(np.linalg.qr(rng.normal(size=(d, q)))[0])
     U = np.linalg.qr(rng.normal(size=(n, k)))[0]
     Y = np.eye(ky)[rng.integers(0, ky, n)]
     Z = X @ W
@@ -86,7 +86,7 @@ def test_phi_cost_bound_match_double_loop(rng):
             cost += gamma[i, j] * e
             bound += abs(gamma[i, j]) / sigma**2 * e * np.trace(Aij.T @ Aij)
     A, c = gamma_factor(U, Y, D, lam)
-    got, trace, rhs = _core.kernels.hsic_phi(X, W, A, c, sigma, True, 1)
+    got, trace, rhs = _core.kernels.hsic_phi(X, W, A, c, sigma=sigma, with_bound=True, n_threads=1)
     assert np.abs(got - phi).max() <= 1e-12 * np.abs(phi).max()
     assert abs(trace - cost) <= 1e-12 * abs(cost)
     assert abs(rhs - bound) <= 1e-12 * bound
@@ -102,13 +102,13 @@ def test_phi_across_tiles_and_threads(rng, n):
     # sum_ij G_ij (x_i - x_j)(x_i - x_j)' = 2 X'(D_G - G)X: the factor 2 the appendix drops.
     ref = 2.0 * (X.T @ (np.diag(G.sum(1)) - G) @ X) / sigma**2
     A, c = gamma_factor(U, Y, D, lam)
-    one, t1, _ = _core.kernels.hsic_phi(X, W, A, c, sigma, False, 1)
-    two, t2, _ = _core.kernels.hsic_phi(X, W, A, c, sigma, False, 2)
+    one, t1, _ = _core.kernels.hsic_phi(X, W, A, c, sigma=sigma, n_threads=1)
+    two, t2, _ = _core.kernels.hsic_phi(X, W, A, c, sigma=sigma, n_threads=2)
     assert np.abs(one - ref).max() <= 1e-11 * np.abs(ref).max()
     assert np.abs(two - one).max() <= 1e-12 * np.abs(one).max()
     assert abs(t1 - G.sum()) <= 1e-12 * np.abs(G).sum() and abs(t2 - t1) <= 1e-12 * np.abs(G).sum()
     Z = np.ascontiguousarray(X @ W)
-    deg = _core.kernels.gaussian_degree(Z, sigma, 2)
+    deg = _core.kernels.gaussian_degree(Z, sigma=sigma, n_threads=2)
     np.testing.assert_allclose(deg, D, rtol=1e-13)
 
 
@@ -116,7 +116,7 @@ def test_phi_rejects_bad_sigma(rng):
     X, W, U, Y, K, D, lam, sigma = random_problem(rng, 10, 3, 1)
     A, c = gamma_factor(U, Y, D, lam)
     with pytest.raises(ValueError, match="sigma"):
-        _core.kernels.hsic_phi(X, W, A, c, 0.0, False, 1)
+        _core.kernels.hsic_phi(X, W, A, c, sigma=0.0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -132,18 +132,19 @@ def test_ism_fixed_point_satisfies_lemma_2():
     Y = np.eye(2)[original.astype(int)]
     A, c = gamma_factor(m.embedding_, Y, m.degree_, 10.0)
     W0 = np.linalg.qr(np.random.default_rng(1).normal(size=(4, 3)))[0]
-    out = _core.methods.ism(X, W0, A, c, 5.0, 500, 1e-11, 1)
-    assert out["converged"] and not out["cycled"]
-    W = out["W"]
+    options = _core.methods.IsmOptions(sigma=5.0, max_iter=500, tol=1e-11)
+    out = _core.methods.ism(X, np.ascontiguousarray(W0), A, c, options=options, n_threads=1)
+    assert out.status == _core.core.SolverStatus.converged and not out.cycled
+    W = out.W
     np.testing.assert_allclose(W.T @ W, np.eye(3), atol=1e-12)
-    phi, _, _ = _core.kernels.hsic_phi(X, W, A, c, 5.0, False, 1)
+    phi, _, _ = _core.kernels.hsic_phi(X, np.ascontiguousarray(W), A, c, sigma=5.0, n_threads=1)
     lam_all = np.linalg.eigvalsh(phi)
     PW = phi @ W
     Lam = W.T @ PW
     assert np.linalg.norm(PW - W @ Lam) <= 1e-9 * np.linalg.norm(phi)
     np.testing.assert_allclose(np.linalg.eigvalsh(Lam), lam_all[:3], rtol=1e-8)
     # ISM ascends Tr(gamma K) (descends the cost 4a) from the random start.
-    tr = out["trace_gamma_k"]
+    tr = out.trace_gamma_k
     assert tr[-1] > tr[0]
     # The estimator's own end state is a fixed point too (to its tol).
     assert m.fixed_point_residual_ < 1e-5
@@ -254,13 +255,17 @@ def test_matrix_free_u_step_matches_dense():
     X = np.ascontiguousarray(X[:400])
     Y = np.ascontiguousarray(np.eye(2)[original[:400].astype(int)])
     runs = [
-        _core.methods.kdac(X, Y, np.zeros((4, 0)), 3, 2, 5.0, 10.0, 3, 30, 1e-6, dense_max_n, 1e-10, 0, 1, None)
+        _core.methods.kdac(
+            X,
+            Y,
+            options=_core.methods.KdacOptions(q=3, sigma=5.0, lambda_=10.0, max_iter=3, dense_max_n=dense_max_n),
+        )
         for dense_max_n in (10**6, 0)
     ]
-    assert runs[0]["used_dense"] and not runs[1]["used_dense"]
-    assert runs[1]["history"]["matvecs"].sum() > 0
-    np.testing.assert_allclose(runs[0]["history"]["cost"], runs[1]["history"]["cost"], rtol=1e-9)
-    P = [r["U"] @ r["U"].T for r in runs]
+    assert runs[0].used_dense and not runs[1].used_dense
+    assert sum(h.matvecs for h in runs[1].history) > 0
+    np.testing.assert_allclose([h.cost for h in runs[0].history], [h.cost for h in runs[1].history], rtol=1e-9)
+    P = [r.U @ r.U.T for r in runs]
     assert np.abs(P[0] - P[1]).max() < 1e-7
 
 

@@ -275,11 +275,11 @@ def test_identity_init_uses_the_paper_step():
 def test_rekl_fro_equals_emkl_fro_in_the_eigenbasis():
     S, y = _problem(n=26, m=2)
     ypm = np.where(y == 1, 1.0, -1.0)
-    prep = similarity._Prep(S, np.ones(len(y), bool), "trace", "evd")
+    prep = similarity._base._Prep(S, np.ones(len(y), bool), "trace", "evd")
     emkl = EMKL("fro", rho=0.7, mkl_tol=1e-12, mkl_max_iter=100, svm_tol=1e-10)
     rekl = REKL("fro", rho=0.7, mkl_tol=1e-12, mkl_max_iter=100, svm_tol=1e-10)
-    eo = similarity._EMKLOracle(emkl, prep, ypm, md.resolve_loss("fro"))
-    ro = similarity._REKLOracle(rekl, prep, ypm, similarity._spectral_loss("fro"))
+    eo = similarity._emkl._EMKLOracle(emkl, prep, ypm, md.resolve_loss("fro"))
+    ro = similarity._rekl._REKLOracle(rekl, prep, ypm, similarity._rekl._spectral_loss("fro"))
     rng = np.random.default_rng(8)
     mu = rng.dirichlet(np.ones(26), size=2) * prep.tau
     state = [(V, np.log(mu[i])) for i, (_, V) in enumerate(prep.eig)]

@@ -1,11 +1,7 @@
 // Bindings of methods/iklr.hpp: the CCICP solver of indefinite kernel logistic regression on a
-// dense kernel. kernlearn/indefinite.py validates.
+// dense kernel, through the typed boundary (boundary.hpp): IklrOptions in, IklrResult out,
+// IklrIteration records to the callback. kernlearn/indefinite.py validates the parameters.
 #include <optional>
-#include <string>
-
-#include <pybind11/eigen.h>
-#include <pybind11/functional.h>
-#include <pybind11/stl.h>
 
 #include "kernlearn/methods/iklr.hpp"
 
@@ -14,61 +10,55 @@
 
 namespace kernlearn::bindings {
 
+using namespace pybind11::literals;
+
 void register_iklr(py::module_& m) {
+  py::enum_<IklrInner>(m, "IklrInner", "The inner loop of CCICP.")
+      .value("gd", IklrInner::gd, "full gradient descent")
+      .value("sgd", IklrInner::sgd, "single-sample stochastic gradient descent");
+
+  OptionsClass<IklrOptions>(m, "IklrOptions", "Options of CCICP (Liu et al., TNNLS 2019, Algorithm 1).")
+      .field("inner", &IklrOptions::inner, "inner loop, IklrInner.gd or IklrInner.sgd")
+      .field("lambda_", &IklrOptions::lambda, "the paper's lambda (the estimator's alpha)")
+      .field("eps", &IklrOptions::eps, "inner loop stops when |F_k(t+1) - F_k(t)| <= eps")
+      .field("max_outer", &IklrOptions::max_outer, "outer (CCCP) iterations")
+      .field("max_inner", &IklrOptions::max_inner, "cap on inner steps per outer iteration")
+      .field("learning_rate", &IklrOptions::learning_rate, "eta_0")
+      .field("decay", &IklrOptions::decay, "eta <- decay * eta after every inner step")
+      .field("restart_rate", &IklrOptions::restart_rate, "eta back to eta_0 at each outer step")
+      .field("concave", &IklrOptions::concave, "the paper's Krein penalty; False: (lambda/2) a'K+ a");
+
+  ResultClass<IklrIteration>(m, "IklrIteration", "One outer CCICP iteration.")
+      .field("objective", &IklrIteration::objective, "F(a_k) of eq. (6) (or of the convex model)")
+      .field("inner_steps", &IklrIteration::inner_steps, "inner steps taken")
+      .field("matvecs", &IklrIteration::matvecs, "kernel mat-vecs");
+
+  ResultClass<IklrResult>(m, "IklrResult", "What CCICP returns.")
+      .field("alpha", &IklrResult::alpha, "the expansion coefficients a")
+      .field("initial_objective", &IklrResult::initial_objective, "F(a_0)")
+      .field("status", &IklrResult::status, "max_iter, interrupted, or not_converged (the schedule overflowed)")
+      .records("history", &IklrResult::history, "one IklrIteration per outer iteration");
+
   m.def(
       "ccicp",
-      [](const py::array& K, const Eigen::VectorXd& y, const Eigen::MatrixXd& V, const Eigen::VectorXd& w, double shift,
-         const Eigen::VectorXd& alpha0, const std::string& inner, double lambda, double eps, Index max_outer,
-         Index max_inner, double learning_rate, double decay, bool restart_rate, bool concave,
-         const std::vector<std::int64_t>& sgd_indices, const std::optional<py::function>& callback, int n_threads) {
-        if (inner != "gd" && inner != "sgd") throw std::invalid_argument("inner must be 'gd' or 'sgd'");
-        IklrOptions options;
-        options.inner = inner == "gd" ? IklrOptions::Inner::gd : IklrOptions::Inner::sgd;
-        options.lambda = lambda;
-        options.eps = eps;
-        options.max_outer = max_outer;
-        options.max_inner = max_inner;
-        options.learning_rate = learning_rate;
-        options.decay = decay;
-        options.restart_rate = restart_rate;
-        options.concave = concave;
-        options.n_threads = n_threads;
+      [](const py::array& K, const Eigen::Ref<const Eigen::VectorXd>& y, const MatrixRef& V,
+         const Eigen::Ref<const Eigen::VectorXd>& w, const Eigen::Ref<const Eigen::VectorXd>& alpha0, double shift,
+         const IklrOptions& options, const Eigen::Ref<const VectorXi>& sgd_indices,
+         const std::optional<py::function>& callback, int n_threads) {
         const NegativePart negative{V, w, shift};
-        const IklrMonitor monitor = [&callback](Index k, const IklrOuter& rec) {
-          py::gil_scoped_acquire gil;
-          if (PyErr_CheckSignals() != 0) throw Interrupted();
-          if (!callback) return false;
-          py::dict info;
-          info["iteration"] = k;
-          info["objective"] = rec.objective;
-          info["inner_steps"] = rec.inner_steps;
-          return py::bool_((*callback)(info)).cast<bool>();
-        };
+        const auto monitor = python_monitor<IklrIteration>(callback);
         const InterruptPoll poll = python_interrupt_poll();
-        IklrResult r = with_dense_kernel(K, [&](const auto& kernel) {
-          return run_interruptible(
-              [&] { return ccicp(kernel, y, negative, alpha0, options, sgd_indices, monitor, poll); });
+        return with_dense_kernel(K, [&](const auto& kernel) {
+          return run_interruptible([&] {
+            ThreadTeam team(n_threads);
+            return ccicp(kernel, y, negative, alpha0, options, sgd_indices, team, monitor, poll);
+          });
         });
-        std::vector<double> objective;
-        std::vector<Index> inner_steps, matvecs;
-        for (const auto& h : r.history) {
-          objective.push_back(h.objective);
-          inner_steps.push_back(h.inner_steps);
-          matvecs.push_back(h.matvecs);
-        }
-        py::dict out;
-        out["alpha"] = r.alpha;
-        out["initial_objective"] = r.initial_objective;
-        out["objective"] = to_numpy(std::move(objective));
-        out["inner_steps"] = to_numpy(std::move(inner_steps));
-        out["matvecs"] = to_numpy(std::move(matvecs));
-        out["diverged"] = r.diverged;
-        return out;
       },
-      py::arg("K"), py::arg("y"), py::arg("V"), py::arg("w"), py::arg("shift"), py::arg("alpha0"), py::arg("inner"),
-      py::arg("lam"), py::arg("eps"), py::arg("max_outer"), py::arg("max_inner"), py::arg("learning_rate"),
-      py::arg("decay"), py::arg("restart_rate"), py::arg("concave"), py::arg("sgd_indices"), py::arg("callback"),
-      py::arg("n_threads"));
+      "K"_a.noconvert(), "y"_a.noconvert(), "V"_a.noconvert(), "w"_a.noconvert(), "alpha0"_a.noconvert(), py::kw_only(),
+      "shift"_a, "options"_a, "sgd_indices"_a.noconvert(), "callback"_a = py::none(), "n_threads"_a = 1,
+      "CCICP on the dense kernel K (float32 or float64) with K- = V diag(w) V' + shift I; sgd_indices "
+      "(int64, max_outer * max_inner of them) are read for inner=sgd only.");
 }
 
 }  // namespace kernlearn::bindings

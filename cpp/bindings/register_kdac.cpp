@@ -1,13 +1,10 @@
-// Bindings of methods/kdac.hpp: ISM and the whole KDAC loop.
-// kernlearn/_kdac.py validates the arrays (finite, float64, C-contiguous) before they get here.
-// Every call runs the core through run_interruptible, i.e. without the GIL: safe because the core
-// sees only Eigen maps of the argument arrays (alive for the whole call) and C++ objects; the
-// result dicts are built after the GIL is re-taken. Ctrl-C is polled between tiles and iterations.
+// Bindings of methods/kdac.hpp: ISM and the whole KDAC loop, through the typed boundary
+// (boundary.hpp): IsmOptions / KdacOptions in, IsmResult / KdacResult out, KdacIteration records
+// to the callback. kernlearn/cluster/_kdac.py validates the parameters and passes float64
+// C-contiguous arrays. Every call runs the core through run_interruptible, i.e. without the GIL:
+// safe because the core sees only Eigen maps of the argument arrays (alive for the whole call) and
+// C++ objects. Ctrl-C is polled between tiles and iterations.
 #include <optional>
-
-#include <pybind11/eigen.h>
-#include <pybind11/functional.h>
-#include <pybind11/stl.h>
 
 #include "kernlearn/methods/kdac.hpp"
 
@@ -15,121 +12,104 @@
 
 namespace kernlearn::bindings {
 
+using namespace pybind11::literals;
+
 void register_kdac(py::module_& m) {
+  OptionsClass<IsmOptions>(m, "IsmOptions", "Options of ISM (Algorithm 2 of Wu et al. 2018).")
+      .field("sigma", &IsmOptions::sigma, "Gaussian kernel bandwidth")
+      .field("max_iter", &IsmOptions::max_iter, "ISM iterations (Phi evaluations)")
+      .field("tol", &IsmOptions::tol, "stop when the projection distance between iterates is <= tol")
+      .field("anderson_depth", &IsmOptions::anderson_depth, "Anderson acceleration depth; 0 = plain ISM");
+
+  ResultClass<IsmResult>(m, "IsmResult", "What ISM returns.")
+      .field("W", &IsmResult::W, "d x q, orthonormal, signs fixed")
+      .field("eigenvalues", &IsmResult::eigenvalues, "all eigenvalues of the last Phi evaluated, ascending")
+      .array("trace_gamma_k", &IsmResult::trace_gamma_k, "Tr(gamma K(W_s)) for every W_s whose Phi was formed")
+      .array("distance", &IsmResult::distance, "projection distance between successive iterates")
+      .field("n_iter", &IsmResult::n_iter, "iterations run")
+      .field("status", &IsmResult::status, "converged, max_iter, or not_converged (a 2-cycle, see cycled)")
+      .field("n_damped", &IsmResult::n_damped, "steps to the middle of a 2-cycle")
+      .field("cycled", &IsmResult::cycled, "a 2-cycle outlasted the damped steps; the better end was kept");
+
+  OptionsClass<KdacOptions>(m, "KdacOptions", "Options of the KDAC alternation (Algorithm 1 of Wu et al. 2018).")
+      .field("n_clusters", &KdacOptions::n_clusters, "k, the number of alternative clusters")
+      .field("q", &KdacOptions::q, "subspace dimension; None = the largest eigengap (11) (spectral init only)")
+      .field("sigma", &KdacOptions::sigma, "Gaussian kernel bandwidth")
+      .field("lambda_", &KdacOptions::lambda, "weight of the novelty term")
+      .field("max_iter", &KdacOptions::max_iter, "outer (W, D, U) iterations")
+      .field("ism_max_iter", &KdacOptions::ism_max_iter, "ISM iterations per W-step")
+      .field("anderson_depth", &KdacOptions::anderson_depth, "ISM acceleration depth; 0 = plain ISM")
+      .field("tol", &KdacOptions::tol, "projection distance of W and U between outer iterations")
+      .field("ism_tol_factor", &KdacOptions::ism_tol_factor, "W-step t is solved to max(tol, factor x dist_w(t-1))")
+      .field("dense_max_n", &KdacOptions::dense_max_n, "U-step on an explicit n x n matrix up to here")
+      .field("eig_tol", &KdacOptions::eig_tol, "Lanczos residual tolerance of the U-step")
+      .field("seed", &KdacOptions::seed, "seed of the Lanczos start vectors");
+
+  ResultClass<KdacIteration>(m, "KdacIteration", "One outer KDAC iteration.")
+      .field("cost", &KdacIteration::cost, "HSIC(XW, U) - lambda HSIC(XW, Y), eq. (2a)")
+      .field("quality", &KdacIteration::quality, "HSIC(XW, U) = Tr(U'QU)")
+      .field("hsic_y", &KdacIteration::hsic_y, "HSIC(XW, Y) = Tr(Y'QY)")
+      .field("dist_w", &KdacIteration::dist_w, "projection distance of W to the previous iteration")
+      .field("dist_u", &KdacIteration::dist_u, "projection distance of U to the previous iteration")
+      .field("ism_iter", &KdacIteration::ism_iter, "ISM iterations of the W-step")
+      .field("ism_cycled", &KdacIteration::ism_cycled, "the W-step ended on a 2-cycle")
+      .field("ism_damped", &KdacIteration::ism_damped, "the W-step's steps to the middle of a 2-cycle")
+      .field("matvecs", &KdacIteration::matvecs, "kernel mat-vecs of the U-step (0 when dense)");
+
+  ResultClass<KdacResult>(m, "KdacResult", "What KDAC returns.")
+      .field("W", &KdacResult::W, "d x q projection")
+      .field("U", &KdacResult::U, "n x k spectral embedding")
+      .field("W_init", &KdacResult::W_init, "the starting W (eq. 12, or W0)")
+      .field("degree", &KdacResult::degree, "degrees D of the final kernel")
+      .field("init_eigenvalues", &KdacResult::init_eigenvalues, "of Phi_0, ascending (empty when W0 was given)")
+      .field("phi_eigenvalues", &KdacResult::phi_eigenvalues, "of Phi(W*) with the final gamma, ascending")
+      .field("q", &KdacResult::q, "subspace dimension")
+      .field("cost", &KdacResult::cost, "eq. (2a) at the returned state")
+      .field("quality", &KdacResult::quality, "HSIC(XW, U)")
+      .field("hsic_y", &KdacResult::hsic_y, "HSIC(XW, Y)")
+      .field("eigengap", &KdacResult::eigengap, "eq. (11) at the end (NaN when q = d)")
+      .field("sigma_lhs", &KdacResult::sigma_lhs, "left side of inequality (10)")
+      .field("sigma_rhs", &KdacResult::sigma_rhs, "right side of inequality (10)")
+      .field("fixed_point_residual", &KdacResult::fixed_point_residual, "|Phi W - W Lambda|_F / |Phi|_F")
+      .field("n_iter", &KdacResult::n_iter, "outer iterations run")
+      .field("status", &KdacResult::status, "converged, max_iter, not_converged (outer cycle) or interrupted")
+      .field("ism_cycled", &KdacResult::ism_cycled, "some W-step ended on a 2-cycle")
+      .field("outer_cycled", &KdacResult::outer_cycled, "the alternation ended on a cycle (best state kept)")
+      .field("cycle_period", &KdacResult::cycle_period, "its period (2 to 4), 0 if none")
+      .field("used_dense", &KdacResult::used_dense, "the U-step used an explicit n x n matrix")
+      .records("history", &KdacResult::history, "one KdacIteration per outer iteration");
+
   m.def(
       "ism",
-      [](const MatrixRef& X, const Eigen::MatrixXd& W0, const MatrixRef& A, const Eigen::VectorXd& c, double sigma,
-         Index max_iter, double tol, int n_threads, Index anderson_depth) {
+      [](const MatrixRef& X, const MatrixRef& W0, const MatrixRef& A, const Eigen::Ref<const Eigen::VectorXd>& c,
+         const IsmOptions& options, int n_threads) {
         const InterruptPoll poll = python_interrupt_poll();
-        IsmResult r = run_interruptible([&] {
+        return run_interruptible([&] {
+          // Explicit copies: ISM centres X (translation invariance, hsic.hpp) and iterates on a
+          // column-major d x q W, which W0 (d x q, tiny) starts.
           const RowMatrixXd Xc = X.rowwise() - X.colwise().mean();
+          const Eigen::MatrixXd W = W0;
           ThreadTeam team(n_threads);
-          return ism(Xc, W0, A, c, sigma, max_iter, tol, anderson_depth, team, poll);
+          return ism(Xc, W, A, c, options, team, poll);
         });
-        py::dict out;
-        out["W"] = std::move(r.W);
-        out["eigenvalues"] = std::move(r.eigenvalues);
-        out["trace_gamma_k"] = to_numpy(std::move(r.trace_gamma_k));
-        out["distance"] = to_numpy(std::move(r.distance));
-        out["n_iter"] = r.n_iter;
-        out["converged"] = r.converged;
-        out["cycled"] = r.cycled;
-        out["n_damped"] = r.n_damped;
-        return out;
       },
-      py::arg("X").noconvert(), py::arg("W0"), py::arg("A").noconvert(), py::arg("c"), py::arg("sigma"),
-      py::arg("max_iter"), py::arg("tol"), py::arg("n_threads"), py::arg("anderson_depth") = 0);
+      "X"_a.noconvert(), "W0"_a.noconvert(), "A"_a.noconvert(), "c"_a.noconvert(), py::kw_only(), "options"_a,
+      "n_threads"_a = 1, "ISM from W0 with gamma = A diag(c) A' fixed.");
 
   m.def(
       "kdac",
-      [](const MatrixRef& X, const MatrixRef& Y, const Eigen::MatrixXd& W0, Index q, Index n_clusters, double sigma,
-         double lam, Index max_iter, Index ism_max_iter, double tol, Index dense_max_n, double eig_tol,
-         std::uint64_t seed, int n_threads, const std::optional<py::function>& callback, Index anderson_depth) {
-        KdacOptions opt;
-        opt.n_clusters = n_clusters;
-        opt.q = q;
-        opt.sigma = sigma;
-        opt.lambda = lam;
-        opt.max_iter = max_iter;
-        opt.ism_max_iter = ism_max_iter;
-        opt.anderson_depth = anderson_depth;
-        opt.tol = tol;
-        opt.dense_max_n = dense_max_n;
-        opt.eig_tol = eig_tol;
-        opt.seed = seed;
-        opt.n_threads = n_threads;
-        // Runs on the calling thread between outer iterations: takes the GIL to run signal
-        // handlers and the user's callback; the core holds no Python object.
-        const KdacMonitor monitor = [&callback](Index it, const KdacIteration& rec) {
-          py::gil_scoped_acquire gil;
-          if (PyErr_CheckSignals() != 0) throw Interrupted();
-          if (!callback) return false;
-          py::dict info;
-          info["iteration"] = it;
-          info["cost"] = rec.cost;
-          info["quality"] = rec.quality;
-          info["hsic_y"] = rec.hsic_y;
-          info["dist_w"] = rec.dist_w;
-          info["dist_u"] = rec.dist_u;
-          info["ism_iter"] = rec.ism_iter;
-          info["ism_cycled"] = rec.ism_cycled;
-          info["ism_damped"] = rec.ism_damped;
-          return py::bool_((*callback)(info)).cast<bool>();
-        };
+      [](const MatrixRef& X, const MatrixRef& Y, const KdacOptions& options, const std::optional<MatrixRef>& W0,
+         const std::optional<py::function>& callback, int n_threads) {
+        const auto monitor = python_monitor<KdacIteration>(callback);
         const InterruptPoll poll = python_interrupt_poll();
-        KdacResult r = run_interruptible([&] { return kdac(X, Y, W0, opt, monitor, poll); });
-        std::vector<double> cost, quality, hsic_y, dist_w, dist_u;
-        std::vector<Index> ism_iter, ism_damped, matvecs;
-        std::vector<bool> cycled;
-        for (const auto& h : r.history) {
-          cost.push_back(h.cost);
-          quality.push_back(h.quality);
-          hsic_y.push_back(h.hsic_y);
-          dist_w.push_back(h.dist_w);
-          dist_u.push_back(h.dist_u);
-          ism_iter.push_back(h.ism_iter);
-          matvecs.push_back(h.matvecs);
-          cycled.push_back(h.ism_cycled);
-          ism_damped.push_back(h.ism_damped);
-        }
-        py::dict out;
-        out["W"] = std::move(r.W);
-        out["U"] = std::move(r.U);
-        out["degree"] = std::move(r.degree);
-        out["W_init"] = std::move(r.W_init);
-        out["init_eigenvalues"] = std::move(r.init_eigenvalues);
-        out["phi_eigenvalues"] = std::move(r.phi_eigenvalues);
-        out["q"] = r.q;
-        out["cost"] = r.cost;
-        out["quality"] = r.quality;
-        out["hsic_y"] = r.hsic_y;
-        out["eigengap"] = r.eigengap;
-        out["sigma_lhs"] = r.sigma_lhs;
-        out["sigma_rhs"] = r.sigma_rhs;
-        out["fixed_point_residual"] = r.fixed_point_residual;
-        out["n_iter"] = r.n_iter;
-        out["converged"] = r.converged;
-        out["ism_cycled"] = r.ism_cycled;
-        out["outer_cycled"] = r.outer_cycled;
-        out["cycle_period"] = r.cycle_period;
-        out["used_dense"] = r.used_dense;
-        py::dict history;
-        history["cost"] = to_numpy(std::move(cost));
-        history["quality"] = to_numpy(std::move(quality));
-        history["hsic_y"] = to_numpy(std::move(hsic_y));
-        history["dist_w"] = to_numpy(std::move(dist_w));
-        history["dist_u"] = to_numpy(std::move(dist_u));
-        history["ism_iter"] = to_numpy(std::move(ism_iter));
-        history["matvecs"] = to_numpy(std::move(matvecs));
-        history["ism_cycled"] = py::cast(cycled);
-        history["ism_damped"] = to_numpy(std::move(ism_damped));
-        out["history"] = history;
-        return out;
+        return run_interruptible([&] {
+          ThreadTeam team(n_threads);
+          return kdac(X, Y, W0, options, team, monitor, poll);
+        });
       },
-      py::arg("X").noconvert(), py::arg("Y").noconvert(), py::arg("W0"), py::arg("q"), py::arg("n_clusters"),
-      py::arg("sigma"), py::arg("lam"), py::arg("max_iter"), py::arg("ism_max_iter"), py::arg("tol"),
-      py::arg("dense_max_n"), py::arg("eig_tol"), py::arg("seed"), py::arg("n_threads"), py::arg("callback"),
-      py::arg("anderson_depth") = 0);
+      "X"_a.noconvert(), "Y"_a.noconvert(), py::kw_only(), "options"_a, "W0"_a.noconvert() = py::none(),
+      "callback"_a = py::none(), "n_threads"_a = 1,
+      "KDAC: W0 (d x q) for a given start, None for the spectral initialisation (12) with options.q.");
 }
 
 }  // namespace kernlearn::bindings

@@ -1,13 +1,6 @@
 // Bindings of the kernels layer: dense kernel matrices (float32 or float64, numpy-owned and never
 // copied), kernel mat-vecs, and the HSIC blocks Phi(W) and Gaussian degrees. kernlearn/kernels.py
 // and kernlearn/cluster/_kdac.py validate.
-#include <optional>
-#include <string>
-
-#include <pybind11/eigen.h>
-#include <pybind11/functional.h>
-#include <pybind11/stl.h>
-
 #include "kernlearn/kernels/hsic.hpp"
 #include "kernlearn/kernels/kernel_matrix.hpp"
 
@@ -16,22 +9,21 @@
 
 namespace kernlearn::bindings {
 
-namespace {
-
-PairwiseKernel pairwise_from(const std::string& kind, double tau, double gamma) {
-  if (kind == "tl1") return {PairwiseKind::tl1, tau, gamma};
-  if (kind == "rbf") return {PairwiseKind::rbf, tau, gamma};
-  throw std::invalid_argument("kernel must be 'tl1' or 'rbf', got '" + kind + "'");
-}
-
-}  // namespace
+using namespace pybind11::literals;
 
 void register_kernels(py::module_& m) {
+  py::enum_<PairwiseKind>(m, "PairwiseKind", "The pairwise kernels.")
+      .value("tl1", PairwiseKind::tl1, "max(tau - ||x - y||_1, 0), the truncated l1-distance kernel")
+      .value("rbf", PairwiseKind::rbf, "exp(-gamma ||x - y||^2)");
+
+  OptionsClass<PairwiseKernel>(m, "PairwiseKernel", "A pairwise kernel: its kind and parameter.")
+      .field("kind", &PairwiseKernel::kind, "PairwiseKind.tl1 or PairwiseKind.rbf")
+      .field("tau", &PairwiseKernel::tau, "TL1 truncation")
+      .field("gamma", &PairwiseKernel::gamma, "RBF width");
+
   m.def(
       "pairwise_kernel",
-      [](const MatrixRef& X, const MatrixRef& Y, const std::string& kind, double tau, double gamma, bool single,
-         int n_threads) {
-        const PairwiseKernel kernel = pairwise_from(kind, tau, gamma);
+      [](const MatrixRef& X, const MatrixRef& Y, const PairwiseKernel& kernel, bool single, int n_threads) {
         py::array out = single ? py::array(py::array_t<float>({X.rows(), Y.rows()}))
                                : py::array(py::array_t<double>({X.rows(), Y.rows()}));
         void* dst = out.mutable_data();
@@ -45,8 +37,8 @@ void register_kernels(py::module_& m) {
         });
         return out;
       },
-      py::arg("X").noconvert(), py::arg("Y").noconvert(), py::arg("kind"), py::arg("tau"), py::arg("gamma"),
-      py::arg("single"), py::arg("n_threads"));
+      "X"_a.noconvert(), "Y"_a.noconvert(), py::kw_only(), "kernel"_a, "single"_a = false, "n_threads"_a = 1,
+      "k(X, Y), float32 when single (values computed in double), else float64.");
 
   m.def(
       "affine_invariant_kernel",
@@ -66,7 +58,7 @@ void register_kernels(py::module_& m) {
         });
         return out;
       },
-      py::arg("W").noconvert(), py::arg("T").noconvert(), py::arg("gamma"), py::arg("same"), py::arg("n_threads"));
+      "W"_a.noconvert(), "T"_a.noconvert(), py::kw_only(), "gamma"_a, "same"_a, "n_threads"_a = 1);
 
   m.def(
       "kernel_matvec",
@@ -81,23 +73,24 @@ void register_kernels(py::module_& m) {
         });
         return y;
       },
-      py::arg("K"), py::arg("x").noconvert(), py::arg("n_threads"));
+      "K"_a.noconvert(), "x"_a.noconvert(), "n_threads"_a = 1);
 
   m.def(
       "hsic_phi",
-      [](const MatrixRef& X, const Eigen::MatrixXd& W, const MatrixRef& A, const Eigen::VectorXd& c, double sigma,
-         bool with_bound, int n_threads) {
+      [](const MatrixRef& X, const MatrixRef& W, const MatrixRef& A, const Eigen::Ref<const Eigen::VectorXd>& c,
+         double sigma, bool with_bound, int n_threads) {
         const InterruptPoll poll = python_interrupt_poll();
         PhiResult r = run_interruptible([&] {
           // Phi only sees differences, so centring changes nothing but the rounding (hsic.hpp).
           const RowMatrixXd Xc = X.rowwise() - X.colwise().mean();
+          const Eigen::MatrixXd Wc = W;  // explicit column-major copy of the small d x q W
           ThreadTeam team(n_threads);
-          return hsic_phi(Xc, W, A, c, sigma, with_bound, team, poll);
+          return hsic_phi(Xc, Wc, A, c, sigma, with_bound, team, poll);
         });
         return py::make_tuple(std::move(r.phi), r.trace_gamma_k, r.bound_rhs);
       },
-      py::arg("X").noconvert(), py::arg("W"), py::arg("A").noconvert(), py::arg("c"), py::arg("sigma"),
-      py::arg("with_bound"), py::arg("n_threads"));
+      "X"_a.noconvert(), "W"_a.noconvert(), "A"_a.noconvert(), "c"_a.noconvert(), py::kw_only(), "sigma"_a,
+      "with_bound"_a = false, "n_threads"_a = 1, "(Phi(W) of eq. (8), Tr(gamma K), the right side of (10)).");
 
   m.def(
       "gaussian_degree",
@@ -108,7 +101,7 @@ void register_kernels(py::module_& m) {
           return gaussian_degree(Z, sigma, team, poll);
         });
       },
-      py::arg("Z").noconvert(), py::arg("sigma"), py::arg("n_threads"));
+      "Z"_a.noconvert(), py::kw_only(), "sigma"_a, "n_threads"_a = 1);
 }
 
 }  // namespace kernlearn::bindings

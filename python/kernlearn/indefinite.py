@@ -57,7 +57,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core
 from ._utils import _solver_choice
-from ._utils._validation import check_choice, check_int, check_real, resolve_n_threads, symmetrized
+from ._utils._monitor import Monitor, history_arrays
+from ._utils._param_validation import Interval, StrOptions, validate_params
+from ._utils._validation import check_choice, resolve_n_threads, symmetrized
 from .kernels import extreme_eigenpairs, kernel_operator, rbf_kernel, tl1_kernel
 from .linalg import eigsh
 
@@ -200,6 +202,10 @@ def krein_decomposition(
     )
 
 
+# The per-outer-iteration record fields kept in history_.
+_RECORD_FIELDS = ("objective", "inner_steps", "matvecs")
+
+
 def _generator(random_state):
     """A numpy Generator from scikit-learn's random_state conventions (SGD's sample indices)."""
     if isinstance(random_state, np.random.Generator):
@@ -282,6 +288,27 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         Shape of the training X (or kernel).
     """
 
+    _parameter_constraints = {
+        "kernel": [StrOptions({"tl1", "rbf", "precomputed"}), "callable"],
+        "tau": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        "gamma": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+        "solver": [StrOptions({"ccicp-gd", "ccicp-sgd", "cccp-gd"})],
+        "eps": [None, Interval(numbers.Real, 0, None)],
+        "max_outer": [Interval(numbers.Integral, 1, None)],
+        "max_inner": [Interval(numbers.Integral, 1, None)],
+        "learning_rate": [StrOptions({"auto"}), Interval(numbers.Real, 0, None, closed="neither")],
+        "decay": [Interval(numbers.Real, 0, 1, closed="right")],
+        "schedule": [StrOptions({"restart", "global"})],
+        "decomposition": [StrOptions({"shift", "spectral"})],
+        "max_negative_rank": [None, Interval(numbers.Integral, 1, None)],
+        "penalty": [StrOptions({"krein", "positive"})],
+        "kernel_dtype": [StrOptions({"float64", "float32"})],
+        "random_state": ["random_state"],
+        "verbose": [Interval(numbers.Integral, 0, None), "boolean"],
+        "callback": [None, "callable"],
+    }
+
     def __init__(
         self,
         kernel="tl1",
@@ -330,34 +357,11 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
-    def _check_params(self):
-        if not (callable(self.kernel) or self.kernel in ("tl1", "rbf", "precomputed")):
-            raise ValueError(f"kernel must be 'tl1', 'rbf', 'precomputed' or a callable; got {self.kernel!r}")
-        check_real(self.alpha, "alpha")
-        for name in ("tau", "gamma"):
-            if getattr(self, name) is not None:
-                check_real(getattr(self, name), name)
-        check_choice(self.solver, "solver", ("ccicp-gd", "ccicp-sgd", "cccp-gd"))
-        eps = self.eps
-        if eps is None:
-            eps = 1.0 if self.solver == "ccicp-gd" else 1e-4
-        check_real(eps, "eps", low=0.0)
-        check_int(self.max_outer, "max_outer", low=1)
-        check_int(self.max_inner, "max_inner", low=1)
-        if not (isinstance(self.learning_rate, str) and self.learning_rate == "auto"):
-            check_real(self.learning_rate, "learning_rate")
-        check_real(self.decay, "decay")
-        check_choice(self.schedule, "schedule", ("restart", "global"))
-        if self.decay > 1:
-            raise ValueError(f"decay must be in (0, 1], got {self.decay!r}")
-        check_choice(self.decomposition, "decomposition", ("shift", "spectral"))
-        if self.max_negative_rank is not None:
-            check_int(self.max_negative_rank, "max_negative_rank", low=1)
-        check_choice(self.penalty, "penalty", ("krein", "positive"))
-        check_choice(self.kernel_dtype, "kernel_dtype", ("float64", "float32"))
-        if self.callback is not None and not callable(self.callback):
-            raise TypeError(f"callback must be callable or None, got {self.callback!r}")
-        return float(eps)
+    def _eps(self):
+        """The inner stopping threshold: eps, or the paper's default for the solver."""
+        if self.eps is not None:
+            return float(self.eps)
+        return 1.0 if self.solver == "ccicp-gd" else 1e-4
 
     def _kernel(self, X, Y, dtype=np.float64):
         if self.kernel == "tl1":
@@ -386,7 +390,8 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit on training inputs X (or a precomputed (n, n) kernel) and labels y."""
-        eps = self._check_params()
+        validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
+        eps = self._eps()
         X, y = validate_data(self, X, y, dtype=np.float64, order="C", ensure_min_samples=2)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
@@ -422,7 +427,20 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         targets = [self.classes_[1]] if self.classes_.size == 2 else list(self.classes_)
         inner = "sgd" if self.solver == "ccicp-sgd" else "gd"
         max_outer, max_inner = int(self.max_outer), int(self.max_inner)
+        options = _core.methods.IklrOptions(
+            inner=_core.methods.IklrInner.__members__[inner],
+            lambda_=float(self.alpha),
+            eps=eps,
+            max_outer=max_outer,
+            max_inner=max_inner,
+            learning_rate=eta0,
+            decay=float(self.decay),
+            restart_rate=self.schedule == "restart",
+            concave=self.penalty == "krein",
+        )
         n_threads = resolve_n_threads(self.n_jobs)
+        V = np.ascontiguousarray(decomposition.negative_vectors, dtype=np.float64)
+        w = np.ascontiguousarray(decomposition.negative_weights, dtype=np.float64)
         coefs, n_iter, history = [], [], []
         for c, target in enumerate(targets):
             signs = np.where(y == target, 1.0, -1.0)
@@ -430,25 +448,18 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
             out = _core.methods.ccicp(
                 K,
                 signs,
-                decomposition.negative_vectors,
-                decomposition.negative_weights,
-                decomposition.shift,
+                V,
+                w,
                 np.zeros(n),
-                inner,
-                float(self.alpha),
-                eps,
-                max_outer,
-                max_inner,
-                eta0,
-                float(self.decay),
-                self.schedule == "restart",
-                self.penalty == "krein",
-                indices,
-                self._monitor(c),
-                n_threads,
+                shift=decomposition.shift,
+                options=options,
+                sgd_indices=np.ascontiguousarray(indices, dtype=np.int64),
+                callback=self._monitor(c, max_outer).core_callback(),
+                n_threads=n_threads,
             )
-            steps = out["inner_steps"]
-            if out["diverged"]:
+            records = history_arrays(out.history, _RECORD_FIELDS)
+            steps = records["inner_steps"].astype(np.int64)
+            if out.status == _core.core.SolverStatus.not_converged:
                 warnings.warn(
                     f"IKLR overflowed in outer iteration {len(steps) + 1} (the objective became "
                     f"non-finite) and returns the iterate before it: learning_rate={eta0:.3g} is too "
@@ -463,13 +474,13 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
                     ConvergenceWarning,
                     stacklevel=2,
                 )
-            coefs.append(out["alpha"])
+            coefs.append(out.alpha)
             n_iter.append(len(steps))
             history.append(
                 {
-                    "objective": np.concatenate([[out["initial_objective"]], out["objective"]]),
+                    "objective": np.concatenate([[out.initial_objective], records["objective"]]),
                     "inner_steps": steps,
-                    "matvecs": out["matvecs"],
+                    "matvecs": records["matvecs"].astype(np.int64),
                 }
             )
         self.dual_coef_ = np.vstack(coefs)
@@ -479,20 +490,17 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         self.X_fit_ = None if self.kernel == "precomputed" else X
         return self
 
-    def _monitor(self, c):
-        if not self.verbose and self.callback is None:
-            return None
+    def _monitor(self, c, max_outer):
+        """The progress monitor of classifier c: its info dicts carry ``classifier`` first."""
+        callback = self.callback
+        if callback is not None:
+            user = callback
 
-        def monitor(info):
-            info = {"classifier": c, **info}
-            if self.verbose:
-                print(
-                    f"IKLR[{c}] outer {info['iteration'] + 1}: F = {info['objective']:.6g}, "
-                    f"{info['inner_steps']} inner steps"
-                )
-            return bool(self.callback(info)) if self.callback is not None else False
+            def callback(info):
+                return user({"classifier": c, **info})
 
-        return monitor
+        fields = [("objective", ".6g"), ("inner_steps", "d")]
+        return Monitor(f"IKLR {c}", self.verbose, callback, fields, max_iter=max_outer)
 
     def decision_function(self, X):
         """K(X, X_fit) a: one column per class for one-vs-rest, a vector for two classes."""

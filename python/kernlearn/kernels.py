@@ -99,8 +99,9 @@ def tl1_kernel(X, Y=None, tau=None, *, dtype=np.float64, n_jobs=None):
     """
     X, Y = _pair(X, Y)
     tau = 0.7 * X.shape[1] if tau is None else _positive(tau, "tau")
+    kernel = _core.kernels.PairwiseKernel(kind=_core.kernels.PairwiseKind.tl1, tau=tau)
     return _core.kernels.pairwise_kernel(
-        X, Y, "tl1", tau, 0.0, _check_dtype(dtype) == np.float32, resolve_n_threads(n_jobs)
+        X, Y, kernel=kernel, single=_check_dtype(dtype) == np.float32, n_threads=resolve_n_threads(n_jobs)
     )
 
 
@@ -109,8 +110,9 @@ def rbf_kernel(X, Y=None, gamma=None, *, dtype=np.float64, n_jobs=None):
     1 / sigma^2). Default gamma = 1 / d, as scikit-learn's ``rbf_kernel``."""
     X, Y = _pair(X, Y)
     gamma = 1.0 / X.shape[1] if gamma is None else _positive(gamma, "gamma")
+    kernel = _core.kernels.PairwiseKernel(kind=_core.kernels.PairwiseKind.rbf, gamma=gamma)
     return _core.kernels.pairwise_kernel(
-        X, Y, "rbf", 0.0, gamma, _check_dtype(dtype) == np.float32, resolve_n_threads(n_jobs)
+        X, Y, kernel=kernel, single=_check_dtype(dtype) == np.float32, n_threads=resolve_n_threads(n_jobs)
     )
 
 
@@ -153,14 +155,17 @@ def log_euclidean_kernel(S, T=None, gamma=1.0, *, n_jobs=None):
     gamma = _positive(gamma, "gamma")
     logs = [_spd_function(*_spd_eigh(A, name), np.log).reshape(len(A), -1) for A, name in ((S, "S"), (T, "T"))]
     # ||log S1 - log S2||_F^2 is the squared Euclidean distance of the flattened logarithms.
-    return _core.kernels.pairwise_kernel(logs[0], logs[1], "rbf", 0.0, gamma, False, resolve_n_threads(n_jobs))
+    kernel = _core.kernels.PairwiseKernel(kind=_core.kernels.PairwiseKind.rbf, gamma=gamma)
+    return _core.kernels.pairwise_kernel(
+        np.ascontiguousarray(logs[0]), np.ascontiguousarray(logs[1]), kernel=kernel, n_threads=resolve_n_threads(n_jobs)
+    )
 
 
 def affine_invariant_kernel(S, T=None, gamma=1.0, *, n_jobs=None):
     """Gaussian kernel of the affine-invariant distance ||log(S_1^-1/2 S_2 S_1^-1/2)||_F.
 
     Indefinite in general (the affine-invariant manifold is curved; Feragen et al., CVPR 2015;
-    on digits' covariance descriptors it is indefinite for gamma below about 0.3 / median d^2).
+    on digits' covariance descriptors it is indefinite at small gamma: bench/results/iklr.md).
     The distance is sqrt(sum_k log^2 lambda_k) over the eigenvalues of W_1 S_2 W_1 with
     W_1 = S_1^-1/2 (the generalised eigenvalues of (S_2, S_1)); the pairs run in C++ on threads,
     each d x d eigenproblem by Eigen, only j >= i when T is S.
@@ -173,7 +178,9 @@ def affine_invariant_kernel(S, T=None, gamma=1.0, *, n_jobs=None):
     gamma = _positive(gamma, "gamma")
     W = np.ascontiguousarray(_spd_function(*_spd_eigh(S, "S"), lambda v: v**-0.5))
     _spd_eigh(T, "T")
-    return _core.kernels.affine_invariant_kernel(W, np.ascontiguousarray(T), gamma, same, resolve_n_threads(n_jobs))
+    return _core.kernels.affine_invariant_kernel(
+        W, np.ascontiguousarray(T, dtype=np.float64), gamma=gamma, same=same, n_threads=resolve_n_threads(n_jobs)
+    )
 
 
 def covariance_descriptor(image, *, regularization=1e-6):
@@ -239,7 +246,10 @@ def kernel_operator(K, n_jobs=None):
     def matmat(X):
         X = np.asarray(X, dtype=np.float64)
         return np.column_stack(
-            [_core.kernels.kernel_matvec(K, np.ascontiguousarray(X[:, j]), n_threads) for j in range(X.shape[1])]
+            [
+                _core.kernels.kernel_matvec(K, np.ascontiguousarray(X[:, j]), n_threads=n_threads)
+                for j in range(X.shape[1])
+            ]
         )
 
     return LinearOperator(K.shape, matvec=lambda x: matmat(x.reshape(-1, 1))[:, 0], matmat=matmat, dtype=np.float64)
@@ -249,10 +259,9 @@ def extreme_eigenpairs(op, tol=1e-8, random_state=None):
     """Smallest eigenpair and largest eigenvalue of a symmetric operator (a kernel), by Lanczos
     on K with its top eigenpairs deflated.
 
-    A kernel's spectrum is a few large eigenvalues and a cluster near zero (TL1 at n = 4,000,
-    d = 14: mu_max = 20,625, mu_min = -0.18 next to +0.006): Lanczos for the smallest one needs
-    about 1/sqrt(gap / width) steps, 787 mat-vecs there. Removing the top eigenpairs first (they
-    converge fast) shrinks the width: 30 of them cut the total to about 350 mat-vecs. The Ritz value
+    A kernel's spectrum is a few large eigenvalues and a cluster near zero: Lanczos for the
+    smallest one needs about 1/sqrt(gap / width) steps. Removing the top eigenpairs first (they
+    converge fast) shrinks the width, and with it the total (bench/results/iklr.md). The Ritz value
     is then recomputed as a Rayleigh quotient of K itself (one mat-vec).
 
     Returns (mu_min, v_min, mu_max, deflated operator, mat-vecs used).

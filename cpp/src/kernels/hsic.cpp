@@ -25,7 +25,7 @@ std::vector<std::pair<Index, Index>> upper_tiles(Index n) {
 
 // Runs fn(member, i0, bi, j0, bj) over the upper tiles on the team, handing tiles out through an
 // atomic counter. Member 0 (the calling thread, which may take the GIL) polls for interruption
-// every few tiles; a tile is 65k kernel entries, ~0.1-1 ms.
+// every few tiles; a tile is 65k kernel entries (its time: bench/results/kdac.md).
 template <class Fn>
 void for_each_upper_tile(Index n, ThreadTeam& team, const InterruptPoll& poll, Fn&& fn) {
   const auto tiles = upper_tiles(n);

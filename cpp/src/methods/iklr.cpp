@@ -23,12 +23,12 @@ double tail_weight(double m) {
 template <class Scalar>
 class CcicpRun {
  public:
-  CcicpRun(const DenseKernel<Scalar>& K, const Eigen::VectorXd& y, const NegativePart& negative,
-           const IklrOptions& options, const InterruptPoll& poll)
-      : K_(K), y_(y), neg_(negative), opt_(options), poll_(poll), team_(options.n_threads), n_(K.rows()) {}
+  CcicpRun(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::VectorXd>& y, const NegativePart& negative,
+           const IklrOptions& options, ThreadTeam& team, const InterruptPoll& poll)
+      : K_(K), y_(y), neg_(negative), opt_(options), poll_(poll), team_(team), n_(K.rows()) {}
 
-  IklrResult run(const Eigen::VectorXd& alpha0, const std::vector<std::int64_t>& sgd_indices,
-                 const IklrMonitor& monitor) {
+  IklrResult run(const Eigen::Ref<const Eigen::VectorXd>& alpha0, const Eigen::Ref<const VectorXi>& sgd_indices,
+                 const Monitor<IklrIteration>& monitor) {
     IklrResult result;
     a_ = alpha0;
     eta_ = opt_.learning_rate;
@@ -38,16 +38,19 @@ class CcicpRun {
     for (Index k = 0; k < opt_.max_outer; ++k) {
       const Index matvecs_before = matvecs_;
       const Index steps = inner(k, sgd_indices);
-      IklrOuter record{objective(), steps, matvecs_ - matvecs_before};
+      IklrIteration record{objective(), steps, matvecs_ - matvecs_before};
       if (!std::isfinite(record.objective) || !a_.allFinite()) {
         // The step schedule overflowed: hand back the last finite iterate, flagged.
-        result.diverged = true;
+        result.status = SolverStatus::not_converged;
         a_ = ak_;
         multiply(a_, z_);
         break;
       }
       result.history.push_back(record);
-      if (monitor && monitor(k, record)) break;
+      if (monitor_stops(monitor, k, record)) {
+        result.status = SolverStatus::interrupted;
+        break;
+      }
     }
     result.alpha = a_;
     return result;
@@ -107,7 +110,7 @@ class CcicpRun {
   // of the gradient is -(1/n) K (y o beta) for GD (one mat-vec) or one sample's -y_i beta_i K_i
   // for SGD (eq. 12, corrected); either way K a for the next margins and the stopping test costs
   // one more mat-vec.
-  Index inner(Index k, const std::vector<std::int64_t>& indices) {
+  Index inner(Index k, const Eigen::Ref<const VectorXi>& indices) {
     start_outer();
     Eigen::VectorXd neg_a = negative_times(a_), weighted(n_), K_weighted(n_);
     double previous = subproblem(neg_a);
@@ -116,12 +119,12 @@ class CcicpRun {
     Index t = 0;
     while (t < opt_.max_inner) {
       Eigen::VectorXd g = penalty_gradient(neg_a);
-      if (opt_.inner == IklrOptions::Inner::gd) {
+      if (opt_.inner == IklrInner::gd) {
         for (Index i = 0; i < n_; ++i) weighted[i] = inv_n * y_[i] * tail_weight(y_[i] * z_[i]);
         multiply(weighted, K_weighted);
         g -= K_weighted;
       } else {
-        const std::int64_t i = indices[static_cast<std::size_t>(k * opt_.max_inner + t)];
+        const Index i = indices[k * opt_.max_inner + t];
         const double weight = y_[i] * tail_weight(y_[i] * z_[i]);
         const Scalar* column = K_.row(i);  // K is symmetric: column i is row i
         for (Index j = 0; j < n_; ++j) g[j] -= weight * static_cast<double>(column[j]);
@@ -139,11 +142,11 @@ class CcicpRun {
   }
 
   const DenseKernel<Scalar>& K_;
-  const Eigen::VectorXd& y_;
+  const Eigen::Ref<const Eigen::VectorXd>& y_;
   const NegativePart& neg_;
   const IklrOptions& opt_;
   const InterruptPoll& poll_;
-  ThreadTeam team_;
+  ThreadTeam& team_;
   Index n_;
   Index matvecs_ = 0;
   Eigen::VectorXd a_, z_, ak_, neg_ak_;
@@ -153,33 +156,36 @@ class CcicpRun {
 }  // namespace
 
 template <class Scalar>
-IklrResult ccicp(const DenseKernel<Scalar>& K, const Eigen::VectorXd& y, const NegativePart& negative,
-                 const Eigen::VectorXd& alpha0, const IklrOptions& options,
-                 const std::vector<std::int64_t>& sgd_indices, const IklrMonitor& monitor, const InterruptPoll& poll) {
+IklrResult ccicp(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::VectorXd>& y, const NegativePart& negative,
+                 const Eigen::Ref<const Eigen::VectorXd>& alpha0, const IklrOptions& options,
+                 const Eigen::Ref<const VectorXi>& sgd_indices, ThreadTeam& team, const Monitor<IklrIteration>& monitor,
+                 const InterruptPoll& poll) {
+  // Shape and index checks only (they guard memory); the parameters are the caller's to check.
   const Index n = K.rows();
   if (y.size() != n || alpha0.size() != n) throw std::invalid_argument("ccicp: y and alpha0 need n entries");
-  if (negative.V.cols() > 0 && (negative.V.rows() != n || negative.w.size() != negative.V.cols()))
-    throw std::invalid_argument("ccicp: negative part V must be n x r with r weights");
-  if (!(options.lambda > 0) || !(options.learning_rate > 0) || !(options.decay > 0) || !(options.eps >= 0))
-    throw std::invalid_argument("ccicp: lambda, learning_rate and decay must be > 0, eps >= 0");
-  if (options.max_outer < 1 || options.max_inner < 1)
-    throw std::invalid_argument("ccicp: max_outer and max_inner must be >= 1");
-  if (options.inner == IklrOptions::Inner::sgd) {
-    if (static_cast<Index>(sgd_indices.size()) < options.max_outer * options.max_inner)
+  if (negative.V.cols() > 0 && negative.V.rows() != n)
+    throw std::invalid_argument("ccicp: negative part V must be n x r");
+  if (negative.w.size() != negative.V.cols())
+    throw std::invalid_argument("ccicp: w must have one weight per column of V");
+  if (options.inner == IklrInner::sgd && options.max_outer > 0 && options.max_inner > 0) {
+    if (sgd_indices.size() < options.max_outer * options.max_inner)
       throw std::invalid_argument("ccicp: SGD needs max_outer * max_inner sample indices, got " +
                                   std::to_string(sgd_indices.size()));
-    for (std::int64_t i : sgd_indices)
-      if (i < 0 || i >= n) throw std::invalid_argument("ccicp: SGD sample index out of range");
+    for (Index j = 0; j < sgd_indices.size(); ++j)
+      if (sgd_indices[j] < 0 || sgd_indices[j] >= n)
+        throw std::invalid_argument("ccicp: SGD sample index out of range");
   }
-  CcicpRun<Scalar> run(K, y, negative, options, poll);
+  CcicpRun<Scalar> run(K, y, negative, options, team, poll);
   return run.run(alpha0, sgd_indices, monitor);
 }
 
-template IklrResult ccicp<float>(const DenseKernel<float>&, const Eigen::VectorXd&, const NegativePart&,
-                                 const Eigen::VectorXd&, const IklrOptions&, const std::vector<std::int64_t>&,
-                                 const IklrMonitor&, const InterruptPoll&);
-template IklrResult ccicp<double>(const DenseKernel<double>&, const Eigen::VectorXd&, const NegativePart&,
-                                  const Eigen::VectorXd&, const IklrOptions&, const std::vector<std::int64_t>&,
-                                  const IklrMonitor&, const InterruptPoll&);
+template IklrResult ccicp<float>(const DenseKernel<float>&, const Eigen::Ref<const Eigen::VectorXd>&,
+                                 const NegativePart&, const Eigen::Ref<const Eigen::VectorXd>&, const IklrOptions&,
+                                 const Eigen::Ref<const VectorXi>&, ThreadTeam&, const Monitor<IklrIteration>&,
+                                 const InterruptPoll&);
+template IklrResult ccicp<double>(const DenseKernel<double>&, const Eigen::Ref<const Eigen::VectorXd>&,
+                                  const NegativePart&, const Eigen::Ref<const Eigen::VectorXd>&, const IklrOptions&,
+                                  const Eigen::Ref<const VectorXi>&, ThreadTeam&, const Monitor<IklrIteration>&,
+                                  const InterruptPoll&);
 
 }  // namespace kernlearn

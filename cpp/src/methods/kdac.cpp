@@ -19,8 +19,8 @@ namespace kernlearn {
 
 namespace {
 
-// Lanczos basis beyond k for a warm-started U-step (20 for a cold one). Measured on LG at n = 3000
-// (k = 2, 13 outer iterations): 44 mat-vecs per U-step with 20, 32 with 8, 31-34 with 4.
+// Lanczos basis beyond k for a warm-started U-step (20 for a cold one): a warm start is near the
+// answer, and the smaller basis cost the fewest mat-vecs per U-step. Figures: bench/results/kdac.md.
 constexpr Index kWarmExtra = 8;
 
 // Q = H D^-1/2 K D^-1/2 H of eq. (3) applied to a block without forming it: the Gaussian kernel
@@ -232,20 +232,21 @@ class AndersonProjector {
 
 }  // namespace
 
-IsmResult ism(const MatrixRef& X, const Eigen::MatrixXd& W0, const MatrixRef& A, const Eigen::VectorXd& c, double sigma,
-              Index max_iter, double tol, Index anderson_depth, ThreadTeam& team, const InterruptPoll& poll) {
+IsmResult ism(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, const MatrixRef& A,
+              const Eigen::Ref<const Eigen::VectorXd>& c, const IsmOptions& options, ThreadTeam& team,
+              const InterruptPoll& poll) {
   const Index d = X.cols(), q = W0.cols();
   if (W0.rows() != d || q < 1 || q > d) throw std::invalid_argument("ism: W0 must be d x q with 1 <= q <= d");
-  if (max_iter < 1) throw std::invalid_argument("ism: max_iter must be >= 1");
-  if (anderson_depth < 0) throw std::invalid_argument("ism: anderson_depth must be >= 0");
+  const double sigma = options.sigma, tol = options.tol;
+  const Index max_iter = options.max_iter, anderson_depth = options.anderson_depth;
   IsmResult out;
   Eigen::MatrixXd W = W0, W_prev;
   double trace_prev = 0.0;
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es;
-  // ISM converges linearly (rate 0.88 measured at n = 50,000 on Four_gaussian_3D), one Phi
-  // assembly per step; Anderson acceleration is used while the fixed-point residual shrinks
-  // and dropped (history cleared, plain steps) as soon as it does not, which also leaves a
-  // 2-cycle (constant residual) to the plain iteration and the detection below.
+  // ISM converges linearly (rate: bench/results/kdac.md), one Phi assembly per step; Anderson
+  // acceleration is used while the fixed-point residual shrinks and dropped (history cleared,
+  // plain steps) as soon as it does not, which also leaves a 2-cycle (constant residual) to the
+  // plain iteration and the detection below.
   AndersonProjector anderson(d, q, anderson_depth);
   double residual_prev = std::numeric_limits<double>::infinity();
   for (Index s = 1; s <= max_iter; ++s) {
@@ -262,16 +263,15 @@ IsmResult ism(const MatrixRef& X, const Eigen::MatrixXd& W0, const MatrixRef& A,
     out.n_iter = s;
     if (dist <= tol) {
       out.W = std::move(W_next);
-      out.converged = true;
+      out.status = SolverStatus::converged;
       return out;
     }
     if (s >= 2) {
       const bool two_cycle = projection_distance(W_prev, W_next) <= std::max(tol, 1e-3 * dist);
       Eigen::MatrixXd middle;
       // Period 2: W_{s+1} is W_{s-1} again. Step to the subspace between the two ends (the top
-      // q eigenvectors of W W' + W_next W_next') and iterate on: on the paper's MoonN from
-      // random starts 6 runs in 10 then reach the alternative clustering instead of 1, Moon's
-      // mean NMI goes from 0.44 to 0.68 (Table 1 came out the same with 20 steps allowed).
+      // q eigenvectors of W W' + W_next W_next') and iterate on: from random starts on the
+      // paper's MoonN far more runs then reach the alternative clustering (bench/results/kdac.md).
       if (two_cycle && out.n_damped < kMaxDampedSteps &&
           leading_subspace(W * W.transpose() + W_next * W_next.transpose(), q, middle)) {
         ++out.n_damped;
@@ -286,6 +286,7 @@ IsmResult ism(const MatrixRef& X, const Eigen::MatrixXd& W0, const MatrixRef& A,
         // Still a 2-cycle: keep the end with the larger Tr(gamma K), i.e. the smaller cost (4a)
         // under the fixed gamma of this W-step.
         out.cycled = true;
+        out.status = SolverStatus::not_converged;
         out.W = ph.trace_gamma_k >= trace_prev ? W : W_prev;
         return out;
       }
@@ -306,20 +307,17 @@ IsmResult ism(const MatrixRef& X, const Eigen::MatrixXd& W0, const MatrixRef& A,
   return out;
 }
 
-KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const Eigen::MatrixXd& W0, const KdacOptions& opt,
-                const KdacMonitor& monitor, const InterruptPoll& poll) {
+KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const std::optional<MatrixRef>& W0, const KdacOptions& opt,
+                ThreadTeam& team, const Monitor<KdacIteration>& monitor, const InterruptPoll& poll) {
+  // Shape checks only (they guard the indexing below); the parameters are the caller's to check.
   const Index n = X.rows(), d = X.cols(), k = opt.n_clusters;
   if (n < 2 || d < 1) throw std::invalid_argument("kdac: X must have at least 2 rows and 1 column");
   if (Y.rows() != n || Y.cols() < 1) throw std::invalid_argument("kdac: Y must be n x k_y with k_y >= 1");
   if (k < 1 || k > n) throw std::invalid_argument("kdac: n_clusters must satisfy 1 <= n_clusters <= n");
-  if (!(opt.sigma > 0.0)) throw std::invalid_argument("kdac: sigma must be > 0");
-  if (!(opt.lambda >= 0.0)) throw std::invalid_argument("kdac: lambda must be >= 0");
-  if (opt.max_iter < 1 || opt.ism_max_iter < 1)
-    throw std::invalid_argument("kdac: max_iter and ism_max_iter must be >= 1");
-  if (W0.cols() > 0 && W0.rows() != d) throw std::invalid_argument("kdac: W0 must have d rows");
-  if (W0.cols() == 0 && (opt.q < 0 || opt.q > d)) throw std::invalid_argument("kdac: q must satisfy 0 <= q <= d");
+  if (W0 && (W0->rows() != d || W0->cols() < 1 || W0->cols() > d))
+    throw std::invalid_argument("kdac: W0 must be d x q with 1 <= q <= d");
+  if (!W0 && opt.q && (*opt.q < 1 || *opt.q > d)) throw std::invalid_argument("kdac: q must satisfy 1 <= q <= d");
 
-  ThreadTeam team(opt.n_threads);
   const double sigma = opt.sigma, lambda = opt.lambda;
   // Centre once: H X is what every formula sees (Phi and the kernel are translation invariant).
   const RowMatrixXd Xc = X.rowwise() - X.colwise().mean();
@@ -334,7 +332,7 @@ KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const Eigen::MatrixXd& W
   Eigen::MatrixXd U = u_step(Xc, degree, Yc, sigma, k, Eigen::MatrixXd(), opt, team, poll).U;
 
   Eigen::MatrixXd W;
-  if (W0.cols() == 0) {
+  if (!W0) {
     // Spectral initialisation, eq. (12), the second-order Taylor expansion at W = 0: there K = 11'
     // and D = n I, so gamma = H (U U' - lambda Y Y') H / n has zero row sums, D_gamma = 0, and
     //   Phi_0 = sum_ij gamma_ij A_ij / sigma^2 = -(2 / (n sigma^2)) X' H (U U' - lambda Y Y') H X.
@@ -344,8 +342,8 @@ KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const Eigen::MatrixXd& W
     const Eigen::MatrixXd phi0 = (-2.0 / (static_cast<double>(n) * sigma * sigma)) * M;
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(phi0, Eigen::ComputeEigenvectors);
     res.init_eigenvalues = es.eigenvalues();
-    Index q = opt.q;
-    if (q == 0) {
+    Index q = opt.q.value_or(0);
+    if (!opt.q) {
       // Eq. (11): q at the largest gap between consecutive ascending eigenvalues of Phi_0.
       q = 1;
       double best = -1.0;
@@ -360,7 +358,7 @@ KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const Eigen::MatrixXd& W
     W = es.eigenvectors().leftCols(q);
     fix_signs(W);
   } else {
-    W = W0;
+    W = *W0;  // a copy: the iterate, column-major like every d x q matrix here
   }
   res.q = W.cols();
   res.W_init = W;
@@ -386,7 +384,12 @@ KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const Eigen::MatrixXd& W
     // D-steps change anyway; the outer test below still needs a W-step whose first ISM step moved
     // <= tol, i.e. a fixed point of Algorithm 2 under the final gamma.
     const double ism_tol = std::max(opt.tol, it == 1 ? 1e-3 : opt.ism_tol_factor * res.history.back().dist_w);
-    IsmResult w = ism(Xc, W, A, c, sigma, opt.ism_max_iter, ism_tol, opt.anderson_depth, team, poll);
+    IsmOptions ism_opt;
+    ism_opt.sigma = sigma;
+    ism_opt.max_iter = opt.ism_max_iter;
+    ism_opt.tol = ism_tol;
+    ism_opt.anderson_depth = opt.anderson_depth;
+    IsmResult w = ism(Xc, W, A, c, ism_opt, team, poll);
     rec.dist_w = projection_distance(W, w.W);
     rec.ism_iter = w.n_iter;
     rec.ism_cycled = w.cycled;
@@ -412,9 +415,12 @@ KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const Eigen::MatrixXd& W
     res.quality = rec.quality;
     res.hsic_y = rec.hsic_y;
     const bool converged = rec.dist_w <= opt.tol && rec.dist_u <= opt.tol;
-    if (monitor && monitor(it, rec)) break;
+    if (monitor_stops(monitor, it, rec)) {
+      res.status = SolverStatus::interrupted;
+      break;
+    }
     if (converged) {
-      res.converged = true;
+      res.status = SolverStatus::converged;
       break;
     }
     // Cycles of the whole alternation: D moves with W but is held during the W-step, so the
@@ -446,6 +452,7 @@ KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const Eigen::MatrixXd& W
     }
     if (cycled) {
       res.outer_cycled = true;
+      res.status = SolverStatus::not_converged;
       break;
     }
     recent.push_back(State{W, U, degree, rec.cost, rec.quality, rec.hsic_y});

@@ -6,6 +6,7 @@ runs in C++ (``cpp/src/kdac.cpp``, ``cpp/src/hsic.cpp``); Python validates, reso
 runs k-means on the embedding and scores novelty.
 """
 
+import numbers
 import warnings
 
 import numpy as np
@@ -17,18 +18,12 @@ from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
 from .. import _core
-from .._utils._validation import check_bool, check_choice, check_data, check_int, check_real, resolve_n_threads
+from .._utils._monitor import Monitor, history_arrays
+from .._utils._param_validation import Interval, StrOptions, validate_params
+from .._utils._validation import check_data, resolve_n_threads
 from ..evaluation import nmi
 
 __all__ = ["KDAC", "median_sigma"]
-
-# The U-step forms the n x n matrix Q up to this n and runs Lanczos on it (in double up to 4096
-# points, 128 MB; above, D^-1/2 K D^-1/2 in float32 with H applied on the fly: 256 MB at 8192);
-# beyond, Q is applied matrix-free (the kernel recomputed per product). Building Q costs one kernel
-# pass and each Lanczos product is then a memory-bound GEMV, where the matrix-free product is a
-# kernel pass (30-45 of them per U-step): dense wins at every n measured (2-3x, bench/results/kdac.md),
-# so the limit is memory.
-DENSE_MAX_N = 8192
 
 # Points used for sigma="median" (all pairs of a random subset; exact below this size).
 MEDIAN_MAX_POINTS = 2000
@@ -37,7 +32,7 @@ MEDIAN_MAX_POINTS = 2000
 def median_sigma(X, *, factor=0.5, max_points=MEDIAN_MAX_POINTS, random_state=None):
     """``factor`` x the median Euclidean distance between distinct rows of X.
 
-    With ``factor = 0.5`` on the standardised faces (624 x 20) this gives 3.17, the paper's 3.1.
+    ``factor = 0.5`` reproduces the paper's sigma on the standardised faces (bench/results/kdac.md).
     Above ``max_points`` rows the median is taken over all pairs of a random subset of that size.
     """
     X = np.asarray(X, dtype=np.float64)
@@ -95,6 +90,23 @@ def _existing_clusterings(y, n_samples):
     return labels, np.ascontiguousarray(np.hstack(blocks))
 
 
+# ISM's Anderson depth when ism_acceleration is on (past residual differences used).
+ANDERSON_DEPTH = 3
+
+# The record fields the callback's info dict and the verbose line show, and those of history_.
+_RECORD_FIELDS = [
+    ("cost", ".6e"),
+    ("quality", ".4f"),
+    ("hsic_y", ".4f"),
+    ("dist_w", ".2e"),
+    ("dist_u", ".2e"),
+    ("ism_iter", "d"),
+    ("ism_cycled", ""),
+    ("ism_damped", "d"),
+]
+_HISTORY_FIELDS = ("cost", "quality", "hsic_y", "dist_w", "dist_u", "ism_iter", "matvecs", "ism_cycled", "ism_damped")
+
+
 class KDAC(ClusterMixin, BaseEstimator):
     """Kernel Dimension Alternative Clustering, solved by the iterative spectral method (ISM).
 
@@ -108,8 +120,9 @@ class KDAC(ClusterMixin, BaseEstimator):
     rows of U by k-means. The alternation (Algorithm 1) runs in C++: W by ISM (Algorithm 2, the q
     smallest eigenvectors of the d x d Phi(W) of eq. 8, assembled by streaming row blocks: no
     n x n array), D from the new kernel, U as the top-k eigenvectors of H D^-1/2 K D^-1/2 H (Lanczos
-    on the explicit matrix up to ``DENSE_MAX_N`` = 8192 points, float32 storage above 4096; matrix-free
-    beyond, O(n) memory).
+    on the explicit matrix up to the core's ``KdacOptions().dense_max_n`` points, float32 storage
+    above a smaller size; matrix-free beyond, O(n) memory; the thresholds and the measurements
+    behind them: ``cpp/include/kernlearn/core/solver_choice.hpp``, ``bench/results/kdac.md``).
 
     Parameters
     ----------
@@ -133,23 +146,22 @@ class KDAC(ClusterMixin, BaseEstimator):
     ism_max_iter : int, default 30
         ISM iterations per W-step (each W-step is also solved only as accurately as the outer loop
         is moving, see Notes). A W-step cut short is a damped step, which matters: on the Moon
-        data (sigma = 0.1) ISM converges linearly at rate ~0.92, and W-steps each run to tol sent
-        the alternation into a period-2 cycle, while the default converges (34 outer iterations).
+        data (sigma = 0.1) ISM converges slowly (linearly), and W-steps each run to tol sent the
+        alternation into a period-2 cycle, while the default converges (bench/results/kdac.md).
     ism_acceleration : bool, default False
         Anderson-accelerate each W-step (on the projectors WW', depth 3), used only while the
         fixed-point residual shrinks, so the fixed points and the 2-cycle handling are those of
-        Algorithm 2. It solves one W-step to tolerance in far fewer Phi evaluations (see
-        bench/results/kdac.md: n = 50,000), and can turn a W-step's 2-cycle into a fixed point,
-        but inside the alternation it changes the path: on Moon (SI) it took 98 outer
-        iterations instead of 34, and from random starts it converged less often (Table 1
-        rerun), so it is off by default.
+        Algorithm 2. It solves one W-step to tolerance in far fewer Phi evaluations, and can
+        turn a W-step's 2-cycle into a fixed point, but inside the alternation it changes the
+        path: on Moon (SI) it took more outer iterations, and from random starts it converged
+        less often (bench/results/kdac.md), so it is off by default.
     tol : float, default 1e-6
         Convergence when the projection distance |WW' - W_oW_o'|_F / sqrt 2 (and the same for U)
         between iterations is <= tol. Subspaces, not raw eigenvector matrices, are compared: signs
         and the order within a degenerate eigenspace are arbitrary.
     normalize_rows : bool, default True
         Scale the rows of U to unit length before k-means (as the authors do; on the faces NMI
-        drops from 0.56 to 0.42 without it).
+        drops without it: bench/results/kdac.md).
     random_state : int, RandomState or None
         Seeds the Lanczos start, random init, sigma's subsample and k-means.
     n_jobs : int or None
@@ -210,19 +222,35 @@ class KDAC(ClusterMixin, BaseEstimator):
     * Inexact W-steps: the W-step of outer iteration t runs ISM to max(tol, 0.1 x the previous
       outer change of W) (the first to 1e-3), not to tol: early W-steps chase a gamma the next U-
       and D-steps change anyway. Convergence still requires a W-step whose first ISM step moved
-      <= tol, a fixed point of Algorithm 2 (Lemma 2). On the faces: 12 Phi evaluations instead of
-      58, the same end point (cost equal to 4 digits), 4x faster.
+      <= tol, a fixed point of Algorithm 2 (Lemma 2). On the faces this reaches the same end point
+      with far fewer Phi evaluations (bench/results/kdac.md).
     * ISM stops on the projection distance between subspaces. A period-2 cycle between two
       subspaces (seen with uniform-noise dimensions) is detected and the iteration steps to the
       subspace between its ends (the top q eigenvectors of W_s W_s' + W_s+1 W_s+1', up to 5
       times per W-step): from random starts on the paper's MoonN this reaches the alternative
-      clustering in 6 runs of 10 instead of 1. A cycle that outlasts these steps ends the W-step
+      clustering far more often (bench/results/kdac.md). A cycle that outlasts these steps ends the W-step
       at the end with the smaller cost (4a), and a ConvergenceWarning says so. The outer
       alternation is watched the same way for cycles of period 2 to 4 (W and U both back where
       they were), keeping the state with the largest cost (2a).
     * Several existing clusterings (a list for y) are stacked into one Y: the novelty term is
       lambda sum_m HSIC(XW, Y_m) (the iterative multi-view use of Niu et al.).
     """
+
+    _parameter_constraints = {
+        "n_clusters": [Interval(numbers.Integral, 1, None)],
+        "n_components": [StrOptions({"auto"}), Interval(numbers.Integral, 1, None)],
+        "sigma": [StrOptions({"median"}), Interval(numbers.Real, 0, None, closed="neither")],
+        "lambda_": [Interval(numbers.Real, 0, None)],
+        "init": [StrOptions({"spectral", "random"})],
+        "max_iter": [Interval(numbers.Integral, 1, None)],
+        "ism_max_iter": [Interval(numbers.Integral, 1, None)],
+        "ism_acceleration": ["boolean"],
+        "tol": [Interval(numbers.Real, 0, None, closed="neither")],
+        "normalize_rows": ["boolean"],
+        "random_state": ["random_state"],
+        "verbose": [Interval(numbers.Integral, 0, None), "boolean"],
+        "callback": [None, "callable"],
+    }
 
     def __init__(
         self,
@@ -263,94 +291,73 @@ class KDAC(ClusterMixin, BaseEstimator):
         y : labels (n,), or several existing clusterings as a list of label arrays or an
         (n, n_views) array.
         """
+        validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
         X = check_data(X, "X", min_samples=2)
         n, d = X.shape
         self.n_features_in_ = d
         views, Y = _existing_clusterings(y, n)
-        k = check_int(self.n_clusters, "n_clusters", low=1, high=n + 1)
-        init = check_choice(self.init, "init", ("spectral", "random"))
-        if isinstance(self.n_components, str):
-            check_choice(self.n_components, "n_components", ("auto",))
-            q = 0 if init == "spectral" else min(k, d)
+        k = int(self.n_clusters)
+        if k > n:
+            raise ValueError(f"n_clusters must be <= the number of samples ({n}), got {k}")
+        random_init = self.init == "random"
+        if self.n_components == "auto":
+            q = min(k, d) if random_init else None  # None: the core's eigengap rule (11)
         else:
-            q = check_int(self.n_components, "n_components", low=1)
+            q = int(self.n_components)
             if q > d:
                 raise ValueError(f"n_components must be <= the number of features ({d}), got {q}")
-        check_real(self.lambda_, "lambda_", low=0.0)
-        max_iter = check_int(self.max_iter, "max_iter", low=1)
-        ism_max_iter = check_int(self.ism_max_iter, "ism_max_iter", low=1)
-        check_real(self.tol, "tol")
-        check_bool(self.normalize_rows, "normalize_rows")
-        check_bool(self.ism_acceleration, "ism_acceleration")
-        if self.callback is not None and not callable(self.callback):
-            raise TypeError("callback must be callable")
         rng = check_random_state(self.random_state)
-        if isinstance(self.sigma, str):
-            check_choice(self.sigma, "sigma", ("median",))
-            sigma = median_sigma(X, random_state=rng)
-        else:
-            check_real(self.sigma, "sigma")
-            sigma = float(self.sigma)
-        if init == "random":
-            W0 = np.linalg.qr(rng.standard_normal((d, q)))[0]
-        else:
-            W0 = np.zeros((d, 0))
+        sigma = median_sigma(X, random_state=rng) if self.sigma == "median" else float(self.sigma)
+        W0 = np.ascontiguousarray(np.linalg.qr(rng.standard_normal((d, q)))[0]) if random_init else None
         seed = int(rng.randint(np.iinfo(np.int64).max))
         n_threads = resolve_n_threads(self.n_jobs)
 
-        out = _core.methods.kdac(
-            X,
-            Y,
-            W0,
-            q,
-            k,
-            sigma,
-            float(self.lambda_),
-            max_iter,
-            ism_max_iter,
-            float(self.tol),
-            DENSE_MAX_N,
-            1e-10,
-            seed,
-            n_threads,
-            self._monitor(),
-            3 if self.ism_acceleration else 0,
+        options = _core.methods.KdacOptions(
+            n_clusters=k,
+            q=None if random_init else q,
+            sigma=sigma,
+            lambda_=float(self.lambda_),
+            max_iter=int(self.max_iter),
+            ism_max_iter=int(self.ism_max_iter),
+            anderson_depth=ANDERSON_DEPTH if self.ism_acceleration else 0,
+            tol=float(self.tol),
+            seed=seed,
         )
+        monitor = Monitor("KDAC", self.verbose, self.callback, _RECORD_FIELDS, max_iter=options.max_iter)
+        out = _core.methods.kdac(X, Y, options=options, W0=W0, callback=monitor.core_callback(), n_threads=n_threads)
 
-        U = out["U"]
+        U = out.U
         features = U
         if self.normalize_rows:
             norms = np.linalg.norm(U, axis=1, keepdims=True)
             features = U / np.where(norms > 0, norms, 1.0)
         # scikit-learn's k-means runs on OpenMP threads. On an n x k embedding it is cheap, and
-        # OpenMP's spin-waits cost more than they save: measured on 2 busy cores, the faces' 624 x 4
-        # embedding took 1.0 s with the default pool, 2.7 s with 2 threads and 0.015 s with one.
+        # OpenMP's spin-waits cost more than they save, so it gets one thread (bench/results/kdac.md).
         with threadpool_limits(limits=1, user_api="openmp"):
             km = KMeans(k, n_init=10, random_state=rng.randint(np.iinfo(np.int32).max)).fit(features)
         self.labels_ = km.labels_
-        self.projection_ = out["W"]
+        self.projection_ = out.W
         self.embedding_ = U
         self.sigma_ = sigma
-        self.n_components_ = int(out["q"])
-        self.quality_ = float(out["quality"])
-        self.cost_ = float(out["cost"])
+        self.n_components_ = int(out.q)
+        self.quality_ = float(out.quality)
+        self.cost_ = float(out.cost)
         self.novelty_ = np.array([nmi(v, self.labels_) for v in views])
-        self.eigengap_ = float(out["eigengap"])
+        self.eigengap_ = float(out.eigengap)
         self.sigma_condition_ = {
-            "holds": bool(out["sigma_lhs"] >= out["sigma_rhs"]),
-            "lhs": float(out["sigma_lhs"]),
-            "rhs": float(out["sigma_rhs"]),
+            "holds": bool(out.sigma_lhs >= out.sigma_rhs),
+            "lhs": float(out.sigma_lhs),
+            "rhs": float(out.sigma_rhs),
         }
-        self.fixed_point_residual_ = float(out["fixed_point_residual"])
-        self.phi_eigenvalues_ = out["phi_eigenvalues"]
-        self.init_eigenvalues_ = out["init_eigenvalues"]
-        self.init_projection_ = out["W_init"]
-        self.degree_ = out["degree"]
-        self.n_iter_ = int(out["n_iter"])
-        self.converged_ = bool(out["converged"])
-        self.used_dense_ = bool(out["used_dense"])
-        hist = out["history"]
-        self.history_ = {key: np.asarray(val) for key, val in hist.items()}
+        self.fixed_point_residual_ = float(out.fixed_point_residual)
+        self.phi_eigenvalues_ = out.phi_eigenvalues
+        self.init_eigenvalues_ = out.init_eigenvalues
+        self.init_projection_ = out.W_init
+        self.degree_ = out.degree
+        self.n_iter_ = int(out.n_iter)
+        self.converged_ = out.status == _core.core.SolverStatus.converged
+        self.used_dense_ = bool(out.used_dense)
+        self.history_ = history_arrays(out.history, _HISTORY_FIELDS)
         if any(self.history_["ism_cycled"]):
             warnings.warn(
                 "ISM fell into a period-2 cycle between two subspaces in "
@@ -360,8 +367,8 @@ class KDAC(ClusterMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        self.cycled_ = bool(out["outer_cycled"])
-        self.cycle_period_ = int(out["cycle_period"])
+        self.cycled_ = bool(out.outer_cycled)
+        self.cycle_period_ = int(out.cycle_period)
         if self.cycled_:
             warnings.warn(
                 f"the W/D/U alternation fell into a cycle of period {self.cycle_period_} (W and U returned to "
@@ -371,9 +378,9 @@ class KDAC(ClusterMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        elif not self.converged_ and len(self.history_["dist_w"]) == max_iter:
+        elif out.status == _core.core.SolverStatus.max_iter:
             warnings.warn(
-                f"KDAC did not converge in max_iter={max_iter} iterations: the last subspace changes were "
+                f"KDAC did not converge in max_iter={self.max_iter} iterations: the last subspace changes were "
                 f"{self.history_['dist_w'][-1]:.2e} (W) and {self.history_['dist_u'][-1]:.2e} (U) > tol={self.tol}",
                 ConvergenceWarning,
                 stacklevel=2,
@@ -383,22 +390,6 @@ class KDAC(ClusterMixin, BaseEstimator):
     def fit_predict(self, X, y=None):
         """Fit and return ``labels_`` (y, the existing clustering, is required)."""
         return self.fit(X, y).labels_
-
-    def _monitor(self):
-        if not self.verbose and self.callback is None:
-            return None
-
-        def monitor(info):
-            if self.verbose:
-                print(
-                    f"[KDAC] iter {info['iteration']:3d}  cost {info['cost']:.6e}  quality {info['quality']:.4f}  "
-                    f"dW {info['dist_w']:.2e}  dU {info['dist_u']:.2e}  ISM {info['ism_iter']}"
-                    + ("  (2-cycle)" if info["ism_cycled"] else ""),
-                    flush=True,
-                )
-            return bool(self.callback(info)) if self.callback is not None else False
-
-        return monitor
 
     def __sklearn_is_fitted__(self):
         # lambda_ is a parameter whose name ends in "_", which check_is_fitted would take for a

@@ -1,11 +1,14 @@
 """Clustering on learned kernels."""
 
+import numbers
+
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans
 
-from .._utils._validation import check_choice, check_data, check_int
+from .._utils._param_validation import Interval, StrOptions, validate_params
+from .._utils._validation import check_data
 
 __all__ = ["KernelKMeans"]
 
@@ -28,6 +31,15 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         As in :class:`sklearn.cluster.KMeans`.
     """
 
+    _parameter_constraints = {
+        "n_clusters": [Interval(numbers.Integral, 1, None)],
+        "kernel": [StrOptions({"factor", "precomputed"})],
+        "n_init": [StrOptions({"auto"}), Interval(numbers.Integral, 1, None)],
+        "max_iter": [Interval(numbers.Integral, 1, None)],
+        "tol": [Interval(numbers.Real, 0, None)],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, n_clusters=2, *, kernel="factor", n_init=10, max_iter=300, tol=1e-4, random_state=None):
         self.n_clusters = n_clusters
         self.kernel = kernel
@@ -37,7 +49,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        check_choice(self.kernel, "kernel", ("factor", "precomputed"))
+        validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
         if self.kernel == "factor" and np.ndim(X) == 2 and np.shape(X)[1] == 0:
             # scikit-learn's convention for empty features; say what it means for a kernel factor.
             raise ValueError(
@@ -46,7 +58,9 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
             )
         F = check_data(X, "X")
         self.n_features_in_ = F.shape[1]
-        n_clusters = check_int(self.n_clusters, "n_clusters", low=1, high=F.shape[0] + 1)
+        n_clusters = int(self.n_clusters)
+        if n_clusters > F.shape[0]:
+            raise ValueError(f"n_clusters must be <= the number of samples ({F.shape[0]}), got {n_clusters}")
         if self.kernel == "precomputed":
             if F.shape[0] != F.shape[1]:
                 raise ValueError(f"a precomputed kernel must be square, got shape {F.shape}")

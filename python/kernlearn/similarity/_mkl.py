@@ -26,14 +26,14 @@ what makes formulation (6) convex. Its subgradient w.r.t. K_i is -beta beta' / (
 (Lemma 3.1).
 
 Floor on gamma (a deviation). The maximiser may lie on the boundary: when the kernels are low
-rank, the best alpha can make q_i = 0 for some i, so gamma_i -> 0 and the SVM kernel K_i / gamma_i
-blows up (measured: three kernels of rank 2-3 on 24 points drove gamma_2 to 1e-8 within five
-alternations, libsvm lost precision and h *decreased*). There the subgradient -beta beta' /
-(2 gamma_i) is unbounded too, while Theorem 3.2 needs a Lipschitz constant. We therefore
-maximise over Delta_m intersected with {gamma_i >= GAMMA_MIN} (GAMMA_MIN = 1e-4, so kernel
-weights stay <= 1e4): Omega stays a maximum of linear functions of the K_i (convex), and the
-closed form becomes water-filling, gamma_i = max(GAMMA_MIN, s sqrt(q_i)) with s such that
-sum gamma = 1. Whenever the floor is inactive this is the formula above.
+rank, the best alpha can make q_i = 0 for some i, so gamma_i -> 0 and the SVM kernel K_i /
+gamma_i blows up (libsvm then loses precision and h can *decrease*:
+bench/results/similarity.md). There the subgradient -beta beta' / (2 gamma_i) is unbounded too,
+while Theorem 3.2 needs a Lipschitz constant. We therefore maximise over Delta_m intersected
+with {gamma_i >= GAMMA_MIN} (GAMMA_MIN = 1e-4, so kernel weights stay <= 1e4): Omega stays a
+maximum of linear functions of the K_i (convex), and the closed form becomes water-filling,
+gamma_i = max(GAMMA_MIN, s sqrt(q_i)) with s such that sum gamma = 1. Whenever the floor is
+inactive this is the formula above.
 """
 
 import numpy as np

@@ -15,60 +15,65 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 #include <Eigen/Core>
 
+#include "kernlearn/core/monitor.hpp"
 #include "kernlearn/core/parallel.hpp"
+#include "kernlearn/core/status.hpp"
+#include "kernlearn/core/thread_team.hpp"
 #include "kernlearn/kernels/kernel_matrix.hpp"
 
 namespace kernlearn {
 
-// K- = V diag(w) V' + shift I.
+// K- = V diag(w) V' + shift I: views of the caller's arrays (V row-major n x r, w of length r).
 struct NegativePart {
-  Eigen::MatrixXd V;
-  Eigen::VectorXd w;
+  MatrixRef V;
+  Eigen::Ref<const Eigen::VectorXd> w;
   double shift = 0.0;
 };
 
+// The inner loop of CCICP: full gradient descent or single-sample SGD.
+enum class IklrInner { gd, sgd };
+
+// Defaults are the estimator's (the paper's schedule: eta_0 = 0.02, decay 0.8, 20 outer steps).
 struct IklrOptions {
-  enum class Inner { gd, sgd };
-  Inner inner = Inner::gd;
-  double lambda = 1.0;  // the paper's lambda (the estimator's alpha)
-  double eps = 1.0;     // inner loop stops when |F_k(t+1) - F_k(t)| <= eps (Algorithm 1)
+  IklrInner inner = IklrInner::gd;
+  double lambda = 0.01;  // the paper's lambda (the estimator's alpha)
+  double eps = 1.0;      // inner loop stops when |F_k(t+1) - F_k(t)| <= eps (Algorithm 1)
   Index max_outer = 20;
   Index max_inner = 1000;
   double learning_rate = 0.02;  // eta_0
   double decay = 0.8;           // eta <- decay * eta after every inner step
   bool restart_rate = true;     // eta back to eta_0 at each outer step (else it decays throughout)
   bool concave = true;          // false: penalty (lambda/2) a'K+ a (convex, well posed), no -K- term
-  int n_threads = 1;
 };
 
-struct IklrOuter {
-  double objective;  // F(a_k) of eq. (6) (or of the convex model when !concave)
-  Index inner_steps;
-  Index matvecs;
+struct IklrIteration {
+  double objective = 0.0;  // F(a_k) of eq. (6) (or of the convex model when !concave)
+  Index inner_steps = 0;
+  Index matvecs = 0;
 };
 
 struct IklrResult {
   Eigen::VectorXd alpha;
-  std::vector<IklrOuter> history;  // one record per outer iteration, after it
+  std::vector<IklrIteration> history;  // one record per outer iteration, after it
   double initial_objective = 0.0;
-  bool diverged = false;  // a non-finite value stopped the run
+  // max_iter: max_outer outer steps ran (CCICP has no stopping certificate); interrupted: the
+  // monitor asked to stop; not_converged: a non-finite value stopped the run (the step schedule
+  // overflowed) and alpha is the last finite iterate.
+  SolverStatus status = SolverStatus::max_iter;
 };
 
-// Called after each outer iteration; returning true stops the run.
-using IklrMonitor = std::function<bool(Index, const IklrOuter&)>;
-// poll (checked before every inner step) returning true throws Interrupted.
-
 // sgd_indices: for the SGD inner loop, the sample drawn at each step (max_outer * max_inner of
-// them, row k * max_inner + t for inner step t of outer step k), drawn by the caller's generator.
+// them, row k * max_inner + t for inner step t of outer step k), drawn by the caller's generator;
+// ignored (may be empty) for GD. The monitor is called after each outer iteration k (from 0);
+// poll (checked before every inner step) returning true throws Interrupted.
 template <class Scalar>
-IklrResult ccicp(const DenseKernel<Scalar>& K, const Eigen::VectorXd& y, const NegativePart& negative,
-                 const Eigen::VectorXd& alpha0, const IklrOptions& options,
-                 const std::vector<std::int64_t>& sgd_indices, const IklrMonitor& monitor = {},
-                 const InterruptPoll& poll = {});
+IklrResult ccicp(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::VectorXd>& y, const NegativePart& negative,
+                 const Eigen::Ref<const Eigen::VectorXd>& alpha0, const IklrOptions& options,
+                 const Eigen::Ref<const VectorXi>& sgd_indices, ThreadTeam& team,
+                 const Monitor<IklrIteration>& monitor = {}, const InterruptPoll& poll = {});
 
 }  // namespace kernlearn

@@ -4,18 +4,27 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <optional>
 #include <vector>
 
 #include <Eigen/Core>
 
+#include "kernlearn/core/monitor.hpp"
 #include "kernlearn/core/parallel.hpp"
 #include "kernlearn/core/solver_choice.hpp"
+#include "kernlearn/core/status.hpp"
 #include "kernlearn/core/thread_team.hpp"
 #include "kernlearn/core/types.hpp"
 #include "kernlearn/kernels/hsic.hpp"
 
 namespace kernlearn {
+
+struct IsmOptions {
+  double sigma = 1.0;        // Gaussian kernel bandwidth
+  Index max_iter = 30;       // ISM iterations (Phi evaluations)
+  double tol = 1e-6;         // stop when the projection distance between iterates is <= tol
+  Index anderson_depth = 0;  // Anderson acceleration depth (0 = the plain iteration of Algorithm 2)
+};
 
 struct IsmResult {
   Eigen::MatrixXd W;                  // d x q, orthonormal, signs fixed
@@ -23,7 +32,9 @@ struct IsmResult {
   std::vector<double> trace_gamma_k;  // Tr(gamma K(W_s)) for every W_s whose Phi was formed
   std::vector<double> distance;       // projection distance between successive iterates
   Index n_iter = 0;
-  bool converged = false;
+  // converged: an iterate moved <= tol; max_iter; not_converged: a 2-cycle outlasted
+  // kMaxDampedSteps and the better end was kept (cycled is then true).
+  SolverStatus status = SolverStatus::max_iter;
   Index n_damped = 0;   // steps to the subspace between the ends of a 2-cycle
   bool cycled = false;  // a 2-cycle outlasted kMaxDampedSteps and the better end was kept
 };
@@ -31,8 +42,8 @@ struct IsmResult {
 // Steps to the middle of a period-2 cycle that one W-step may take before keeping an end.
 constexpr Index kMaxDampedSteps = 5;
 
-// Algorithm 2: W <- the q eigenvectors of Phi(W) with the smallest eigenvalues, from W0, with
-// gamma = A diag(c) A' fixed. Stops when the projection distance between iterates is <= tol.
+// Algorithm 2: W <- the q eigenvectors of Phi(W) with the smallest eigenvalues, from W0 (d x q),
+// with gamma = A diag(c) A' fixed. Stops when the projection distance between iterates is <= tol.
 //
 // Two-cycle. With noise dimensions (the LG and MoonN data) the iteration can alternate between two
 // (nearly orthogonal) subspaces, W_{s+1} ~ W_{s-1} != W_s; comparing the raw eigenvector matrices,
@@ -43,15 +54,16 @@ constexpr Index kMaxDampedSteps = 5;
 // Acceleration. With anderson_depth > 0 the steps are Anderson-accelerated on the projectors W W'
 // (depth = the number of past residual differences used) while the fixed-point residual shrinks;
 // the fixed points are the same. 0 = the plain iteration of Algorithm 2.
-IsmResult ism(const MatrixRef& X, const Eigen::MatrixXd& W0, const MatrixRef& A, const Eigen::VectorXd& c, double sigma,
-              Index max_iter, double tol, Index anderson_depth, ThreadTeam& team, const InterruptPoll& poll = {});
+IsmResult ism(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, const MatrixRef& A,
+              const Eigen::Ref<const Eigen::VectorXd>& c, const IsmOptions& options, ThreadTeam& team,
+              const InterruptPoll& poll = {});
 
 struct KdacOptions {
-  Index n_clusters = 2;  // k
-  Index q = 0;           // subspace dimension; 0 = the largest eigengap (11) of the initial Phi
+  Index n_clusters = 2;    // k
+  std::optional<Index> q;  // subspace dimension; none = the largest eigengap (11) of the initial Phi
   double sigma = 1.0;
   double lambda = 1.0;
-  Index max_iter = 20;  // outer (W, D, U) iterations
+  Index max_iter = 100;  // outer (W, D, U) iterations
   Index ism_max_iter = 30;
   Index anderson_depth = 0;     // ISM acceleration (0 = plain Algorithm 2; the estimator exposes it)
   double tol = 1e-6;            // projection distance of W and of U between outer iterations
@@ -60,7 +72,6 @@ struct KdacOptions {
       solver_choice::kKdacDenseMaxN;  // U-step on an explicit n x n matrix up to here, matrix-free beyond
   double eig_tol = 1e-10;             // Lanczos residual tolerance of the U-step
   std::uint64_t seed = 0;
-  int n_threads = 1;
 };
 
 struct KdacIteration {
@@ -78,7 +89,7 @@ struct KdacResult {
   Eigen::MatrixXd W, U;
   Eigen::MatrixXd W_init;  // the starting W (eq. 12, or the caller's W0)
   Eigen::VectorXd degree;
-  Eigen::VectorXd init_eigenvalues;  // of the spectral-initialisation matrix Phi_0, ascending (empty: random init)
+  Eigen::VectorXd init_eigenvalues;  // of the spectral-initialisation matrix Phi_0, ascending (empty: given W0)
   Eigen::VectorXd phi_eigenvalues;   // of Phi(W*) with the final gamma, ascending
   Index q = 0;
   double cost = 0.0, quality = 0.0, hsic_y = 0.0;
@@ -86,7 +97,9 @@ struct KdacResult {
   double sigma_lhs = 0.0, sigma_rhs = 0.0;  // the two sides of inequality (10)
   double fixed_point_residual = 0.0;        // |Phi(W) W - W Lambda|_F / |Phi|_F with the final gamma
   Index n_iter = 0;
-  bool converged = false;
+  // converged: W and U both moved <= tol; max_iter; not_converged: the alternation ended on a
+  // cycle (outer_cycled); interrupted: the monitor asked to stop.
+  SolverStatus status = SolverStatus::max_iter;
   bool ism_cycled = false;    // some W-step ended on a 2-cycle
   bool outer_cycled = false;  // the (W, D, U) alternation ended on a cycle (best state kept)
   Index cycle_period = 0;     // its period (2 to 4), 0 if none
@@ -94,12 +107,10 @@ struct KdacResult {
   std::vector<KdacIteration> history;
 };
 
-// Called after each outer iteration with its number (from 1); returning true stops the loop.
-using KdacMonitor = std::function<bool(Index, const KdacIteration&)>;
-
-// X: n x d data; Y: n x k_y stacked one-hot indicators of the existing clustering(s); W0: d x q
-// start (random initialisation) or d x 0 for the spectral initialisation (12).
-KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const Eigen::MatrixXd& W0, const KdacOptions& options,
-                const KdacMonitor& monitor = {}, const InterruptPoll& poll = {});
+// X: n x d data; Y: n x k_y stacked one-hot indicators of the existing clustering(s); W0: the d x q
+// start (random initialisation), or none for the spectral initialisation (12) with options.q.
+// The monitor is called after each outer iteration with its number (from 1).
+KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const std::optional<MatrixRef>& W0, const KdacOptions& options,
+                ThreadTeam& team, const Monitor<KdacIteration>& monitor = {}, const InterruptPoll& poll = {});
 
 }  // namespace kernlearn

@@ -1,0 +1,170 @@
+"""ESKL: entropic single kernel learning (Algorithm 1 of Kundu et al. 2010); see :mod:`._base`."""
+
+import numpy as np
+import scipy.linalg
+
+from . import _mirror_descent as md
+from ._base import _Base, _lambda_min, _pinv_apply
+from ._mkl import svm_dual
+
+__all__ = ["ESKL"]
+
+
+class _ESKLOracle:
+    def __init__(self, est, prep, y, loss):
+        self.est, self.prep, self.y, self.loss = est, prep, y, loss
+
+    def copy(self, state):
+        return (state[0].copy(), state[1].copy())
+
+    def kernel(self, state):
+        return md.dense_from_log(*state)
+
+    def evaluate(self, state):
+        est, lab = self.est, self.prep.lab
+        K = self.kernel(state)
+        omega, beta, b = svm_dual(K[np.ix_(lab, lab)], self.y, est.C, est.svm_tol)
+        G = np.zeros_like(K)
+        f = omega
+        if est.rho > 0:
+            for S in self.prep.S:
+                value, grad = self.loss(K, S)
+                f += est.rho * value
+                G += est.rho * grad
+        # eq. (8): f'(K) = -1/2 Y alpha alpha' Y + rho sum_i L'(K - S_i), on the labelled block
+        G[np.ix_(lab, lab)] -= 0.5 * np.outer(beta, beta)
+        return {"f": f, "G": G, "dual_norm": np.linalg.norm(G), "x_dot_g": float(np.vdot(G, K)), "model": (beta, b)}
+
+    def step(self, state, G, eta):
+        return md.meg_step(state[0], state[1], G, eta, self.prep.tau, driver=self.prep.driver)
+
+
+class ESKL(_Base):
+    """Entropic single kernel learning (Algorithm 1): one kernel from m similarity matrices.
+
+    Minimises ``omega(K) + rho sum_i L(K, S_i)`` over {K psd, tr K = tau} (eq. (4)) by matrix
+    exponentiated-gradient mirror descent with an SVM (libsvm) per iteration; see
+    :mod:`kernlearn.similarity._base` for the corrections to the paper, the certificate and the out-of-sample rule.
+
+    Parameters
+    ----------
+    loss : {"l1", "fro", "sq_fro"} or callable, default "fro"
+        L1, L2, L3 of Section 4. A callable ``loss(K, S) -> (value, subgradient)`` must be
+        convex in K; its subgradient's symmetric part is used.
+    rho : float >= 0, default 1.0
+        Weight of the losses.
+    tau : "trace" or float > 0, default "trace"
+        tr K. "trace": the mean of tr (S_i)_+ (the trace of the Denoise kernels).
+    C : float > 0, default 1.0
+        SVM regularisation.
+    max_iter : int, default 100
+        Maximum number of SVM solves (mirror-descent iterations).
+    tol : float >= 0, default 1e-3
+        Stop when best f - lower bound <= tol * best f (a certificate), or when the best f
+        decreased by at most tol * best f over the last ``n_iter_no_change`` iterations.
+    n_iter_no_change : int, default 20
+    step : "theory" or float > 0, default "theory"
+        "theory": eta_t = sqrt(2 R / t) / Lip_t (Proposition 3.1 with the radius R of the
+        start, Lip_t = running max of ||f'||_F); a float multiplies that step.
+    init : {"denoise", "identity"}, default "denoise"
+        K^(1): the trace-normalised Denoise kernel of the mean similarity (mixed with a little
+        identity), or the paper's tau I / n.
+    svm_tol : float, default 1e-5
+        libsvm's stopping tolerance (tight, so that the subgradient is stable).
+    oos_rcond : float, default 1e-8
+        Relative cut-off of the pseudo-inverse in the out-of-sample rule.
+    random_state : int, RandomState or None
+        Start vector of the Lanczos runs of the certificate.
+    n_jobs : int, optional
+        Threads for LAPACK/BLAS.
+    verbose : int, default 0
+    callback : callable, optional
+        Called after every iteration with a dict (iteration, objective, best, lower_bound,
+        gap, step); returning True stops.
+
+    Attributes
+    ----------
+    classes_, n_features_in_ (= n, the number of fitted points)
+    eigenvalues_, eigenvectors_ : the best kernel ``V diag(lam) V'`` per problem, shapes
+        (n_problems, n) and (n_problems, n, n); n_problems is 1 for two classes, else
+        n_classes (one-vs-rest).
+    coef_ : (n_problems, m, n) out-of-sample weights; intercept_ : (n_problems,)
+    transduction_ : labels of all n fitted points (given ones kept, the others predicted)
+    decision_transductive_ : decision values of all n fitted points
+    objective_ : best f per problem; tau_ : the trace used
+    n_iter_, converged_, stop_reason_ ("certificate", "stalled", "callback" or "max_iter"),
+    history_ (dict of arrays per iteration: objective, best, lower_bound, gap, step, lip, time;
+    a list of dicts, one per problem, for more than two classes)
+    """
+
+    def __init__(
+        self,
+        loss="fro",
+        *,
+        rho=1.0,
+        tau="trace",
+        C=1.0,
+        max_iter=100,
+        tol=1e-3,
+        n_iter_no_change=20,
+        step="theory",
+        init="denoise",
+        svm_tol=1e-5,
+        oos_rcond=1e-8,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+        callback=None,
+    ):
+        self.loss = loss
+        self.rho = rho
+        self.tau = tau
+        self.C = C
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.step = step
+        self.init = init
+        self.svm_tol = svm_tol
+        self.oos_rcond = oos_rcond
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.callback = callback
+
+    def _solve(self, prep, y, rng, label):
+        if not hasattr(prep, "mean_eig"):
+            prep.mean_eig = prep.eig[0] if prep.m == 1 else scipy.linalg.eigh(prep.S.mean(axis=0), check_finite=False)
+        lam, V = prep.mean_eig
+        state = prep.warm_start(lam, V, self.init)
+        radius = np.log(prep.tau) - state[1].min()  # log(tau / lambda_min(K^(1)))
+        oracle = _ESKLOracle(self, prep, y, md.resolve_loss(self.loss))
+        v0 = [None]
+
+        def lower_min(G, rng):
+            value, v0[0] = _lambda_min(G, v0[0], rng)
+            return prep.tau * value
+
+        best, n_iter, reason, hist = self._run(
+            oracle, state, md.StepRule(radius, self._step_scale()), lower_min, rng, label
+        )
+        Vb, lb = best["state"]
+        beta, b = best["model"]
+        K_lab = (Vb * np.exp(lb)) @ Vb[prep.lab].T  # K[:, lab]
+        kb = K_lab @ beta
+        # out-of-sample: k(x, .) = sbar(x)' Sbar^+ K with sbar the mean similarity row
+        w = _pinv_apply(lam, V, kb, self.oos_rcond) / prep.m
+        return {
+            "coef": np.tile(w, (prep.m, 1)),
+            "intercept": b,
+            "decision": kb + b,
+            "n_iter": n_iter,
+            "reason": reason,
+            "history": hist,
+            "objective": best["f"],
+            "kernel": (np.exp(lb), Vb),
+        }
+
+    def _set_kernels(self, results):
+        self.eigenvalues_ = np.stack([r["kernel"][0] for r in results])
+        self.eigenvectors_ = np.stack([r["kernel"][1] for r in results])
