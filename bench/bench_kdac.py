@@ -54,8 +54,8 @@ def gamma_problem(X, existing, alternative, sigma, lam, q):
     Y = indicator(existing)
     Yc = Y - Y.mean(0)
     M = (Xc.T @ U) @ (Xc.T @ U).T - lam * (Xc.T @ Yc) @ (Xc.T @ Yc).T
-    W0 = np.linalg.eigh(M)[1][:, -q:]
-    deg = _core.kernels.gaussian_degree(np.ascontiguousarray(Xc @ W0), sigma, 2)
+    W0 = np.ascontiguousarray(np.linalg.eigh(M)[1][:, -q:])
+    deg = _core.kernels.gaussian_degree(np.ascontiguousarray(Xc @ W0), sigma=sigma, n_threads=2)
     A = np.ascontiguousarray(np.hstack([U - U.mean(0), Yc]) / np.sqrt(deg)[:, None])
     c = np.r_[np.ones(U.shape[1]), -lam * np.ones(Y.shape[1])]
     return W0, A, c
@@ -106,7 +106,7 @@ def section_phi(args, table):
     W0, A, c = gamma_problem(X, original, alternative, 5.0, 10.0, 3)
     results = {}
     for nt in (1, 2):
-        t, out = timed(lambda: _core.kernels.hsic_phi(X, W0, A, c, 5.0, False, nt), args.repeats)
+        t, out = timed(lambda: _core.kernels.hsic_phi(X, W0, A, c, sigma=5.0, n_threads=nt), args.repeats)
         results[nt] = out[0]
         row(
             table,
@@ -123,7 +123,7 @@ def section_phi(args, table):
     with threadpool_limits(1):
         t_ref, ref = timed(lambda: numpy_phi(X[rows], Ws, As, c, 5.0), 1)
     t_cpp, got = timed(
-        lambda: _core.kernels.hsic_phi(np.ascontiguousarray(X[rows]), Ws, As, c, 5.0, False, 1), args.repeats
+        lambda: _core.kernels.hsic_phi(np.ascontiguousarray(X[rows]), Ws, As, c, sigma=5.0, n_threads=1), args.repeats
     )
     err = np.abs(got[0] - ref).max() / np.abs(ref).max()
     row(
@@ -160,7 +160,14 @@ def section_ism(args, table):
     # Anderson depth 0 is Algorithm 2 as printed; 3 is the accelerated W-step (same fixed points).
     for tol, depth in ((1e-3, 0), (1e-6, 0), (1e-6, 3)):
         start = time.perf_counter()
-        out = _core.methods.ism(X, W0, A, c, 5.0, 30, tol, 2, depth)
+        out = _core.methods.ism(
+            X,
+            W0,
+            A,
+            c,
+            options=_core.methods.IsmOptions(sigma=5.0, max_iter=30, tol=tol, anderson_depth=depth),
+            n_threads=2,
+        )
         t = time.perf_counter() - start
         row(
             table,
@@ -169,10 +176,10 @@ def section_ism(args, table):
             threads=2,
             tol=tol,
             seconds=f"{t:.1f}",
-            ism_steps=int(out["n_iter"]),
-            converged=bool(out["converged"]),
-            per_step=f"{t / out['n_iter']:.2f}",
-            distances=" ".join(f"{v:.1e}" for v in out["distance"][:8]),
+            ism_steps=out.n_iter,
+            converged=out.status == _core.core.SolverStatus.converged,
+            per_step=f"{t / out.n_iter:.2f}",
+            distances=" ".join(f"{v:.1e}" for v in out.distance[:8]),
             target="<= 60 s",
         )
 
@@ -212,8 +219,9 @@ def section_memory(args, table):
         "f = np.load(%r); X, o, a = f['X'], f['o'], f['a'];"
         "W0, A, c = gamma_problem(X, o, a, 5.0, 10.0, 3);"
         "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss;"
-        "_core.kernels.hsic_phi(X, W0, A, c, 5.0, True, 2);"
-        "_core.methods.ism(X, W0, A, c, 5.0, 1, 1e-6, 2);"
+        "_core.kernels.hsic_phi(X, W0, A, c, sigma=5.0, with_bound=True, n_threads=2);"
+        "options = _core.methods.IsmOptions(sigma=5.0, max_iter=1, tol=1e-6);"
+        "_core.methods.ism(X, W0, A, c, options=options, n_threads=2);"
         "print(base, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)" % (str(Path(__file__).parent), str(cache))
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
@@ -235,7 +243,7 @@ def section_scaling(args, table):
         W0, A, c = gamma_problem(X, o, a, 5.0, 10.0, 3)
         X = np.ascontiguousarray(X)
         reps = args.repeats if n < 50000 else 1
-        t, _ = timed(lambda: _core.kernels.hsic_phi(X, W0, A, c, 5.0, False, 2), reps)
+        t, _ = timed(lambda: _core.kernels.hsic_phi(X, W0, A, c, sigma=5.0, n_threads=2), reps)
         row(table, case="Phi vs n", n=n, d=4, threads=2, seconds=f"{t:.4f}", ns_per_pair=f"{t / (n * n / 2) * 1e9:.2f}")
     X, o, a = load("Four_gaussian_3D_1000")
     rng = np.random.default_rng(0)
@@ -243,10 +251,12 @@ def section_scaling(args, table):
         Xd = np.hstack([X, rng.uniform(X.min(), X.max(), size=(X.shape[0], d - X.shape[1]))]) if d > 4 else X
         Xd = np.ascontiguousarray(Xd)
         W0, A, c = gamma_problem(Xd, o, a, 5.0, 10.0, 3)
-        t, out = timed(lambda: _core.kernels.hsic_phi(Xd, W0, A, c, 5.0, False, 2), args.repeats)
+        t, out = timed(lambda: _core.kernels.hsic_phi(Xd, W0, A, c, sigma=5.0, n_threads=2), args.repeats)
         te, _ = timed(lambda: np.linalg.eigh(out[0]), args.repeats)
         t_ism = time.perf_counter()
-        r = _core.methods.ism(Xd, W0, A, c, 5.0, 30, 1e-6, 2)
+        r = _core.methods.ism(
+            Xd, W0, A, c, options=_core.methods.IsmOptions(sigma=5.0, max_iter=30, tol=1e-6), n_threads=2
+        )
         t_ism = time.perf_counter() - t_ism
         row(
             table,
@@ -257,9 +267,9 @@ def section_scaling(args, table):
             phi_seconds=f"{t:.4f}",
             eigh_seconds=f"{te:.5f}",
             ism_seconds=f"{t_ism:.3f}",
-            ism_steps=int(r["n_iter"]),
-            ism_converged=bool(r["converged"]),
-            ism_cycled=bool(r["cycled"]),
+            ism_steps=r.n_iter,
+            ism_converged=r.status == _core.core.SolverStatus.converged,
+            ism_cycled=r.cycled,
         )
 
 
@@ -271,9 +281,10 @@ def section_crossover(args, table):
         for dense_max_n, label in ((10**9, "dense"), (0, "matrix-free")):
 
             def run():
-                return _core.methods.kdac(
-                    X, Y, np.zeros((4, 0)), 3, 2, 5.0, 10.0, 1, 1, 1e-6, dense_max_n, 1e-10, 0, 2, None
+                options = _core.methods.KdacOptions(
+                    q=3, sigma=5.0, lambda_=10.0, max_iter=1, ism_max_iter=1, dense_max_n=dense_max_n
                 )
+                return _core.methods.kdac(X, Y, options=options, n_threads=2)
 
             t, out = timed(run, args.repeats if n <= 4000 else 1)
             row(
@@ -282,7 +293,7 @@ def section_crossover(args, table):
                 n=n,
                 u_step=label,
                 seconds=f"{t:.3f}",
-                matvecs=int(out["history"]["matvecs"][0]),
+                matvecs=out.history[0].matvecs,
             )
 
 
