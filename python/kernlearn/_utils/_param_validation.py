@@ -52,7 +52,7 @@ class Interval:
             bounds.append(f"{'>=' if self.closed in ('both', 'left') else '>'} {self.left}")
         if self.right is not None:
             bounds.append(f"{'<=' if self.closed in ('both', 'right') else '<'} {self.right}")
-        return what + (" " + " and ".join(bounds) if bounds else "")
+        return " and ".join(bounds) + f" ({what})" if bounds else what
 
 
 class Options:
