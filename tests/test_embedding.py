@@ -104,9 +104,11 @@ def test_newton_steps_converge_fast_to_the_quasi_newton_optimum(monkeypatch):
     X, _ = blobs(n=50, seed=1, d=5)
 
     def fit(tol, newton):
-        monkeypatch.setattr(
-            _core.methods, "saddle_point", lambda *args, **kwargs: saddle_point(*args, **{**kwargs, "newton": newton})
-        )
+        def with_newton(problem, options, **kwargs):
+            options.newton = newton
+            return saddle_point(problem, options, **kwargs)
+
+        monkeypatch.setattr(_core.methods, "saddle_point", with_newton)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)  # n_outer = 1
             model = MinimumVolumeEmbedding(
@@ -129,7 +131,9 @@ def test_newton_hessian_matches_finite_differences(estimator, monkeypatch):
     exercised: the projection's generalised Jacobian and the normalisation's rank-one term."""
     calls, saddle_point = [], _core.methods.saddle_point
     monkeypatch.setattr(
-        _core.methods, "saddle_point", lambda *args, **kwargs: calls.append(args) or saddle_point(*args, **kwargs)
+        _core.methods,
+        "saddle_point",
+        lambda problem, options, **kwargs: calls.append((problem, options)) or saddle_point(problem, options, **kwargs),
     )
     X, y = blobs(n=40, seed=4, d=5)
     common = dict(n_neighbors=4, eigen_solver="dense", random_state=0)
@@ -139,22 +143,22 @@ def test_newton_hessian_matches_finite_differences(estimator, monkeypatch):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             MinimumVolumeEmbedding(n_outer=1, init="pca", **common).fit(X)
-    args = list(calls[-1])  # embedding._solve's positional call: [15] dual_set, [17] alpha0
-    rho, alpha = args[14], saddle_point(*args)["alpha"]
+    problem, options = calls[-1]  # embedding._solve's last call
+    rho, alpha = problem.rho, np.array(saddle_point(problem, options).alpha)
     rng = np.random.default_rng(0)
     alpha = alpha + 0.1 * np.abs(alpha).mean() * rng.standard_normal(alpha.size)
     v = rng.standard_normal(alpha.size)
+    free = problem.dual_set
 
     def g(point):
-        fixed = args.copy()
-        fixed[15], fixed[17] = "fixed", point
-        return saddle_point(*fixed)["constraint_values"]
+        problem.dual_set, problem.alpha0 = _core.methods.DualSet.fixed, point
+        return np.array(saddle_point(problem, options).constraint_values)
 
     h = 1e-6 * np.linalg.norm(alpha) / np.linalg.norm(v)
     expected = (g(alpha + h * v) - g(alpha - h * v)) / (2 * h) + rho * v
-    probe = args.copy()
-    probe[17] = alpha
-    product = saddle_point(*probe, newton=True, hessian_probe=v)["hessian_product"]
+    problem.dual_set, problem.alpha0 = free, alpha
+    options.newton = True
+    product = _core.methods.saddle_hessian_product(problem, options, v)
     assert np.linalg.norm(product - expected) <= 1e-6 * np.linalg.norm(expected)
 
 

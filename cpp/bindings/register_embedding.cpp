@@ -1,8 +1,8 @@
-// Bindings of saddle_point.hpp (the general problem the embeddings configure) and triplets.hpp
-// (structure preserving embedding's separation oracle). kernlearn/embedding.py builds every
-// array and checks it; this file only maps them.
-#include <pybind11/stl.h>
-
+// Bindings of saddle_point.hpp's problem and solver (the general problem the embeddings
+// configure; its options and results are bound in register_npkl.cpp) and of triplets.hpp
+// (structure preserving embedding's separation oracle). kernlearn/embedding builds every array
+// and checks it; this file only maps them.
+#include "kernlearn/methods/saddle_point.hpp"
 #include "kernlearn/methods/triplets.hpp"
 
 #include "saddle_common.hpp"
@@ -11,85 +11,91 @@ namespace kernlearn::bindings {
 
 namespace {
 
-DualSet dual_set_named(const std::string& name) {
-  if (name == "fixed") return DualSet::fixed;
-  if (name == "free") return DualSet::free;
-  if (name == "nonnegative") return DualSet::nonnegative;
-  if (name == "box") return DualSet::box;
-  if (name == "capped_simplex") return DualSet::capped_simplex;
-  throw std::invalid_argument("unknown dual set '" + name + "'");
+using IndexArray = py::array_t<Index, py::array::c_style>;
+using DoubleArray = py::array_t<double, py::array::c_style>;
+
+void bind_problem(py::module_& m) {
+  py::enum_<DualSet>(m, "DualSet", "The convex set of alpha, which fixes the loss (saddle_point.hpp).")
+      .value("fixed", DualSet::fixed, "alpha stays at alpha0 (linear loss)")
+      .value("free", DualSet::free, "equalities, square loss (rho > 0)")
+      .value("nonnegative", DualSet::nonnegative, "squared hinge (rho > 0)")
+      .value("box", DualSet::box, "[0, upper]: hinge")
+      .value("capped_simplex", DualSet::capped_simplex, "alpha >= 0, sum alpha <= upper: one shared slack");
+
+  py::class_<ConstraintRows>(m, "ConstraintRows", "R in compressed rows: constraint c = sum_e data[e] T_indices[e].")
+      .def(py::init([](const IndexArray& indptr, const IndexArray& indices, const DoubleArray& data) {
+             if (indptr.ndim() != 1 || indices.ndim() != 1 || data.ndim() != 1 || indptr.size() < 1 ||
+                 indices.size() != data.size())
+               throw std::invalid_argument(
+                   "ConstraintRows needs 1-D indptr (rows + 1), indices and data (equal length)");
+             ConstraintRows R;
+             R.indptr.assign(indptr.data(), indptr.data() + indptr.size());
+             R.indices.assign(indices.data(), indices.data() + indices.size());
+             R.data.assign(data.data(), data.data() + data.size());
+             return R;
+           }),
+           py::arg("indptr").noconvert(), py::arg("indices").noconvert(), py::arg("data").noconvert())
+      .def_property_readonly("n_rows", &ConstraintRows::rows, "constraints");
+
+  OptionsClass<SaddleProblem>(m, "SaddleProblem",
+                              "max_alpha -phi(A(alpha)) + w'alpha - (rho/2)|alpha|^2, A = M + sum_c alpha_c C_c, "
+                              "M = S + U diag(c) U' + shift I (saddle_point.hpp).")
+      .field("sparse", &SaddleProblem::sparse, "S, a Csr (sorted indices; may have no entries)")
+      .field("lowrank", &SaddleProblem::lowrank, "U, n x r (r may be 0)")
+      .field("lowrank_coef", &SaddleProblem::lowrank_coef, "c, r values")
+      .field("shift", &SaddleProblem::shift, "the multiple of I in M")
+      .field("center", &SaddleProblem::center, "replace A by H A H (K 1 = 0)")
+      .field("pairs", &SaddleProblem::pairs, "m_pairs x 2 distinct unordered pairs")
+      .field("pattern", &SaddleProblem::pattern, "a PairPattern")
+      .field("rows", &SaddleProblem::rows, "R, a ConstraintRows")
+      .field("target", &SaddleProblem::target, "w, one per constraint")
+      .field("rho", &SaddleProblem::rho, "the quadratic term's weight")
+      .field("dual_set", &SaddleProblem::set, "a DualSet")
+      .field("upper", &SaddleProblem::upper, "u of the box / capped simplex")
+      .field("alpha0", &SaddleProblem::alpha0, "the starting point (projected onto the set)");
 }
 
-std::vector<Index> index_vector(const py::array_t<Index, py::array::c_style>& a) {
-  return {a.data(), a.data() + a.size()};
+SpectralOptions with_lapack(const SpectralOptions& options) {
+  SpectralOptions opt = options;
+  opt.dense_lapack = scipy_dense_lapack();
+  return opt;
 }
 
 }  // namespace
 
 void register_embedding(py::module_& m) {
+  bind_problem(m);
+
   m.def(
       "saddle_point",
-      [](Index n, const py::array_t<Index, py::array::c_style>& indptr,
-         const py::array_t<Index, py::array::c_style>& indices, const py::array_t<double, py::array::c_style>& data,
-         const Eigen::MatrixXd& lowrank, const Eigen::VectorXd& lowrank_coef, double shift, bool center,
-         const RowMatrixXi& pairs, const std::string& pattern,
-         const py::array_t<Index, py::array::c_style>& rows_indptr,
-         const py::array_t<Index, py::array::c_style>& rows_indices,
-         const py::array_t<double, py::array::c_style>& rows_data, const Eigen::VectorXd& target, double rho,
-         const std::string& dual_set, double upper, const Eigen::VectorXd& alpha0, double p, bool penalty, double B,
-         double G, Index rank, const std::string& eigen_solver, double dense_fraction, Index max_iter, double tol,
-         double step, bool accelerate, double eig_tol, bool warm_start, std::uint64_t seed, int n_threads,
-         const std::optional<py::function>& callback, const Eigen::MatrixXd& basis, bool newton,
-         const std::optional<Eigen::VectorXd>& hessian_probe) -> py::object {
-        SaddleProblem pb;
-        pb.sparse = csr_from_python(n, data, indices, indptr);
-        pb.lowrank = lowrank;
-        pb.lowrank_coef = lowrank_coef;
-        pb.shift = shift;
-        pb.center = center;
-        pb.pairs = pairs;
-        if (pattern != "entry" && pattern != "distance")
-          throw std::invalid_argument("pattern must be 'entry' or 'distance', got '" + pattern + "'");
-        pb.pattern = pattern == "entry" ? PairPattern::entry : PairPattern::distance;
-        pb.rows.indptr = index_vector(rows_indptr);
-        pb.rows.indices = index_vector(rows_indices);
-        pb.rows.data.assign(rows_data.data(), rows_data.data() + rows_data.size());
-        pb.target = target;
-        pb.rho = rho;
-        pb.set = dual_set_named(dual_set);
-        pb.upper = upper;
-        pb.alpha0 = alpha0;
-        SpectralOptions opt;
-        set_spectral_options(opt, p, penalty, B, G, rank, eigen_solver, dense_fraction, max_iter, tol, step, accelerate,
-                             eig_tol, warm_start, seed);
-        opt.newton = newton;
+      [](const SaddleProblem& problem, const SpectralOptions& options, const std::optional<MatrixRef>& basis,
+         const std::optional<py::function>& callback, int n_threads) {
+        const SpectralOptions opt = with_lapack(options);
+        const Eigen::MatrixXd U = basis_arg(basis);
+        const auto monitor = python_monitor<SaddleIteration>(callback);
         ThreadTeam team(n_threads);
-        if (hessian_probe) {  // tests only: the Newton steps' Hessian at alpha0, applied to the probe
-          py::dict out;
-          out["hessian_product"] = saddle_hessian_product(pb, opt, *hessian_probe, team);
-          return std::move(out);
-        }
-        const SaddleMonitor monitor = python_monitor(callback);
-        SaddleResult r = run_interruptible(
-            [&] { return solve_saddle_point(pb, opt, team, monitor, python_interrupt_poll(), basis); });
-        return result_to_python(std::move(r));
+        return run_interruptible(
+            [&] { return solve_saddle_point(problem, opt, team, monitor, python_interrupt_poll(), U); });
       },
-      py::arg("n"), py::arg("indptr").noconvert(), py::arg("indices").noconvert(), py::arg("data").noconvert(),
-      py::arg("lowrank"), py::arg("lowrank_coef"), py::arg("shift"), py::arg("center"), py::arg("pairs"),
-      py::arg("pattern"), py::arg("rows_indptr").noconvert(), py::arg("rows_indices").noconvert(),
-      py::arg("rows_data").noconvert(), py::arg("target"), py::arg("rho"), py::arg("dual_set"), py::arg("upper"),
-      py::arg("alpha0"), py::arg("p"), py::arg("penalty"), py::arg("B"), py::arg("G"), py::arg("rank"),
-      py::arg("eigen_solver"), py::arg("dense_fraction"), py::arg("max_iter"), py::arg("tol"), py::arg("step"),
-      py::arg("accelerate"), py::arg("eig_tol"), py::arg("warm_start"), py::arg("seed"), py::arg("n_threads"),
-      py::arg("callback"), py::arg("basis"), py::arg("newton") = false, py::arg("hessian_probe") = std::nullopt,
+      py::arg("problem"), py::arg("options"), py::arg("basis").noconvert() = py::none(),
+      py::arg("callback") = py::none(), py::arg("n_threads") = 1,
       "The saddle-point iteration for A = M + sum_c alpha_c C_c (see saddle_point.hpp).");
 
   m.def(
+      "saddle_hessian_product",
+      [](const SaddleProblem& problem, const SpectralOptions& options, const Eigen::Ref<const Eigen::VectorXd>& v,
+         int n_threads) {
+        const SpectralOptions opt = with_lapack(options);
+        const Eigen::VectorXd probe = v;  // the core's Hessian product takes a VectorXd
+        ThreadTeam team(n_threads);
+        return run_interruptible([&] { return saddle_hessian_product(problem, opt, probe, team); });
+      },
+      py::arg("problem"), py::arg("options"), py::arg("v").noconvert(), py::arg("n_threads") = 1,
+      "Tests only: the Newton steps' Hessian of -J at problem.alpha0 applied to v (options.newton must be set).");
+
+  m.def(
       "most_violated_triplets",
-      [](const MatrixRef& Z, Index n, const py::array_t<Index, py::array::c_style>& indptr,
-         const py::array_t<Index, py::array::c_style>& indices, double margin, Index per_point, int n_threads) {
-        const py::array_t<double, py::array::c_style> no_data(static_cast<py::ssize_t>(indices.size()));
-        const Csr graph = csr_from_python(n, no_data, indices, indptr);
+      [](const MatrixRef& Z, const Csr& graph, double margin, Index per_point, int n_threads) {
         TripletSearch found = run_interruptible(
             [&] { return most_violated_triplets(Z, graph, margin, per_point, n_threads, python_interrupt_poll()); });
         RowMatrixXi ijk(static_cast<Index>(found.triplets.size()), 3);
@@ -101,8 +107,7 @@ void register_embedding(py::module_& m) {
         }
         return py::make_tuple(ijk, violation, found.max_violation);
       },
-      py::arg("Z").noconvert(), py::arg("n"), py::arg("indptr").noconvert(), py::arg("indices").noconvert(),
-      py::arg("margin"), py::arg("per_point"), py::arg("n_threads"),
+      py::arg("Z").noconvert(), py::arg("graph"), py::arg("margin"), py::arg("per_point"), py::arg("n_threads") = 1,
       "Per point, the most violated SPE triplets (i, j, k) above margin, and the largest violation overall.");
 }
 

@@ -1,7 +1,6 @@
-// Bindings of npkl.hpp. kernlearn/npkl.py validates everything (pairs, labels, parameters) and
-// builds the Laplacian; this file only maps arrays and options.
-#include <pybind11/stl.h>
-
+// Bindings of saddle_point.hpp's options and results (shared with register_embedding.cpp) and of
+// npkl.hpp. kernlearn/npkl.py validates everything (pairs, labels, parameters) and builds the
+// Laplacian; this file only maps arrays, options and results.
 #include "kernlearn/methods/npkl.hpp"
 
 #include "saddle_common.hpp"
@@ -10,44 +9,87 @@ namespace kernlearn::bindings {
 
 namespace {
 
-NpklLoss loss_named(const std::string& name) {
-  if (name == "linear") return NpklLoss::linear;
-  if (name == "squared_hinge") return NpklLoss::squared_hinge;
-  if (name == "hinge") return NpklLoss::hinge;
-  if (name == "square") return NpklLoss::square;
-  throw std::invalid_argument("unknown loss '" + name + "'");
+void bind_saddle_types(py::module_& m) {
+  py::enum_<SpectralSolver>(m, "SpectralSolver", "The eigensolver of the saddle-point iterations.")
+      .value("lanczos", SpectralSolver::lanczos, "thick-restart Lanczos on every solve")
+      .value("dense", SpectralSolver::dense, "LAPACK in double precision at every n")
+      .value("mixed", SpectralSolver::mixed, "the mixed-precision dense route at every n")
+      .value("auto", SpectralSolver::automatic,
+             "Lanczos while the positive rank stays below dense_fraction n, then LAPACK (mixed precision from "
+             "MIXED_PRECISION_MIN_N on)");
+
+  OptionsClass<SpectralOptions>(m, "SpectralOptions", "Options of the saddle-point iteration (saddle_point.hpp).")
+      .field("p", &SpectralOptions::p, "the capacity regulariser tr K^p, p >= 1")
+      .field("G", &SpectralOptions::G, "None: the bound tr K^p <= B; a float: the penalty (G/p) tr K^p instead")
+      .field("B", &SpectralOptions::B, "the trace bound (unused with G)")
+      .field("rank", &SpectralOptions::rank, "None: every positive eigenpair of A; r: the r largest only")
+      .field("eigen_solver", &SpectralOptions::eigen_solver, "a SpectralSolver")
+      .field("dense_fraction", &SpectralOptions::dense_fraction, "auto: the rank fraction of n from which LAPACK")
+      .field("max_iter", &SpectralOptions::max_iter, "iteration cap")
+      .field("tol", &SpectralOptions::tol, "relative duality gap at which the iteration stops")
+      .field("step", &SpectralOptions::step, "None: 1 / L_t with backtracking; a float: a fixed step")
+      .field("accelerate", &SpectralOptions::accelerate,
+             "Nesterov momentum with restart (L-BFGS for a free alpha) and an adaptive step")
+      .field("newton", &SpectralOptions::newton, "Newton steps where they apply (free alpha, distance pairs, p = 2)")
+      .field("eig_tol", &SpectralOptions::eig_tol, "Lanczos residual tolerance relative to |A|")
+      .field("warm_start", &SpectralOptions::warm_start, "start each Lanczos solve from the last eigenvectors")
+      .field("seed", &SpectralOptions::seed, "the eigensolvers' random start");
+
+  ResultClass<SaddleIteration>(m, "SaddleIteration", "One iteration of the saddle-point solver.")
+      .field("dual", &SaddleIteration::dual, "the best J(alpha) so far")
+      .field("primal", &SaddleIteration::primal, "the best P(K) so far")
+      .field("gap", &SaddleIteration::gap, "primal - dual")
+      .field("step", &SaddleIteration::step, "the step that led here")
+      .field("matvecs", &SaddleIteration::matvecs, "Lanczos mat-vecs spent reaching this point (0: dense)")
+      .field("rank", &SaddleIteration::rank, "rank of K");
+
+  ResultClass<SaddleResult>(m, "SaddleResult", "K = V diag(eigenvalues) V', the dual point and the history.")
+      .field("eigenvalues", &SaddleResult::eigenvalues, "K's eigenvalues, decreasing, all > 0")
+      .field("eigenvectors", &SaddleResult::eigenvectors, "n x rank")
+      .field("alpha", &SaddleResult::alpha, "one per constraint")
+      .field("constraint_values", &SaddleResult::constraint_values, "g_c(K) = tr(C_c K)")
+      .records("history", &SaddleResult::history, "a SaddleIteration per iteration")
+      .field("n_iter", &SaddleResult::n_iter, "iterations taken")
+      .field("status", &SaddleResult::status, "a SolverStatus (callback stop: interrupted)")
+      .field("used_dense", &SaddleResult::used_dense, "the last eigensolve was LAPACK's")
+      .field("used_mixed_precision", &SaddleResult::used_mixed_precision, "... in mixed precision")
+      .field("unconverged_eigensolves", &SaddleResult::unconverged_eigensolves,
+             "Lanczos solves stopped by their mat-vec cap");
 }
 
 }  // namespace
 
 void register_npkl(py::module_& m) {
-  // The size from which eigen_solver="auto" makes its dense solves mixed precision.
-  m.attr("MIXED_PRECISION_MIN_N") = SpectralOptions{}.mixed_precision_from;
+  // The size from which eigen_solver "auto" makes its dense solves mixed precision.
+  m.attr("MIXED_PRECISION_MIN_N") = solver_choice::kMixedPrecisionMinN;
+  bind_saddle_types(m);
+
+  py::enum_<NpklLoss>(m, "NpklLoss", "SimpleNPKL's loss on the pairs.")
+      .value("linear", NpklLoss::linear)
+      .value("squared_hinge", NpklLoss::squared_hinge)
+      .value("hinge", NpklLoss::hinge)
+      .value("square", NpklLoss::square);
+
+  OptionsClass<NpklOptions>(m, "NpklOptions", "SimpleNPKL's options (npkl.hpp).")
+      .field("loss", &NpklOptions::loss, "an NpklLoss")
+      .field("C", &NpklOptions::C, "loss weight, each constraint counted twice")
+      .field("spectral", &NpklOptions::spectral, "the saddle-point iteration's SpectralOptions");
+
   m.def(
       "simple_npkl",
-      [](Index n, const py::array_t<Index, py::array::c_style>& indptr,
-         const py::array_t<Index, py::array::c_style>& indices, const py::array_t<double, py::array::c_style>& data,
-         const RowMatrixXi& pairs, const Eigen::VectorXd& labels, const std::string& loss, double p, bool penalty,
-         double B, double G, double C, Index rank, const std::string& eigen_solver, double dense_fraction,
-         Index max_iter, double tol, double step, bool accelerate, double eig_tol, bool warm_start, std::uint64_t seed,
-         int n_threads, const std::optional<py::function>& callback, const Eigen::MatrixXd& basis) {
-        const Csr L = csr_from_python(n, data, indices, indptr);
-        NpklOptions opt;
-        opt.loss = loss_named(loss);
-        opt.C = C;
-        set_spectral_options(opt, p, penalty, B, G, rank, eigen_solver, dense_fraction, max_iter, tol, step, accelerate,
-                             eig_tol, warm_start, seed);
-        const SaddleMonitor monitor = python_monitor(callback);
+      [](const Csr& laplacian, const Eigen::Ref<const RowMatrixXi>& pairs,
+         const Eigen::Ref<const Eigen::VectorXd>& labels, const NpklOptions& options,
+         const std::optional<MatrixRef>& basis, const std::optional<py::function>& callback, int n_threads) {
+        NpklOptions opt = options;
+        opt.spectral.dense_lapack = scipy_dense_lapack();
+        const Eigen::MatrixXd U = basis_arg(basis);
+        const auto monitor = python_monitor<SaddleIteration>(callback);
         ThreadTeam team(n_threads);
-        SaddleResult r = run_interruptible(
-            [&] { return simple_npkl(L, pairs, labels, opt, team, monitor, python_interrupt_poll(), basis); });
-        return result_to_python(std::move(r));
+        return run_interruptible(
+            [&] { return simple_npkl(laplacian, pairs, labels, opt, team, monitor, python_interrupt_poll(), U); });
       },
-      py::arg("n"), py::arg("indptr").noconvert(), py::arg("indices").noconvert(), py::arg("data").noconvert(),
-      py::arg("pairs"), py::arg("labels"), py::arg("loss"), py::arg("p"), py::arg("penalty"), py::arg("B"),
-      py::arg("G"), py::arg("C"), py::arg("rank"), py::arg("eigen_solver"), py::arg("dense_fraction"),
-      py::arg("max_iter"), py::arg("tol"), py::arg("step"), py::arg("accelerate"), py::arg("eig_tol"),
-      py::arg("warm_start"), py::arg("seed"), py::arg("n_threads"), py::arg("callback"), py::arg("basis"),
+      py::arg("laplacian"), py::arg("pairs").noconvert(), py::arg("labels").noconvert(), py::arg("options"),
+      py::arg("basis").noconvert() = py::none(), py::arg("callback") = py::none(), py::arg("n_threads") = 1,
       "SimpleNPKL (linear loss in closed form; the other losses by Algorithm 1's saddle-point iteration).");
 }
 

@@ -21,6 +21,19 @@ from ._utils._validation import check_choice, check_int, check_square_sparse, re
 __all__ = ["ConstraintAccumulator", "check_pairs", "from_labels"]
 
 
+def core_csr(S):
+    """A square scipy sparse matrix as the core's CSR input (int64 indices, float64 values)."""
+    S = sp.csr_matrix(S)
+    if not S.has_sorted_indices:
+        S = S.sorted_indices()  # a copy: the caller's matrix is left as it is
+    return _core.methods.Csr(
+        n=S.shape[0],
+        indptr=np.ascontiguousarray(S.indptr, dtype=np.int64),
+        indices=np.ascontiguousarray(S.indices, dtype=np.int64),
+        data=np.ascontiguousarray(S.data, dtype=np.float64),
+    )
+
+
 def from_labels(y, n_pairs=None, component_ratio=None, random_state=None):
     """Must-link / cannot-link pairs from class labels, as in the papers' experiments.
 
@@ -202,7 +215,7 @@ class ConstraintAccumulator:
         if B.nnz and abs(B - B.T).max() > 1e-12 * abs(B).max():
             raise ValueError("base must be symmetric")
         self._core = _core.methods.ConstraintAccumulator(
-            self.pairs, pattern, n, B.data, B.indices.astype(np.int64), B.indptr.astype(np.int64)
+            self.pairs, _core.methods.PairPattern.__members__[pattern], core_csr(B)
         )
         self._data = np.zeros(len(self._core.indices))
         # One matrix object, re-valued in place by every assemble() call.
@@ -227,15 +240,15 @@ class ConstraintAccumulator:
 
     def inner(self, V, lam):
         """``tr(T_p K)`` for every pair with ``K = V diag(lam) V'``, in O(m r), K never formed."""
-        V = np.asarray(V, dtype=np.float64)
-        lam = np.asarray(lam, dtype=np.float64)
+        V = np.ascontiguousarray(V, dtype=np.float64)
+        lam = np.ascontiguousarray(lam, dtype=np.float64)
         if V.ndim != 2 or V.shape[0] != self.n:
             raise ValueError(f"V must have shape ({self.n}, r), got {V.shape}")
         if lam.shape != (V.shape[1],):
             raise ValueError(f"lam must have shape ({V.shape[1]},), got {lam.shape}")
         if not (np.isfinite(V).all() and np.isfinite(lam).all()):
             raise ValueError("V and lam must be finite")
-        return self._core.inner(V, lam, self._n_threads)
+        return self._core.inner(V, lam, n_threads=self._n_threads)
 
     def _check_alpha(self, alpha):
         alpha = np.asarray(alpha)

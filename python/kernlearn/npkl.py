@@ -32,6 +32,7 @@ when the best P minus the best J, a certificate, is below ``tol`` relative to P.
 """
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -43,12 +44,12 @@ from sklearn.utils.validation import check_is_fitted
 from . import _core
 from ._utils import _solver_choice
 from ._utils._graph_arrays import knn_laplacian_arrays
+from ._utils._monitor import Monitor, history_arrays
+from ._utils._param_validation import Interval, StrOptions, validate_params
 from ._utils._validation import (
     blas_threads,
-    check_choice,
     check_data,
     check_int,
-    check_real,
     resolve_n_threads,
     warn_unconverged_eigensolves,
 )
@@ -58,6 +59,10 @@ from .linalg import eigsh, estimate_count_beyond
 __all__ = ["SimpleNPKL"]
 
 LOSSES = ("linear", "squared_hinge", "hinge", "square")
+
+# The per-iteration record fields shown by verbose and handed to the callback, and those of history_.
+MONITOR_FIELDS = ("dual", "primal", ("gap", ".2e"), "matvecs", "rank")
+HISTORY_FIELDS = ("dual", "primal", "gap", "step", "matvecs", "rank")
 
 
 def _csr(L, n):
@@ -160,6 +165,27 @@ class SimpleNPKL(BaseEstimator):
     basis_ : Section 5.4's U (n x basis), or None
     """
 
+    _parameter_constraints = {
+        "loss": [StrOptions(LOSSES)],
+        "p": [Interval(Real, 1, None)],
+        "B": [Interval(Real, 0, None, closed="neither"), None],
+        "G": [Interval(Real, 0, None, closed="neither"), None],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "n_neighbors": [Interval(Integral, 1, None)],
+        "graph": [StrOptions({"symmetric", "mutual"})],
+        "rank": [Interval(Integral, 1, None), StrOptions({"auto"})],
+        "eigen_solver": [StrOptions({"auto", "lanczos", "dense", "mixed"})],
+        "max_iter": [Interval(Integral, 0, None)],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "step": [StrOptions({"auto", "lipschitz"}), Interval(Real, 0, None, closed="neither")],
+        "active_constraints": [Interval(Integral, 1, None), None],
+        "warm_start": ["boolean"],
+        "basis": [Interval(Integral, 1, None), None],
+        "random_state": ["random_state"],
+        "verbose": ["boolean", Interval(Integral, 0, None)],
+        "callback": ["callable", None],
+    }
+
     def __init__(
         self,
         loss="squared_hinge",
@@ -207,6 +233,7 @@ class SimpleNPKL(BaseEstimator):
         """Learn the kernel of the points X from ``pairs`` + ``pair_labels`` (+1 must-link,
         -1 cannot-link), or from labels ``y`` (-1 = unlabelled) through
         :func:`kernlearn.constraints.from_labels`."""
+        validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
         X = check_data(X, "X", min_samples=2)
         n, self.n_features_in_ = X.shape
         self._check_params(n)
@@ -239,7 +266,7 @@ class SimpleNPKL(BaseEstimator):
             pairs, labels = pairs[keep], labels[keep]
             out = self._solve(L, n, pairs, labels, seed, basis, n_threads)
         self._store(out, pairs, labels)
-        self.basis_ = basis if basis.shape[1] else None
+        self.basis_ = basis
         if not self.converged_:
             warnings.warn(
                 f"SimpleNPKL stopped after {self.n_iter_} iterations with relative duality gap "
@@ -259,45 +286,29 @@ class SimpleNPKL(BaseEstimator):
     # -- internals ---------------------------------------------------------------------------
 
     def _check_params(self, n):
-        check_choice(self.loss, "loss", LOSSES)
-        check_choice(self.graph, "graph", ("mutual", "symmetric"))
-        check_choice(self.eigen_solver, "eigen_solver", ("auto", "lanczos", "dense", "mixed"))
-        check_real(self.p, "p", low=1.0)
-        check_real(self.C, "C")
+        """The rules that tie parameters to each other or to the data (the table checks the rest)."""
         if self.B is not None and self.G is not None:
             raise ValueError("give the trace bound B or the penalty G, not both")
-        if self.B is not None:
-            check_real(self.B, "B")
-        if self.G is not None:
-            check_real(self.G, "G")
-            if self.p == 1:
-                raise ValueError("p = 1 needs the trace bound B (with the penalty G, K is 0 or unbounded)")
+        if self.G is not None and self.p == 1:
+            raise ValueError("p = 1 needs the trace bound B (with the penalty G, K is 0 or unbounded)")
         if self.p == 1 and self.loss != "linear":
             raise ValueError("p = 1 is supported with loss='linear' only (the dual is not differentiable)")
         check_int(self.n_neighbors, "n_neighbors", low=1, high=n)
-        if not (isinstance(self.rank, str) and self.rank == "auto"):
+        if not isinstance(self.rank, str):
             check_int(self.rank, "rank", low=1, high=n)
-        check_int(self.max_iter, "max_iter", low=0)
-        check_real(self.tol, "tol")
-        if isinstance(self.step, str):
-            check_choice(self.step, "step", ("auto", "lipschitz"))
-        else:
-            check_real(self.step, "step")
         if self.active_constraints is not None:
             check_int(self.active_constraints, "active_constraints", low=1, high=n + 1)
         if self.basis is not None:
             check_int(self.basis, "basis", low=1, high=n)
-        if self.callback is not None and not callable(self.callback):
-            raise TypeError("callback must be callable")
 
-    def _choose_solver(self, L, n, pairs, labels, rank):
+    def _choose_solver(self, L, n, pairs, labels):
         """(eigen solver for the core, rank fraction at which its "auto" switches to LAPACK).
 
         "auto" tries Lanczos and switches for good once the positive rank exceeds the fraction.
         Above DENSE_MAX_N points the rank at the first iterate (alpha = C) is estimated first
         (kernel polynomial method), so no Lanczos run is wasted on a large rank."""
         fraction = _solver_choice.auto_dense_fraction(n)
-        if self.eigen_solver != "auto" or rank > 0 or n <= _solver_choice.DENSE_MAX_N:
+        if self.eigen_solver != "auto" or not isinstance(self.rank, str) or n <= _solver_choice.DENSE_MAX_N:
             return self.eigen_solver, fraction
         A = ConstraintAccumulator(pairs, n, base=-_csr(L, n), pair_labels=labels).assemble(np.full(len(pairs), self.C))
         estimate = estimate_count_beyond(A, 0.0, random_state=0)
@@ -316,76 +327,70 @@ class SimpleNPKL(BaseEstimator):
         return "mixed" if n >= _core.methods.MIXED_PRECISION_MIN_N else "dense", fraction
 
     def _basis(self, L, n, seed):
-        """Section 5.4's U: the smallest eigenvectors of L, as the largest of 2I - L."""
+        """Section 5.4's U: the smallest eigenvectors of L, as the largest of 2I - L (None: no basis)."""
         if self.basis is None:
-            return np.zeros((n, 0))
+            return None
         shifted = (2.0 * sp.identity(n, format="csr") - _csr(L, n)).tocsr()
         _, U, _ = eigsh(shifted, int(self.basis), random_state=seed, n_jobs=self.n_jobs)
-        return U
+        return np.ascontiguousarray(U, dtype=np.float64)
+
+    def _options(self, solver, fraction, seed):
+        """NpklOptions: the user's parameters, and for the rest the core's defaults."""
+        methods = _core.methods
+        spectral = dict(
+            p=float(self.p),
+            eigen_solver=methods.SpectralSolver.__members__[solver],
+            dense_fraction=fraction,
+            max_iter=int(self.max_iter),
+            tol=float(self.tol),
+            warm_start=bool(self.warm_start),
+            seed=seed,
+        )
+        if self.B is not None:
+            spectral["B"] = float(self.B)
+        if self.G is not None:
+            spectral["G"] = float(self.G)
+        if not isinstance(self.rank, str):
+            spectral["rank"] = int(self.rank)
+        if self.step != "auto":  # Algorithm 1 as such: no momentum, no adaptive step
+            spectral["accelerate"] = False
+            if not isinstance(self.step, str):
+                spectral["step"] = float(self.step)
+        return methods.NpklOptions(
+            loss=methods.NpklLoss.__members__[self.loss],
+            C=float(self.C),
+            spectral=methods.SpectralOptions(**spectral),
+        )
 
     def _solve(self, L, n, pairs, labels, seed, basis, n_threads):
-        rank = 0 if isinstance(self.rank, str) else int(self.rank)
-        if basis.shape[1]:
+        if basis is not None:
             solver, fraction = "lanczos", _solver_choice.DENSE_FRACTION  # unused: every solve is r x r
         else:
-            solver, fraction = self._choose_solver(L, n, pairs, labels, rank)
+            solver, fraction = self._choose_solver(L, n, pairs, labels)
         data, indices, indptr = L
+        monitor = Monitor("SimpleNPKL", self.verbose, self.callback, MONITOR_FIELDS, max_iter=self.max_iter)
         with blas_threads(n_threads):
             out = _core.methods.simple_npkl(
-                n,
-                indptr,
-                indices,
-                data,
+                _core.methods.Csr(n=n, indptr=indptr, indices=indices, data=data),
                 pairs,
                 labels,
-                self.loss,
-                float(self.p),
-                self.G is not None,
-                float(1.0 if self.B is None else self.B),
-                float(self.G or 1.0),
-                float(self.C),
-                rank,
-                solver,
-                fraction,
-                int(self.max_iter),
-                float(self.tol),
-                0.0 if isinstance(self.step, str) else float(self.step),
-                self.step == "auto",
-                1e-10,
-                bool(self.warm_start),
-                seed,
-                n_threads,
-                self._monitor(),
-                basis,
+                options=self._options(solver, fraction, seed),
+                basis=basis,
+                callback=monitor.core_callback(),
+                n_threads=n_threads,
             )
-        warn_unconverged_eigensolves(out, "SimpleNPKL")
-        if basis.shape[1]:
+        warn_unconverged_eigensolves({"unconverged_eigensolves": out.unconverged_eigensolves}, "SimpleNPKL")
+        if basis is not None:
             self.eigen_solver_ = "basis"
-        elif out["used_dense"]:  # what ran last
-            self.eigen_solver_ = "mixed" if out["used_mixed_precision"] else "dense"
+        elif out.used_dense:  # what ran last
+            self.eigen_solver_ = "mixed" if out.used_mixed_precision else "dense"
         else:
             self.eigen_solver_ = "lanczos"
         return out
 
-    def _monitor(self):
-        if not self.verbose and self.callback is None:
-            return None
-
-        def monitor(info):
-            if self.verbose:
-                print(
-                    f"[SimpleNPKL] iter {info['iteration']:4d}  J {info['dual']:.6e}  "
-                    f"P {info['primal']:.6e}  gap {info['gap']:.2e}  rank {info['rank']}  "
-                    f"matvecs {info['matvecs']}",
-                    flush=True,
-                )
-            return bool(self.callback(info)) if self.callback is not None else False
-
-        return monitor
-
     def _active_pairs(self, pairs, labels, out):
         """Section 5.3: the constraints of the points with the smallest |margin| / l_i."""
-        V, lam = out["eigenvectors"], out["eigenvalues"]
+        V, lam = out.eigenvectors, out.eigenvalues
         n = V.shape[0]
         Kij = ConstraintAccumulator(pairs, n, n_jobs=self.n_jobs).inner(V, lam) / 2  # tr(T_p K) = 2 K_ij
         ends = np.r_[pairs[:, 0], pairs[:, 1]]
@@ -399,14 +404,14 @@ class SimpleNPKL(BaseEstimator):
         return mask[pairs[:, 0]] | mask[pairs[:, 1]]
 
     def _store(self, out, pairs, labels):
-        self.eigenvalues_ = np.asarray(out["eigenvalues"])
-        self.eigenvectors_ = np.asarray(out["eigenvectors"])
+        self.eigenvalues_ = np.array(out.eigenvalues)
+        self.eigenvectors_ = np.array(out.eigenvectors)
         self.embedding_ = self.eigenvectors_ * np.sqrt(self.eigenvalues_)
-        self.dual_coef_ = np.asarray(out["alpha"])
+        self.dual_coef_ = np.array(out.alpha)
         self.pairs_, self.pair_labels_ = pairs, labels.astype(np.int64)
-        self.n_iter_ = int(out["n_iter"])
-        self.converged_ = bool(out["converged"])
-        self.history_ = {key: np.asarray(out[key]) for key in ("dual", "primal", "gap", "step", "matvecs", "rank")}
+        self.n_iter_ = int(out.n_iter)
+        self.converged_ = out.status == _core.core.SolverStatus.converged
+        self.history_ = history_arrays(out.history, HISTORY_FIELDS)
 
 
 if SimpleNPKL.__doc__:  # None under python -OO

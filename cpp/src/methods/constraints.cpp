@@ -17,7 +17,8 @@ Index find_entry(const Csr& A, Index i, Index j) {
 
 }  // namespace
 
-ConstraintAccumulator::ConstraintAccumulator(const RowMatrixXi& pairs, PairPattern pattern, const Csr& base)
+ConstraintAccumulator::ConstraintAccumulator(const Eigen::Ref<const RowMatrixXi>& pairs, PairPattern pattern,
+                                             const Csr& base)
     : kind_(pattern) {
   const Index n = base.n, m = pairs.rows();
   if (pairs.cols() != 2) throw std::invalid_argument("pairs must have 2 columns");
@@ -97,7 +98,13 @@ void ConstraintAccumulator::inner(const Eigen::Ref<const Eigen::MatrixXd>& V,
   if (V.rows() != n() || V.cols() != lam.size()) throw std::invalid_argument("V must be n x r and lam of length r");
   // Row access is strided in a column-major V: copy once to row-major (n r, far below m r work).
   const RowMatrixXd W = V;
-  const Index r = V.cols(), m = n_pairs();
+  inner_rows(W, lam, out, n_threads);
+}
+
+void ConstraintAccumulator::inner_rows(const MatrixRef& W, const Eigen::Ref<const Eigen::VectorXd>& lam, double* out,
+                                       int n_threads) const {
+  if (W.rows() != n() || W.cols() != lam.size()) throw std::invalid_argument("V must be n x r and lam of length r");
+  const Index r = W.cols(), m = n_pairs();
   parallel_for(static_cast<std::size_t>(m), n_threads, 8192, [&](std::size_t begin, std::size_t end) {
     for (auto p = static_cast<Index>(begin); p < static_cast<Index>(end); ++p) {
       const double* vi = W.row(first_[p]).data();

@@ -5,15 +5,13 @@
 
 namespace kernlearn {
 
-SaddleResult simple_npkl(const Csr& L, const RowMatrixXi& pairs, const Eigen::VectorXd& labels,
-                         const NpklOptions& options, ThreadTeam& team, const SaddleMonitor& monitor,
-                         const InterruptPoll& poll, const Eigen::MatrixXd& basis) {
+SaddleResult simple_npkl(const Csr& L, const Eigen::Ref<const RowMatrixXi>& pairs,
+                         const Eigen::Ref<const Eigen::VectorXd>& labels, const NpklOptions& options, ThreadTeam& team,
+                         const Monitor<SaddleIteration>& monitor, const InterruptPoll& poll,
+                         const Eigen::MatrixXd& basis) {
   const Index m = pairs.rows();
   if (labels.size() != m) throw std::invalid_argument("pair_labels must have one value per pair");
   if (m == 0) throw std::invalid_argument("pairs must not be empty");
-  if (!(options.C > 0.0)) throw std::invalid_argument("C must be positive");
-  if (options.p == 1.0 && options.loss != NpklLoss::linear)
-    throw std::invalid_argument("p = 1 is only supported with loss='linear' (J is not differentiable)");
   SaddleProblem pb;
   pb.sparse = L;
   for (double& v : pb.sparse.data) v = -v;
@@ -42,7 +40,9 @@ SaddleResult simple_npkl(const Csr& L, const RowMatrixXi& pairs, const Eigen::Ve
       pb.rho = 0.0;
       break;
   }
-  return solve_saddle_point(pb, options, team, monitor, poll, basis);
+  SpectralOptions spectral = options.spectral;
+  spectral.filter_degree = kFilterDegree;
+  return solve_saddle_point(pb, spectral, team, monitor, poll, basis);
 }
 
 }  // namespace kernlearn

@@ -114,7 +114,7 @@ class NewtonHessian {
         top_(K.all_vectors.leftCols(r_).transpose()),
         weight_(n - r_, r_),
         scale_(K.lambda(0) / K.sigma(0)),
-        rank_one_(opt.penalty ? 0.0 : 1.0 / K.sigma.squaredNorm()),
+        rank_one_(opt.G ? 0.0 : 1.0 / K.sigma.squaredNorm()),
         Z_(r_, n),
         Y_(n, r_),
         slab_(r_, n),
@@ -183,10 +183,10 @@ class SaddlePointSolver {
         structured_(pb.lowrank.cols() > 0 || pb.shift != 0.0 || pb.center),
         rng_(opt.seed),
         basis_(basis) {
-    use_dense_ = opt.eigen_solver == SpectralSolver::dense;
+    use_dense_ = opt.eigen_solver == SpectralSolver::dense || opt.eigen_solver == SpectralSolver::mixed;
     gram_bound_ = constraint_gram_bound();
     second_order_ = opt.newton && opt.accelerate && pb.set == DualSet::free && pb.pattern == PairPattern::distance &&
-                    opt.step <= 0 && opt.p == 2.0 && opt.rank == 0 && basis.cols() == 0 && !mixed_precision();
+                    !opt.step && opt.p == 2.0 && !opt.rank && basis.cols() == 0 && !mixed_precision();
     if (basis_.cols() > 0) {  // U_b' M U_b, once: U_b' S U_b + (U_b' U) diag(c) (U_b' U)' + shift U_b' U_b
       Eigen::MatrixXd SU(n_, basis_.cols());
       const Csr& S = pb.sparse;
@@ -217,7 +217,7 @@ class SaddlePointSolver {
     return out;
   }
 
-  SaddleResult run(const SaddleMonitor& monitor) {
+  SaddleResult run(const Monitor<SaddleIteration>& monitor) {
     const Index m = pb_.rows.rows();
     Eigen::VectorXd alpha = pb_.alpha0;
     if (pb_.set != DualSet::fixed) project(alpha);
@@ -229,7 +229,7 @@ class SaddlePointSolver {
       constraint_values(K, g);
       const double primal = primal_value(alpha, K, g);
       out.history.push_back({-K.phi, primal, primal + K.phi, 0.0, K.matvecs, K.sigma.size()});
-      out.converged = true;
+      out.status = SolverStatus::converged;
       return finish(std::move(out), alpha, K, g);
     }
 
@@ -244,7 +244,7 @@ class SaddlePointSolver {
     double dual_alpha = -std::numeric_limits<double>::infinity(), momentum = 1.0;
     // A free alpha (equality constraints, square loss) makes J smooth and unconstrained: L-BFGS
     // replaces the accelerated gradient there (measured: several times fewer eigensolves).
-    const bool quasi_newton = opt_.accelerate && pb_.set == DualSet::free && opt_.step <= 0;
+    const bool quasi_newton = opt_.accelerate && pb_.set == DualSet::free && !opt_.step;
     LbfgsMemory memory(10);
     Eigen::VectorXd previous_point, previous_grad;
     auto consider = [&](const Eigen::VectorXd& point, const Kernel& at, Eigen::VectorXd& values) {
@@ -261,11 +261,14 @@ class SaddlePointSolver {
       const SaddleIteration record{best_dual, best_primal, gap, last_step_, Ky.matvecs, Ky.sigma.size()};
       out.history.push_back(record);
       if (gap <= opt_.tol * std::max(std::abs(best_primal), std::numeric_limits<double>::min())) {
-        out.converged = true;
+        out.status = SolverStatus::converged;
         break;
       }
-      if (it >= opt_.max_iter) break;
-      if (monitor && monitor(it, record)) break;
+      if (it >= opt_.max_iter) break;  // status stays max_iter
+      if (monitor_stops(monitor, it, record)) {
+        out.status = SolverStatus::interrupted;
+        break;
+      }
       out.n_iter = it + 1;
       grad = pb_.target - g - pb_.rho * y;
 
@@ -319,17 +322,17 @@ class SaddlePointSolver {
 
       // Step 1 / L_t (default_step); backtracking keeps the ascent guarantee of Proposition 6
       // where the local constant is only an estimate.
-      double step = opt_.step > 0 ? opt_.step : default_step(Ky);
+      double step = opt_.step ? *opt_.step : default_step(Ky);
       // The Lipschitz estimate bounds the curvature and is often far above it: an adaptive step
       // tries twice the last accepted step when that was accepted at once.
-      if (opt_.adaptive_step && opt_.step <= 0 && accepted_at_once_) step = std::max(step, 2.0 * last_step_);
+      if (opt_.accelerate && !opt_.step && accepted_at_once_) step = std::max(step, 2.0 * last_step_);
       for (int tries = 0;; ++tries) {
         trial = y + step * grad;
         project(trial);
         next = kernel_at(trial, &Ky);
         spent += next.matvecs;
         next_dual = dual_value(trial, next);
-        if (opt_.step > 0) break;
+        if (opt_.step) break;
         const Eigen::VectorXd move = trial - y;
         const double bound = dual + grad.dot(move) - move.squaredNorm() / (2.0 * step);
         accepted_at_once_ = tries == 0;
@@ -497,7 +500,7 @@ class SaddlePointSolver {
         loss = -alpha.dot(g);
         break;  // P = -tr(A K)
     }
-    return -trace_MK + loss + (opt_.penalty ? opt_.G / opt_.p * K.trace_Kp : 0.0);
+    return -trace_MK + loss + (opt_.G ? *opt_.G / opt_.p * K.trace_Kp : 0.0);
   }
 
   // A(alpha) = M + sum_q (R' alpha)_q T_q, its positive spectrum, and K from it.
@@ -532,7 +535,7 @@ class SaddlePointSolver {
 
   Index wanted_count() const {
     if (opt_.p == 1.0) return std::min<Index>(8, n_ - 1);  // the top eigenvalue and its copies
-    return opt_.rank > 0 ? std::min(opt_.rank, n_ - 1) : 0;
+    return opt_.rank ? std::min(*opt_.rank, n_ - 1) : 0;
   }
 
   void positive_spectrum(const Kernel* previous, Kernel& K) {
@@ -561,7 +564,7 @@ class SaddlePointSolver {
       }
     }
     Index count = 0;
-    const Index cap = opt_.p == 1.0 ? values.size() : (opt_.rank > 0 ? opt_.rank : values.size());
+    const Index cap = opt_.p == 1.0 ? values.size() : opt_.rank.value_or(values.size());
     while (count < std::min(cap, values.size()) && values(count) > zero) ++count;
     if (opt_.p == 1.0 && count > 0) {  // the eigenspace of the largest eigenvalue
       Index top = 1;
@@ -590,7 +593,7 @@ class SaddlePointSolver {
       D.colwise() -= D.rowwise().mean();
     }
     // p = 1 needs the top eigenvalue and its copies: all pairs above the level, then trimmed.
-    const Index cap = opt_.p == 1.0 ? 0 : opt_.rank;
+    const Index cap = opt_.p == 1.0 ? 0 : opt_.rank.value_or(0);  // 0: every pair above the level
     if (mixed_precision()) {
       last_dense_mixed_ = mixed_eigenpairs_above(D, op(), zero, cap, opt_.dense_lapack, values, vectors);
       return false;
@@ -603,7 +606,8 @@ class SaddlePointSolver {
   }
 
   bool mixed_precision() const {
-    return opt_.mixed_precision_from > 0 && n_ >= opt_.mixed_precision_from && opt_.dense_lapack.mixed_available();
+    if (!opt_.dense_lapack.mixed_available() || opt_.eigen_solver == SpectralSolver::dense) return false;
+    return opt_.eigen_solver == SpectralSolver::mixed || n_ >= solver_choice::kMixedPrecisionMinN;
   }
 
   // Lanczos in threshold mode (every pair above `zero`) or for the wanted top pairs; with
@@ -698,9 +702,9 @@ class SaddlePointSolver {
     } else {
       const double q = p / (p - 1.0);
       const double sum_q = s.pow(q).sum();
-      if (opt_.penalty) {  // Proposition 2, eq. (20)
-        lam = (s / opt_.G).pow(1.0 / (p - 1.0));
-        K.phi = sum_q / (q * std::pow(opt_.G, q - 1.0));
+      if (opt_.G) {  // Proposition 2, eq. (20)
+        lam = (s / *opt_.G).pow(1.0 / (p - 1.0));
+        K.phi = sum_q / (q * std::pow(*opt_.G, q - 1.0));
       } else {  // Proposition 1, eq. (14)
         lam = std::pow(opt_.B / sum_q, 1.0 / p) * s.pow(1.0 / (p - 1.0));
         K.phi = std::pow(opt_.B, 1.0 / p) * std::pow(sum_q, 1.0 / q);
@@ -752,7 +756,7 @@ class SaddlePointSolver {
   Eigen::MatrixXd projected_base_;  // U_b' S U_b
 };
 
-void check_saddle_problem(const SaddleProblem& pb, const SpectralOptions& options, const Eigen::MatrixXd& basis) {
+void check_saddle_problem(const SaddleProblem& pb, const Eigen::MatrixXd& basis) {
   const Index n = pb.sparse.n, m = pb.rows.rows();
   if (n < 2) throw std::invalid_argument("need at least 2 points");
   if (m < 1 && pb.set != DualSet::fixed) throw std::invalid_argument("need at least one constraint");
@@ -766,13 +770,6 @@ void check_saddle_problem(const SaddleProblem& pb, const SpectralOptions& option
     if (q < 0 || q >= pb.pairs.rows()) throw std::invalid_argument("constraint rows name a pair out of range");
   if (pb.lowrank.cols() > 0 && (pb.lowrank.rows() != n || pb.lowrank_coef.size() != pb.lowrank.cols()))
     throw std::invalid_argument("the low-rank part must be n x r with r coefficients");
-  if (!(options.p >= 1.0)) throw std::invalid_argument("p must be >= 1");
-  if (options.penalty ? !(options.G > 0.0) : !(options.B > 0.0))
-    throw std::invalid_argument(options.penalty ? "G must be positive" : "B must be positive");
-  if (options.penalty && options.p == 1.0)
-    throw std::invalid_argument("p = 1 needs the trace bound B: with the penalty G the problem is unbounded or K = 0");
-  if (options.p == 1.0 && pb.set != DualSet::fixed)
-    throw std::invalid_argument("p = 1 is only supported with a fixed alpha (J is not differentiable)");
   if ((pb.set == DualSet::free || pb.set == DualSet::nonnegative) && !(pb.rho > 0.0))
     throw std::invalid_argument("a free or nonnegative alpha needs rho > 0");
   if ((pb.set == DualSet::box || pb.set == DualSet::capped_simplex) && !(pb.upper > 0.0))
@@ -787,14 +784,15 @@ void check_saddle_problem(const SaddleProblem& pb, const SpectralOptions& option
 }  // namespace
 
 SaddleResult solve_saddle_point(const SaddleProblem& pb, const SpectralOptions& options, ThreadTeam& team,
-                                const SaddleMonitor& monitor, const InterruptPoll& poll, const Eigen::MatrixXd& basis) {
-  check_saddle_problem(pb, options, basis);
+                                const Monitor<SaddleIteration>& monitor, const InterruptPoll& poll,
+                                const Eigen::MatrixXd& basis) {
+  check_saddle_problem(pb, basis);
   return SaddlePointSolver(pb, options, team, poll, basis).run(monitor);
 }
 
 Eigen::VectorXd saddle_hessian_product(const SaddleProblem& pb, const SpectralOptions& options,
                                        const Eigen::VectorXd& v, ThreadTeam& team) {
-  check_saddle_problem(pb, options, {});
+  check_saddle_problem(pb, {});
   const InterruptPoll never;
   return SaddlePointSolver(pb, options, team, never, {}).hessian_product(v);
 }

@@ -10,7 +10,6 @@ TripletSearch most_violated_triplets(const MatrixRef& Z, const Csr& graph, doubl
                                      int n_threads, const InterruptPoll& poll) {
   const Index n = Z.rows();
   if (graph.n != n) throw std::invalid_argument("graph must have one row per embedded point");
-  if (per_point < 1) throw std::invalid_argument("per_point must be >= 1");
   const Eigen::VectorXd sq = Z.rowwise().squaredNorm();
   constexpr Index kBlock = 64;  // rows per block: a 64 x n distance block stays small
   const Index n_blocks = (n + kBlock - 1) / kBlock;

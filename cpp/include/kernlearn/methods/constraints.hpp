@@ -19,7 +19,7 @@ class ConstraintAccumulator {
  public:
   // pairs: m x 2, 0 <= i, j < n, i != j, each unordered pair at most once (the caller checks
   // duplicates). base: a symmetric n x n CSR with sorted indices (may be empty).
-  ConstraintAccumulator(const RowMatrixXi& pairs, PairPattern pattern, const Csr& base);
+  ConstraintAccumulator(const Eigen::Ref<const RowMatrixXi>& pairs, PairPattern pattern, const Csr& base);
 
   Index n() const { return pattern_.n; }
   Index n_pairs() const { return static_cast<Index>(first_.size()); }
@@ -33,6 +33,8 @@ class ConstraintAccumulator {
   // out[p] = tr(T_p K) for K = V diag(lam) V' (V: n x r), in O(m r) without forming K.
   void inner(const Eigen::Ref<const Eigen::MatrixXd>& V, const Eigen::Ref<const Eigen::VectorXd>& lam, double* out,
              int n_threads) const;
+  // The same for a row-major V (numpy's layout), without inner()'s row-major copy.
+  void inner_rows(const MatrixRef& V, const Eigen::Ref<const Eigen::VectorXd>& lam, double* out, int n_threads) const;
 
  private:
   PairPattern kind_;

@@ -29,21 +29,22 @@ namespace kernlearn {
 
 enum class NpklLoss { linear, squared_hinge, hinge, square };
 
-struct NpklOptions : SpectralOptions {
+// The saddle-point solver's options plus the loss. simple_npkl runs the Lanczos solves on a
+// degree-kFilterDegree Chebyshev filter of A (chebyshev_filter.hpp) whatever spectral.filter_degree
+// says: it pays on the Laplacian's wide negative spectrum (figures: bench/results/npkl.md).
+struct NpklOptions {
   NpklLoss loss = NpklLoss::squared_hinge;
-  double C = 0.1;
-  // The Lanczos solves on a Chebyshev filter (chebyshev_filter.hpp). bench/bench_npkl.py:
-  // Adult-like rank 200, linear loss 1.25 -> 0.88 s, squared hinge 9.6 -> 5.3 s a fit; every
-  // positive pair at n = 200, 1.2 -> 0.7 ms a solve.
-  NpklOptions() { filter_degree = kFilterDegree; }
+  double C = 0.3;  // the estimator's default (bench/results/simplenpkl_table2.md)
+  SpectralOptions spectral;
 };
 
 // L: the graph Laplacian (CSR, sorted indices, symmetric); pairs: m x 2 distinct unordered pairs
 // with i != j; labels: m values in {+1, -1}. In saddle_point.hpp's terms: M = -L, entry pairs,
 // R = diag(labels), w = 2, rho = 2 / C (hinge: 0, box [0, C]), alpha0 = C (so the first iterate
 // is the linear-loss solution, which has a positive part whenever any constraint does).
-SaddleResult simple_npkl(const Csr& L, const RowMatrixXi& pairs, const Eigen::VectorXd& labels,
-                         const NpklOptions& options, ThreadTeam& team, const SaddleMonitor& monitor = {},
-                         const InterruptPoll& poll = {}, const Eigen::MatrixXd& basis = {});
+SaddleResult simple_npkl(const Csr& L, const Eigen::Ref<const RowMatrixXi>& pairs,
+                         const Eigen::Ref<const Eigen::VectorXd>& labels, const NpklOptions& options, ThreadTeam& team,
+                         const Monitor<SaddleIteration>& monitor = {}, const InterruptPoll& poll = {},
+                         const Eigen::MatrixXd& basis = {});
 
 }  // namespace kernlearn

@@ -24,13 +24,15 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <optional>
 #include <vector>
 
 #include <Eigen/Core>
 
+#include "kernlearn/core/monitor.hpp"
 #include "kernlearn/core/parallel.hpp"
 #include "kernlearn/core/solver_choice.hpp"
+#include "kernlearn/core/status.hpp"
 #include "kernlearn/core/thread_team.hpp"
 #include "kernlearn/core/types.hpp"
 #include "kernlearn/linalg/dense_eigen.hpp"
@@ -40,8 +42,10 @@
 namespace kernlearn {
 
 enum class DualSet { fixed, free, nonnegative, box, capped_simplex };
-// automatic: Lanczos while the positive rank stays below dense_fraction n, then LAPACK.
-enum class SpectralSolver { lanczos, dense, automatic };
+// dense: LAPACK in double precision at every n; mixed: the mixed-precision dense route
+// (dense_eigen.hpp) at every n; automatic: Lanczos while the positive rank stays below
+// dense_fraction n, then LAPACK, in mixed precision from solver_choice::kMixedPrecisionMinN on.
+enum class SpectralSolver { lanczos, dense, mixed, automatic };
 
 // R in compressed rows: constraint c is sum_{e in [indptr[c], indptr[c+1])} data[e] T_{indices[e]}.
 struct ConstraintRows {
@@ -79,30 +83,31 @@ struct SaddleProblem {
 };
 
 struct SpectralOptions {
-  double p = 2.0;        // >= 1; p = 1 only with the B form and the fixed set
-  bool penalty = false;  // false: tr K^p <= B (Proposition 1); true: + (G/p) tr K^p (Proposition 2)
-  double B = 1.0, G = 1.0;
-  Index rank = 0;  // 0: every positive eigenpair of A; r > 0: the r largest only
-  SpectralSolver eigen_solver = SpectralSolver::lanczos;
+  double p = 2.0;  // >= 1; p = 1 only with the B form and the fixed set
+  // Unset: the bound tr K^p <= B (Proposition 1); set: the penalty + (G/p) tr K^p instead
+  // (Proposition 2), and B is not used.
+  std::optional<double> G;
+  double B = 1.0;
+  std::optional<Index> rank;  // unset: every positive eigenpair of A; r: the r largest only
+  SpectralSolver eigen_solver = SpectralSolver::automatic;
   double dense_fraction =
       solver_choice::kSaddleDenseFraction;  // automatic: the rank fraction from which LAPACK is used
   DenseLapack dense_lapack;                 // the dense solver's LAPACK (none: Eigen's solver)
-  // From this n on, the dense solver reduces in single precision and refines in double
-  // (dense_eigen.hpp); 0 = never.
-  Index mixed_precision_from = solver_choice::kMixedPrecisionMinN;
   Index max_iter = 200;
-  double tol = 1e-4;       // on the relative duality gap (P - J) / |P|
-  double step = 0.0;       // 0: 1 / (local Lipschitz constant) with backtracking; else fixed
-  bool accelerate = true;  // Nesterov momentum with function restart (L-BFGS for a free alpha)
+  double tol = 1e-4;           // on the relative duality gap (P - J) / |P|
+  std::optional<double> step;  // unset: 1 / (local Lipschitz constant) with backtracking; set: fixed
+  // Nesterov momentum with function restart (L-BFGS for a free alpha), and with an unset step an
+  // adaptive one (grown while backtracking accepts it at once); off: Algorithm 1 as such.
+  bool accelerate = true;
   // Opt-in (MVE's steps ask for it): for a free alpha with p = 2, distance pairs, no rank cap and
   // no basis, Newton steps (conjugate gradients on the generalised Hessian) from points whose
   // spectrum comes whole from the double-precision dense solver and whose positive rank is at
   // most n / 4, while they pay (saddle_point.cpp).
   bool newton = false;
-  bool adaptive_step = true;  // with step = 0: grow the step while backtracking accepts it at once
-  double eig_tol = 1e-10;     // Lanczos residual tolerance, relative to |A|
-  bool warm_start = false;    // start each Lanczos solve from the previous eigenvectors (measured: rarely pays)
-  int filter_degree = 0;      // > 0: Lanczos on a Chebyshev filter of A of this degree (chebyshev_filter.hpp)
+  double eig_tol = 1e-10;   // Lanczos residual tolerance, relative to |A|
+  bool warm_start = false;  // start each Lanczos solve from the previous eigenvectors (rarely pays:
+                            // bench/results/npkl.md)
+  int filter_degree = 0;    // > 0: Lanczos on a Chebyshev filter of A of this degree (chebyshev_filter.hpp)
   std::uint64_t seed = 0;
 };
 
@@ -121,21 +126,18 @@ struct SaddleResult {
   Eigen::VectorXd constraint_values;  // g_c(K) = tr(C_c K) at the returned K
   std::vector<SaddleIteration> history;
   Index n_iter = 0;
-  bool converged = false;
-  bool used_dense = false;            // the last solve was LAPACK's
-  bool used_mixed_precision = false;  // ... in mixed precision
-  Index unconverged_eigensolves = 0;  // Lanczos solves stopped by their mat-vec cap, pairs used as found
+  SolverStatus status = SolverStatus::max_iter;  // converged: the gap met tol (at once for a fixed alpha)
+  bool used_dense = false;                       // the last solve was LAPACK's
+  bool used_mixed_precision = false;             // ... in mixed precision
+  Index unconverged_eigensolves = 0;             // Lanczos solves stopped by their mat-vec cap, pairs used as found
 };
-
-// Called after every iteration; returning true stops the solver (Ctrl-C, a user's callback).
-using SaddleMonitor = std::function<bool(Index iteration, const SaddleIteration&)>;
 
 // basis: empty, or n x r with orthonormal columns U_b for the fixed-basis approximation of
 // Section 5.4, K = U_b E U_b' with E psd: each iteration then solves the r x r problem
 // U_b' A U_b, with U_b' M U_b computed once and the pairs' part in O(m r^2). With centring, U_b
 // must be orthogonal to the constant vector (then H U_b = U_b).
 SaddleResult solve_saddle_point(const SaddleProblem& problem, const SpectralOptions& options, ThreadTeam& team,
-                                const SaddleMonitor& monitor = {}, const InterruptPoll& poll = {},
+                                const Monitor<SaddleIteration>& monitor = {}, const InterruptPoll& poll = {},
                                 const Eigen::MatrixXd& basis = {});
 
 // The Hessian of -J at problem.alpha0 applied to v: the operator of the Newton steps, for tests

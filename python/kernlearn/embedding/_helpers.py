@@ -1,0 +1,52 @@
+"""Helpers of the embeddings: the default bound's geodesic trace, the connectivity check and the
+hint for solves that stall where the bound is inactive."""
+
+import numpy as np
+from scipy.sparse.csgraph import dijkstra
+
+from .._utils._validation import check_square_sparse
+
+__all__ = ["check_connectivity", "geodesic_trace", "inactive_bound_hint"]
+
+
+def inactive_bound_hint(ranks):
+    """Why unconverged solves crawl, when their rank histories show it: an iterate with A_+ = 0
+    (K = 0) means the optimum has A's top eigenvalue at 0, i.e. |K|_F^2 < B: the trace bound is
+    inactive, J = -sqrt(B) |A_+|_F + ... is not differentiable there and the dual steps stall."""
+    if not any(np.any(np.asarray(rank)[1:] == 0) for rank in ranks):
+        return ""
+    return (
+        "; iterates reached A_+ = 0: the optimum leaves the bound B inactive (|K|_F^2 < B), where the dual "
+        "is not differentiable and converges slowly. A smaller B, which the solution reaches, is solved "
+        "quickly"
+    )
+
+
+def geodesic_trace(W, seed, n_sources=32):
+    """(n/2) x the mean squared shortest-path distance on the kNN graph W (edge lengths: the
+    input distances), from Dijkstra runs out of a few random sources.
+
+    For a centred K, tr K = (1/2n) sum_ij d_ij, so any K whose embedded distances stay below the
+    geodesic ones has tr K <= this value, and |K|_F <= tr K: its square is the default bound B.
+    Pairs in different components (no geodesic) count with the largest finite distance."""
+    n = W.shape[0]
+    sources = np.random.default_rng(seed).choice(n, size=min(n_sources, n), replace=False)
+    g = dijkstra(W, directed=False, indices=sources)
+    finite = np.isfinite(g)
+    g[~finite] = g[finite].max()
+    return float(n * np.mean(g**2) / 2.0)
+
+
+def check_connectivity(W):
+    """A symmetric 0/1 connectivity matrix as CSR with a zero diagonal."""
+    W = check_square_sparse(W, "X (connectivity)")
+    values = np.unique(W.data)
+    if not np.all(np.isin(values, (0.0, 1.0))):
+        raise ValueError(f"the connectivity matrix must be binary (0/1), got values such as {values[:5]}")
+    if abs(W - W.T).sum() != 0:
+        raise ValueError("the connectivity matrix must be symmetric")
+    W.setdiag(0)
+    W.eliminate_zeros()
+    if W.nnz == 0:
+        raise ValueError("X (connectivity) has no edges")
+    return W
