@@ -85,29 +85,27 @@ class SimpleNPKL(BaseEstimator):
     C : float > 0, default 0.3
         Loss weight (each constraint counted twice, see the module docstring). 0.3 is the value
         of {0.01, 0.03, 0.1, 0.3, 1} tuned most often in the Table 2 reproduction with the
-        symmetric graph (bench/results/simplenpkl_table2.md: 5 of 8 data sets; glass took 0.1,
-        wine 0.01, chessboard 1, where every C is near chance); accuracy falls steeply above
-        about 0.4 (at C = 1 and B = 1 the points without constraints collapse together).
+        symmetric graph; accuracy falls steeply above it, where the points without constraints
+        collapse together (figures: bench/results/simplenpkl_table2.md, bench/results/npkl.md).
     n_neighbors : int, default 5
     graph : {"symmetric", "mutual"}, default "symmetric"
         kNN graph: an edge when either (symmetric) or both (mutual: the paper's literal "among
         each other's k nearest neighbours") points are among the other's neighbours. The mutual
-        5-NN graph of raw features falls apart (iris: 16 components, 8 isolated points) and lost
-        to the symmetric graph on 6 of the 8 reproduced data sets (ionosphere 54 %% vs 80 %%).
+        kNN graph of raw features falls apart into many components and lost to the symmetric
+        graph on most reproduced data sets, hence the default (figures: bench/results/npkl.md).
     rank : "auto" or int
         "auto": every positive eigenpair of A (exact). An int r: the r largest only, the
         paper's practice; tr K^2 <= B is not a linear constraint, so Proposition 4 does not
         bound the rank and r is an approximation. With ``eigen_solver="auto"``, "auto" raises a
-        ValueError when n is too large for a dense solve (over 16,000) and the estimated positive
-        rank is either over %(DENSE_FRACTION)g n or needs Lanczos bases larger than that dense
-        matrix (mutual kNN graphs at n = 10^5 have thousands of positive eigenvalues): use an
-        int, or ``basis``. From 64 points, the Lanczos solves (either rank) run on a
-        degree-%(DEGREE)d Chebyshev polynomial of A that damps the spectrum below zero (the Laplacian's wide
-        negative part), and the eigenvalues are the Rayleigh quotients against A: the
-        Adult-like top 200 in 0.9 s instead of 1.25 s, every positive pair at n = 200 in
-        0.7 instead of 1.2 ms. A rank above the positive count is served too (the filter keeps
-        the order a little below zero); pairs that miss the tolerance against A end in plain
-        Lanczos.
+        ValueError when n is too large for a dense solve (over %(DENSE_LIMIT_N)d) and the
+        estimated positive rank is either over %(DENSE_FRACTION)g n or needs Lanczos bases larger
+        than that dense matrix (mutual kNN graphs at n = 10^5 have thousands of positive
+        eigenvalues): use an int, or ``basis``. From 64 points, the Lanczos solves (either rank)
+        run on a degree-%(DEGREE)d Chebyshev polynomial of A that damps the spectrum below zero
+        (the Laplacian's wide negative part), and the eigenvalues are the Rayleigh quotients
+        against A, which is faster for both kinds of rank (figures: bench/results/npkl.md). A
+        rank above the positive count is served too (the filter keeps the order a little below
+        zero); pairs that miss the tolerance against A end in plain Lanczos.
     eigen_solver : {"auto", "lanczos", "dense", "mixed"}
         "auto": Lanczos while the positive rank (or ``rank``) stays below a fraction of n,
         a dense solver from the first solve that finds more. The fraction is measured:
@@ -117,9 +115,9 @@ class SimpleNPKL(BaseEstimator):
         Householder route in double precision, only the wanted eigenvectors computed (MRRR when
         they are few) and transformed back. "mixed": the tridiagonal reduction, which is bound by
         memory bandwidth, in single precision, then one Rayleigh-Ritz step in double against the
-        exact A: 1.5x as fast as "dense" at n = 6414 (2x dsyevd), with the same positive count,
-        eigenvalues within about 1e-10 |A| and an orthonormal factor, but vector residuals of
-        about 2e-6 |A| (single precision's). The
+        exact A: faster than "dense" for large n, with the same positive count, eigenvalues
+        accurate to about 1e-10 |A| and an orthonormal factor, but vector residuals of single
+        precision's order (figures: bench/results/npkl.md). The
         objective, the duality gap and the constraint values depend on the eigenvalues and on K
         itself, so they stay accurate: K is feasible by construction and tr(A K) uses the
         refined eigenvalues.
@@ -137,9 +135,7 @@ class SimpleNPKL(BaseEstimator):
         Start each Lanczos solve from the previous iteration's eigenvectors (a block Rayleigh-Ritz
         step locks the pairs that still meet tol) instead of a random vector. Every solve after
         the first is sized by the previous rank either way, and that is what saves mat-vecs:
-        measured on six problems (n = 600, both graphs, C = 0.1-1), the eigenvector start cost
-        0-32 %% more mat-vecs in total than a random one, and on the Adult-like benchmark with
-        rank = 200 it never locked a pair.
+        the eigenvector start rarely pays, hence off by default (figures: bench/results/npkl.md).
     basis : int, optional
         Section 5.4: restrict K to ``U E U'`` with U the ``basis`` smoothest eigenvectors of L
         (its smallest eigenpairs, by Lanczos once); every iteration then solves an r x r
@@ -417,6 +413,7 @@ class SimpleNPKL(BaseEstimator):
 if SimpleNPKL.__doc__:  # None under python -OO
     SimpleNPKL.__doc__ = SimpleNPKL.__doc__ % {
         "DENSE_MAX_N": _solver_choice.DENSE_MAX_N,
+        "DENSE_LIMIT_N": _solver_choice.DENSE_LIMIT_N,
         "DENSE_FRACTION": _solver_choice.DENSE_FRACTION,
         "SMALL": _solver_choice.SMALL_N_DENSE_FRACTION,
         "MIXED": _core.methods.MIXED_PRECISION_MIN_N,

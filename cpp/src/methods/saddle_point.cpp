@@ -100,8 +100,8 @@ class LbfgsMemory {
 // applied to the n x r slab only: Y = Q' dA Q_r, Y_kl *= W_kl, S = Q Y - Q_r Y_rr / 2, and then
 // d(A_+) = S Q_r' + Q_r S'. Two n x n x r products per Hessian product, against one n^3
 // eigensolve per point. The B form's K = sqrt(B) A_+ / |A_+|_F adds the normalisation's
-// rank-one term -g <A_+, dA> / |A_+|_F^2 (7% of the product in a finite-difference check on
-// MVE at n = 100); the G form's K = A_+ / G has none.
+// rank-one term -g <A_+, dA> / |A_+|_F^2 (not negligible: bench/results/embedding.md); the G
+// form's K = A_+ / G has none.
 class NewtonHessian {
  public:
   NewtonHessian(const SaddleProblem& pb, const SpectralOptions& opt, Index n, const Kernel& K, const Eigen::VectorXd& g)
@@ -243,7 +243,7 @@ class SaddlePointSolver {
     double best_primal = std::numeric_limits<double>::infinity();
     double dual_alpha = -std::numeric_limits<double>::infinity(), momentum = 1.0;
     // A free alpha (equality constraints, square loss) makes J smooth and unconstrained: L-BFGS
-    // replaces the accelerated gradient there (measured: several times fewer eigensolves).
+    // replaces the accelerated gradient there (fewer eigensolves: bench/results/embedding.md).
     const bool quasi_newton = opt_.accelerate && pb_.set == DualSet::free && !opt_.step;
     LbfgsMemory memory(10);
     Eigen::VectorXd previous_point, previous_grad;
@@ -281,8 +281,8 @@ class SaddlePointSolver {
         // line search from the unit step (Newton: from twice the last Newton step, at most 1,
         // since far from the solution the positive rank still grows and the unit step overshoots).
         // A Newton step that would be shorter than kMinNewtonStep falls back to L-BFGS, for the
-        // rest of the solve: the model is poor there (colored MVU from rank 1 or 43 of n = 200
-        // needed steps of 2^-11 and 2^-10, a dozen eigensolves each).
+        // rest of the solve: the model is poor there (tiny steps of a dozen eigensolves each;
+        // figures: bench/results/embedding.md).
         if (it > 0) memory.add(y - previous_point, previous_grad - grad);
         previous_point = y;
         previous_grad = grad;
@@ -367,9 +367,8 @@ class SaddlePointSolver {
 
  private:
   // Newton steps are taken from points of rank r <= solver_choice::kNewtonMaxRank n: a Hessian product costs
-  // about 4 n^2 r flops, an eigensolve about 9 n^3. (Colored MVU at n = 200-569 has rank
-  // 0.3-0.85 n; there CG needed 40-230 products of a third of an eigensolve each, and Newton steps
-  // made the solve 1.5-3x slower than L-BFGS.)
+  // about 4 n^2 r flops, an eigensolve about 9 n^3; from points of higher rank CG needs so many
+  // products that Newton steps lose to L-BFGS (figures: bench/results/embedding.md).
   bool newton_rank(Index rank, double fraction) const {
     return static_cast<double>(rank) <= fraction * static_cast<double>(n_);
   }

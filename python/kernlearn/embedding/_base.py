@@ -19,10 +19,10 @@ the kNN pairs: the solver sees D / Dbar and B / Dbar^2, so C is scale-free, and 
 kernel and embedding are in the input's units again. For MVE, ``B=None`` takes B = T^2 with T = (n/2) x
 the mean squared geodesic (shortest-path) distance on the kNN graph, from a few Dijkstra runs:
 a centred K whose distances stay below the geodesic ones has |K|_F <= tr K <= T, so the bound
-leaves room for the fully unfolded data. (Measured: the input's own linear-kernel norm, the
-obvious alternative, holds a swiss roll at its rolled-up size, which MVE then folds into a disc;
-with T^2 it unrolls: R^2 of the arc length 0.98-0.995 against 0.92-0.94.) Colored MVU, which
-does not unfold, keeps |H X X' H|_F^2.
+leaves room for the fully unfolded data. (The input's own linear-kernel norm, the obvious
+alternative, holds a swiss roll at its rolled-up size, which MVE then folds into a disc; with
+T^2 it unrolls. Figures: bench/results/embedding.md.) Colored MVU, which does not unfold, keeps
+|H X X' H|_F^2.
 """
 
 import warnings
@@ -106,7 +106,8 @@ class _SaddleEmbedding(BaseEstimator):
         rows = np.repeat(np.arange(n, dtype=np.int64), indices.shape[1])
         first, second = np.minimum(rows, indices.ravel()), np.maximum(rows, indices.ravel())
         # Deduplicated as the codes i n + j (sorted in (i, j) order): a 1-D unique, where
-        # np.unique(..., axis=0) sorts rows as structured records (0.17 against 0.04 ms at n = 100).
+        # np.unique(..., axis=0) sorts rows as structured records, which is slower
+        # (figures: bench/results/embedding.md).
         codes = np.unique(first.astype(np.int64) * n + second)
         pairs = np.stack([codes // n, codes % n], axis=1)
         diff = X[pairs[:, 0]] - X[pairs[:, 1]]
@@ -246,7 +247,7 @@ class _DistancePreserving(_SaddleEmbedding):
         elif self._unfolds:  # MVE: room for the unrolled data
             self.B_ = geodesic_trace(W, seed) ** 2
         else:  # colored MVU: the input's own centred linear kernel (the geodesic bound made its
-            Xc = X - X.mean(axis=0)  # dual take over 5000 iterations on scikit-learn's test data)
+            Xc = X - X.mean(axis=0)  # dual crawl: bench/results/embedding.md)
             self.B_ = float(np.linalg.norm(Xc.T @ Xc) ** 2)
         B = self.B_
         m = len(pairs)

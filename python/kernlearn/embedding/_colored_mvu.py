@@ -11,6 +11,7 @@ scaled to spectral norm 1 so that C means the same as in MVE.
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._utils import _solver_choice
 from .._utils._monitor import history_arrays
 from .._utils._param_validation import StrOptions, validate_params
 from .._utils._validation import check_data
@@ -46,7 +47,7 @@ class ColoredMVU(_DistancePreserving):
         All positive eigenpairs of A per iteration (exact), or the top ``rank`` only.
     eigen_solver : {"auto", "lanczos", "dense", "mixed"}
         As in :class:`kernlearn.npkl.SimpleNPKL` (mixed precision: single-precision reduction,
-        double-precision refinement). Above 16,000 points "auto" keeps to Lanczos: an
+        double-precision refinement). Above %(DENSE_LIMIT_N)d points "auto" keeps to Lanczos: an
         intermediate iterate with many positive eigenvalues then costs Lanczos time and bases,
         not an n x n matrix.
     max_iter, tol : int, float
@@ -155,3 +156,7 @@ class ColoredMVU(_DistancePreserving):
             raise ValueError("the label kernel is constant after centring (one class only?): nothing to color by")
         s2 = s[keep] ** 2
         return np.ascontiguousarray(U[:, keep]), s2 / s2.max()
+
+
+if ColoredMVU.__doc__:  # None under python -OO
+    ColoredMVU.__doc__ = ColoredMVU.__doc__ % {"DENSE_LIMIT_N": _solver_choice.DENSE_LIMIT_N}

@@ -39,7 +39,7 @@ class MinimumVolumeEmbedding(_DistancePreserving):
     n_components : int, default 2
         d, the dimension whose eigenvalues are grown.
     n_neighbors, C, B, basis, rank, eigen_solver, max_iter, tol, random_state, n_jobs, verbose, callback
-        As in :class:`ColoredMVU` (max_iter and tol per inner solve), except that up to 1,000
+        As in :class:`ColoredMVU` (max_iter and tol per inner solve), except that up to %(NEWTON_DENSE_MAX_N)d
         points eigen_solver="auto" is "dense" for the outer steps, whose duals the core then
         solves by Newton steps wherever the positive rank is at most n / 4 (L-BFGS elsewhere,
         and with "lanczos"). B = None takes the squared geodesic trace: room for the unfolded
@@ -48,15 +48,15 @@ class MinimumVolumeEmbedding(_DistancePreserving):
         the inner solves crawl, and the convergence warning says so: give a smaller B.
     n_outer : int, default 50
     outer_tol : float, default 1e-3
-        Stop when F changes by less than this, relative (measured: on standardized wine F still
-        rises by 1e-3 per step after 15 steps and the embedding no longer changes visibly).
+        Stop when F changes by less than this, relative (at this level the embedding no longer
+        changes visibly; figures: bench/results/embedding.md).
     inexact : bool, default True
-        Solve the early outer steps to a looser gap (see the module docstring; on wine: 501
-        inner iterations instead of 1150 to the same F within 1e-3). False solves every step to
+        Solve the early outer steps to a looser gap (see the module docstring; far fewer inner
+        iterations to the same F, figures: bench/results/embedding.md). False solves every step to
         ``tol``, which keeps F and the energy outside the top d monotone to that accuracy.
     init : {"auto", "pca", "mvu"}
-        "auto": "mvu" when n <= 1000 or with a basis (both cheap there; measured on standardized
-        wine, 5-NN: 93.2% 5-NN accuracy in 2-D from MVU, 88.8% from PCA), else "pca".
+        "auto": "mvu" when n <= %(MVU_INIT_MAX_N)d or with a basis (both cheap there, and MVU's
+        start gave the better embedding: bench/results/embedding.md), else "pca".
 
     Attributes
     ----------
@@ -187,3 +187,10 @@ class MinimumVolumeEmbedding(_DistancePreserving):
             unconverged,
         )
         return self
+
+
+if MinimumVolumeEmbedding.__doc__:  # None under python -OO
+    MinimumVolumeEmbedding.__doc__ = MinimumVolumeEmbedding.__doc__ % {
+        "MVU_INIT_MAX_N": _solver_choice.MVU_INIT_MAX_N,
+        "NEWTON_DENSE_MAX_N": _solver_choice.NEWTON_DENSE_MAX_N,
+    }
