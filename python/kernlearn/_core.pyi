@@ -1,4 +1,5 @@
 # Type stubs of the C++ extension (cpp/bindings); argument names match the py::arg names.
+import enum
 from typing import Callable
 
 import numpy as np
@@ -78,103 +79,144 @@ def dense_eigenpairs(
     M: npt.NDArray[np.float64], largest: bool, threshold: float, tol: float, max_count: int
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 
+# _core.methods, the saddle-point family (register_constraints/npkl/embedding.cpp). Stated flat
+# like the rest of this file; at run time these live in kernlearn._core.methods.
+
+Float64Array = npt.NDArray[np.float64]
+Int64Array = npt.NDArray[np.int64]
+
+class Csr:
+    def __init__(self, n: int, indptr: Int64Array, indices: Int64Array, data: Float64Array) -> None: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def nnz(self) -> int: ...
+
+class PairPattern(enum.Enum):
+    entry = 0
+    distance = 1
+
 class ConstraintAccumulator:
-    def __init__(
-        self,
-        pairs: npt.NDArray[np.int64],
-        pattern: str,
-        n: int,
-        data: npt.NDArray[np.float64],
-        indices: npt.NDArray[np.int64],
-        indptr: npt.NDArray[np.int64],
-    ) -> None: ...
+    def __init__(self, pairs: Int64Array, pattern: PairPattern, base: Csr) -> None: ...
     @property
-    def indptr(self) -> npt.NDArray[np.int64]: ...
+    def indptr(self) -> Int64Array: ...
     @property
-    def indices(self) -> npt.NDArray[np.int64]: ...
-    def assemble_into(self, alpha: npt.NDArray[np.float64], out: npt.NDArray[np.float64]) -> None: ...
-    def inner(
-        self, V: npt.NDArray[np.float64], lam: npt.NDArray[np.float64], n_threads: int
-    ) -> npt.NDArray[np.float64]: ...
+    def indices(self) -> Int64Array: ...
+    def assemble_into(self, alpha: Float64Array, out: Float64Array) -> None: ...
+    def inner(self, V: Float64Array, lam: Float64Array, n_threads: int = 1) -> Float64Array: ...
 
 MIXED_PRECISION_MIN_N: int
 FILTER_DEGREE: int
 
+class SpectralSolver(enum.Enum):
+    lanczos = 0
+    dense = 1
+    mixed = 2
+    auto = 3
+
+class SpectralOptions:
+    p: float
+    G: float | None
+    B: float
+    rank: int | None
+    eigen_solver: SpectralSolver
+    dense_fraction: float
+    max_iter: int
+    tol: float
+    step: float | None
+    accelerate: bool
+    newton: bool
+    eig_tol: float
+    warm_start: bool
+    seed: int
+    _fields: tuple[str, ...]
+    def __init__(self, **fields: object) -> None: ...
+
+class SaddleIteration:
+    dual: float
+    primal: float
+    gap: float
+    step: float
+    matvecs: int
+    rank: int
+
+class SaddleResult:
+    eigenvalues: Float64Array
+    eigenvectors: Float64Array
+    alpha: Float64Array
+    constraint_values: Float64Array
+    history: list[SaddleIteration]
+    n_iter: int
+    status: object  # a kernlearn._core.core.SolverStatus
+    used_dense: bool
+    used_mixed_precision: bool
+    unconverged_eigensolves: int
+
+class NpklLoss(enum.Enum):
+    linear = 0
+    squared_hinge = 1
+    hinge = 2
+    square = 3
+
+class NpklOptions:
+    loss: NpklLoss
+    C: float
+    spectral: SpectralOptions
+    _fields: tuple[str, ...]
+    def __init__(self, **fields: object) -> None: ...
+
 def simple_npkl(
-    n: int,
-    indptr: npt.NDArray[np.int64],
-    indices: npt.NDArray[np.int64],
-    data: npt.NDArray[np.float64],
-    pairs: npt.NDArray[np.int64],
-    labels: npt.NDArray[np.float64],
-    loss: str,
-    p: float,
-    penalty: bool,
-    B: float,
-    G: float,
-    C: float,
-    rank: int,
-    eigen_solver: str,
-    dense_fraction: float,
-    max_iter: int,
-    tol: float,
-    step: float,
-    accelerate: bool,
-    eig_tol: float,
-    warm_start: bool,
-    seed: int,
-    n_threads: int,
-    callback: Callable[[dict], bool] | None,
-    basis: npt.NDArray[np.float64],
-) -> dict: ...
+    laplacian: Csr,
+    pairs: Int64Array,
+    labels: Float64Array,
+    options: NpklOptions,
+    basis: Float64Array | None = None,
+    callback: Callable[[int, SaddleIteration], bool] | None = None,
+    n_threads: int = 1,
+) -> SaddleResult: ...
+
+class DualSet(enum.Enum):
+    fixed = 0
+    free = 1
+    nonnegative = 2
+    box = 3
+    capped_simplex = 4
+
+class ConstraintRows:
+    def __init__(self, indptr: Int64Array, indices: Int64Array, data: Float64Array) -> None: ...
+    @property
+    def n_rows(self) -> int: ...
+
+class SaddleProblem:
+    sparse: Csr
+    lowrank: Float64Array
+    lowrank_coef: Float64Array
+    shift: float
+    center: bool
+    pairs: Int64Array
+    pattern: PairPattern
+    rows: ConstraintRows
+    target: Float64Array
+    rho: float
+    dual_set: DualSet
+    upper: float
+    alpha0: Float64Array
+    _fields: tuple[str, ...]
+    def __init__(self, **fields: object) -> None: ...
+
 def saddle_point(
-    n: int,
-    indptr: npt.NDArray[np.int64],
-    indices: npt.NDArray[np.int64],
-    data: npt.NDArray[np.float64],
-    lowrank: npt.NDArray[np.float64],
-    lowrank_coef: npt.NDArray[np.float64],
-    shift: float,
-    center: bool,
-    pairs: npt.NDArray[np.int64],
-    pattern: str,
-    rows_indptr: npt.NDArray[np.int64],
-    rows_indices: npt.NDArray[np.int64],
-    rows_data: npt.NDArray[np.float64],
-    target: npt.NDArray[np.float64],
-    rho: float,
-    dual_set: str,
-    upper: float,
-    alpha0: npt.NDArray[np.float64],
-    p: float,
-    penalty: bool,
-    B: float,
-    G: float,
-    rank: int,
-    eigen_solver: str,
-    dense_fraction: float,
-    max_iter: int,
-    tol: float,
-    step: float,
-    accelerate: bool,
-    eig_tol: float,
-    warm_start: bool,
-    seed: int,
-    n_threads: int,
-    callback: Callable[[dict], bool] | None,
-    basis: npt.NDArray[np.float64],
-    newton: bool = False,
-    hessian_probe: npt.NDArray[np.float64] | None = None,
-) -> dict: ...
+    problem: SaddleProblem,
+    options: SpectralOptions,
+    basis: Float64Array | None = None,
+    callback: Callable[[int, SaddleIteration], bool] | None = None,
+    n_threads: int = 1,
+) -> SaddleResult: ...
+def saddle_hessian_product(
+    problem: SaddleProblem, options: SpectralOptions, v: Float64Array, n_threads: int = 1
+) -> Float64Array: ...
 def most_violated_triplets(
-    Z: npt.NDArray[np.float64],
-    n: int,
-    indptr: npt.NDArray[np.int64],
-    indices: npt.NDArray[np.int64],
-    margin: float,
-    per_point: int,
-    n_threads: int,
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], float]: ...
+    Z: Float64Array, graph: Csr, margin: float, per_point: int, n_threads: int = 1
+) -> tuple[Int64Array, Float64Array, float]: ...
 def pairwise_kernel(
     X: npt.NDArray[np.float64],
     Y: npt.NDArray[np.float64],

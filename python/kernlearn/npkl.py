@@ -308,10 +308,7 @@ class SimpleNPKL(BaseEstimator):
             return self.eigen_solver, fraction
         A = ConstraintAccumulator(pairs, n, base=-_csr(L, n), pair_labels=labels).assemble(np.full(len(pairs), self.C))
         estimate = estimate_count_beyond(A, 0.0, random_state=0)
-        # Lanczos holds two n x ncv bases (the basis and its restart spare, ncv about 1.6 times the
-        # count): no more than the dense matrix "auto" would allow.
-        basis_bytes = 2 * 8 * n * (estimate + max(20.0, 0.6 * estimate))
-        if estimate <= _solver_choice.DENSE_FRACTION * n and basis_bytes <= 8 * _solver_choice.DENSE_LIMIT_N**2:
+        if _solver_choice.saddle_lanczos_fits(n, estimate):
             return "auto", fraction
         if n > _solver_choice.DENSE_LIMIT_N:
             raise ValueError(

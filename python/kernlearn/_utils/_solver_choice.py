@@ -45,3 +45,12 @@ def auto_dense_fraction(n):
     if n > DENSE_LIMIT_N:
         return 1.0
     return SMALL_N_DENSE_FRACTION if n <= DENSE_MAX_N else DENSE_FRACTION
+
+
+def saddle_lanczos_fits(n, estimate):
+    """SimpleNPKL, rank="auto" and eigen_solver="auto" above DENSE_MAX_N: whether Lanczos can
+    serve an estimated ``estimate`` positive eigenpairs. The count must stay below DENSE_FRACTION
+    of n, and Lanczos's two n x ncv bases (the basis and its restart spare, ncv about 1.6 times
+    the count) must take no more memory than the dense matrix "auto" would allow."""
+    basis_bytes = 2 * 8 * n * (estimate + max(20.0, 0.6 * estimate))
+    return estimate <= DENSE_FRACTION * n and basis_bytes <= 8 * DENSE_LIMIT_N**2
