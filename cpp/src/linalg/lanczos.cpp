@@ -24,15 +24,15 @@ class ThickRestart {
         opt_(opt),
         poll_(poll),
         n_(A.rows()),
-        sign_(opt.largest ? 1.0 : -1.0),
+        sign_(opt.largest() ? 1.0 : -1.0),
         rng_(opt.seed),
         gs_(A.rows(), team) {}
 
   LanczosResult run(const Eigen::MatrixXd& start) {
     wanted_ = std::min(opt_.k, n_);
-    max_wanted_ = opt_.threshold_mode && opt_.max_rank > 0 ? std::min(opt_.max_rank, n_) : n_;
-    resize_basis(opt_.ncv > 0 ? opt_.ncv : default_ncv(wanted_));
-    const Index max_matvec = opt_.max_matvec > 0 ? opt_.max_matvec : 100 * n_;
+    max_wanted_ = opt_.threshold && opt_.max_rank ? std::min(*opt_.max_rank, n_) : n_;
+    resize_basis(opt_.ncv ? *opt_.ncv : default_ncv(wanted_));
+    const Index max_matvec = opt_.max_matvec ? *opt_.max_matvec : 100 * n_;
 
     kept_ = locked_ = 0;
     if (start.cols() == 1 || !warm_start(start)) {
@@ -47,12 +47,12 @@ class ThickRestart {
       extend();
       ritz();
       if (done()) {
-        if (confirmed()) return finish(LanczosStatus::converged);
+        if (confirmed()) return finish(SolverStatus::converged);
         probe();
         continue;
       }
-      if (hit_rank_cap_) return finish(LanczosStatus::max_rank_reached);
-      if (n_matvec_ >= max_matvec) return finish(LanczosStatus::not_converged);
+      if (hit_rank_cap_) return finish(SolverStatus::converged);  // max_rank_reached says why
+      if (n_matvec_ >= max_matvec) return finish(SolverStatus::max_iter);
       if (poll_ && poll_()) throw Interrupted();
       restart();
     }
@@ -261,7 +261,7 @@ class ThickRestart {
   // told apart from it, and resolving such a cluster (the exact zeros of a graph's untouched
   // components sit right at threshold 0) took the 10^4 benchmark from 6,100 mat-vecs for the
   // same pairs by count to 10,400.
-  double effective_threshold() const { return sign_ * opt_.threshold + opt_.tol * norm_estimate_; }
+  double effective_threshold() const { return sign_ * opt_.threshold.value_or(0.0) + opt_.tol * norm_estimate_; }
 
   bool converged(Index count) const {
     const double limit = opt_.tol * norm_estimate_;
@@ -272,7 +272,7 @@ class ThickRestart {
 
   bool done() {
     const Index m = basis_size_;
-    if (!opt_.threshold_mode) return converged(std::min(wanted_, m));
+    if (!opt_.threshold) return converged(std::min(wanted_, m));
     // Threshold mode: every pair above the threshold is certified once the pairs above it and
     // the first one at or below it have converged (or all n are found). Only that prefix of the
     // wanted window must converge: the window (a guess of the count) may reach into a cluster
@@ -336,7 +336,7 @@ class ThickRestart {
     norm_estimate_ = std::max(std::abs(theta(0)), std::abs(theta(rank - 1)));
 
     Index count = std::min(wanted_, rank);
-    if (opt_.threshold_mode) {
+    if (opt_.threshold) {
       count = 0;
       while (count < rank && theta(count) > effective_threshold()) ++count;
       count = std::min(count + 1, rank);  // one pair at or below the threshold certifies the rest
@@ -353,7 +353,7 @@ class ThickRestart {
     // and the active pairs' residuals count their couplings to it, which never shrink. Locked at
     // tol itself, a block 0.3-0.9 tol off the answer held the active pairs above tol for good.
     const double lock_limit = kLockFraction * opt_.tol * norm_estimate_;
-    const bool certified = !opt_.threshold_mode || theta(count - 1) <= effective_threshold();
+    const bool certified = !opt_.threshold || theta(count - 1) <= effective_threshold();
     const bool all_converged = (res.array() <= lock_limit).all();
     if (!(certified && all_converged && count >= std::min(wanted_, rank) && count < n_))
       return lock_converged(count, theta.head(count), res, lock_limit);
@@ -553,10 +553,10 @@ class ThickRestart {
     V_.swap(spare_);
   }
 
-  LanczosResult finish(LanczosStatus status) {
+  LanczosResult finish(SolverStatus status) {
     const Index m = basis_size_;
     Index count = std::min(wanted_, m);
-    if (opt_.threshold_mode) {
+    if (opt_.threshold) {
       const double t = effective_threshold();
       count = 0;
       while (count < std::min(wanted_, m) && count < max_wanted_ && theta_(count) > t) ++count;
@@ -571,6 +571,7 @@ class ThickRestart {
     out.n_locked = n_locked_;
     out.norm_estimate = norm_estimate_;
     out.status = status;
+    out.max_rank_reached = hit_rank_cap_;
     return out;
   }
 
@@ -607,14 +608,13 @@ LanczosResult lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, 
   if (n < 1) throw std::invalid_argument("the operator is empty");
   if (start.rows() != n || start.cols() < 1)
     throw std::invalid_argument("v0 must have n = " + std::to_string(n) + " rows");
-  if (!options.threshold_mode && (options.k < 1 || options.k >= n))
+  if (!options.threshold && (options.k < 1 || options.k >= n))
     throw std::invalid_argument("k must satisfy 0 < k < n = " + std::to_string(n));
   // In threshold mode k is the first guess of the count; the window it sizes must hold a pair.
-  if (options.threshold_mode && options.k < 1)
+  if (options.threshold && options.k < 1)
     throw std::invalid_argument("k must be positive in threshold mode, got " + std::to_string(options.k));
-  if (options.ncv != 0 && (options.ncv <= options.k || options.ncv > n))
+  if (options.ncv && (*options.ncv <= options.k || *options.ncv > n))
     throw std::invalid_argument("ncv must satisfy k < ncv <= n");
-  if (!(options.tol > 0.0)) throw std::invalid_argument("tol must be positive");
   return ThickRestart(A, options, team, poll).run(start);
 }
 

@@ -659,7 +659,7 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
 
   for (Index iter = result.n_iter; iter < opt.max_iter; ++iter) {
     if (relative_gap(f, certificate.value()) <= opt.tol) {
-      result.converged = true;
+      result.status = SolverStatus::converged;
       break;
     }
     // Near the optimum F is flat to rounding while the certificate (first order in the KKT
@@ -734,12 +734,14 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
     result.n_iter = iter + 1;
     check_interrupt(poll);
   }
-  if (!result.converged) {
+  if (result.status != SolverStatus::converged) {
     // F exactly: f has been kept up to date step by step (rounding drift about 1e-9 relative), and
     // the factor may hold a rejected trial point.
     if (factor.compute(X)) f = -factor.logdet() + linear_part(X, S, R);
     if (!clip_offered) certificate.offer_inverse(W);  // the best bound for the last iterate
-    result.converged = relative_gap(f, certificate.value()) <= opt.tol;
+    result.status = relative_gap(f, certificate.value()) <= opt.tol ? SolverStatus::converged
+                    : result.n_iter >= opt.max_iter                 ? SolverStatus::max_iter
+                                                                    : SolverStatus::not_converged;  // stalled
   }
   result.precision = std::move(X);
   result.primal = f;
@@ -778,8 +780,8 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
   certificate.offer_step(Lambda);
   if (!(result.bounded = find_dual_point(certificate, S))) return result;
 
-  double mu = opt.mu;
-  if (!(mu > 0.0)) {
+  double mu = opt.mu.value_or(0.0);
+  if (!opt.mu) {
     Eigen::SelfAdjointEigenSolver<MatrixXd> eig(M0, Eigen::EigenvaluesOnly);
     mu = eig.eigenvalues().minCoeff() * eig.eigenvalues().maxCoeff();
   }
@@ -812,10 +814,10 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
     result.n_iter = iter + 1;
     result.relative_gaps.push_back(relative_gap(std::min(best_primal, kInf), certificate.value()));
     if (std::isfinite(best_primal) && relative_gap(best_primal, certificate.value()) <= opt.tol) {
-      result.converged = true;
+      result.status = SolverStatus::converged;
       break;
     }
-    if (opt.mu <= 0.0 && (iter + 1) % opt.mu_period == 0) mu = g.minCoeff() * g.maxCoeff();
+    if (!opt.mu && (iter + 1) % opt.mu_period == 0) mu = g.minCoeff() * g.maxCoeff();
     check_interrupt(poll);
   }
   if (!std::isfinite(best_primal)) {  // no positive definite Y yet: report the dense M
@@ -870,14 +872,14 @@ std::vector<std::vector<Index>> independent_blocks(const MatrixXd& S, const Matr
 
 SiceResult solve_connected(const MatrixXd& S, const MatrixXd& R, MatrixXd start, const SiceOptions& options,
                            const InterruptPoll& poll) {
-  if (options.solver == SiceOptions::Solver::newton) return newton(S, R, std::move(start), options, poll);
+  if (options.solver == SiceSolver::newton) return newton(S, R, std::move(start), options, poll);
   return alternating_linearization(S, R, start, options, poll);
 }
 
 // Every block solved to the relative tolerance; if the summed gap misses it (the blocks' own
 // scales max(1, |F_k|) add up to more than the whole's), the blocks are solved again from their
 // answers to tol * max(1, |F|) / sum_k max(1, |F_k|), which meets it unless F moves on the way or
-// a block stops at max_iter (converged then says so). n_iter and the history are those of the
+// a block stops at max_iter (status then says so). n_iter and the history are those of the
 // block that took the most iterations.
 SiceResult solve_blocks(const MatrixXd& S, const MatrixXd& R, const MatrixXd& start,
                         const std::vector<std::vector<Index>>& blocks, const SiceOptions& options,
@@ -888,6 +890,7 @@ SiceResult solve_blocks(const MatrixXd& S, const MatrixXd& R, const MatrixXd& st
   std::vector<std::vector<double>> histories(blocks.size());
   SiceOptions opt = options;
   double primal = 0.0, dual = 0.0;
+  bool stalled = false;  // a block of the last pass stopped short of max_iter without converging
   for (int pass = 0; pass < 2; ++pass) {
     double scale = 0.0;
     primal = dual = 0.0;
@@ -907,6 +910,8 @@ SiceResult solve_blocks(const MatrixXd& S, const MatrixXd& R, const MatrixXd& st
       dual += part.dual_value;
       scale += std::max(1.0, std::abs(part.primal));
     }
+    stalled = false;
+    for (const SiceResult& part : parts) stalled = stalled || part.status == SolverStatus::not_converged;
     if (relative_gap(primal, dual) <= options.tol) break;
     opt.tol = options.tol * std::max(1.0, std::abs(primal)) / scale;
   }
@@ -924,27 +929,23 @@ SiceResult solve_blocks(const MatrixXd& S, const MatrixXd& R, const MatrixXd& st
   out.dual_value = dual;
   out.n_iter = iterations[hardest];
   out.relative_gaps = std::move(histories[hardest]);
-  out.converged = relative_gap(primal, dual) <= options.tol;
+  out.status = relative_gap(primal, dual) <= options.tol ? SolverStatus::converged
+               : stalled                                 ? SolverStatus::not_converged
+                                                         : SolverStatus::max_iter;
   return out;
 }
 
 }  // namespace
 
-SiceResult solve_sice(const MatrixXd& S, const MatrixXd& R, const MatrixXd& M0, const SiceOptions& options,
-                      const InterruptPoll& poll) {
+SiceResult solve_sice(const MatrixXd& S, const MatrixXd& R, const std::optional<MatrixXd>& M0,
+                      const SiceOptions& options, const InterruptPoll& poll) {
   const Index m = S.rows();
   if (S.cols() != m || R.rows() != m || R.cols() != m)
     throw std::invalid_argument("S and R must be square matrices of the same size");
-  if ((R.array() < 0.0).any()) throw std::invalid_argument("R must be non-negative");
-  if (options.tol <= 0.0 || options.max_iter < 0) throw std::invalid_argument("tol must be > 0, max_iter >= 0");
-  MatrixXd start = M0;
-  if (start.size() == 0) {
-    if ((S.diagonal().array() <= 0.0).any())
-      throw std::invalid_argument("S must have a positive diagonal (after adding the diagonal penalty)");
-    start = S.diagonal().cwiseInverse().asDiagonal();
-  } else if (start.rows() != m || start.cols() != m) {
-    throw std::invalid_argument("M0 must be m x m");
-  }
+  if (M0 && (M0->rows() != m || M0->cols() != m)) throw std::invalid_argument("M0 must be m x m");
+  // The default start: a start that is not positive definite (S_ii <= 0) is reported by the
+  // solvers' own check.
+  MatrixXd start = M0 ? *M0 : MatrixXd(S.diagonal().cwiseInverse().asDiagonal());
   const std::vector<std::vector<Index>> blocks = independent_blocks(S, R);
   if (blocks.size() == 1) return solve_connected(S, R, std::move(start), options, poll);
   return solve_blocks(S, R, start, blocks, options, poll);

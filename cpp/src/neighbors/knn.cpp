@@ -15,19 +15,6 @@
 
 namespace kernlearn {
 
-Metric parse_metric(const std::string& name) {
-  if (name == "euclidean") return Metric::euclidean;
-  if (name == "cosine") return Metric::cosine;
-  throw std::invalid_argument("metric must be 'euclidean' or 'cosine', got '" + name + "'");
-}
-
-KnnAlgorithm parse_knn_algorithm(const std::string& name) {
-  if (name == "auto") return KnnAlgorithm::automatic;
-  if (name == "kd_tree") return KnnAlgorithm::kd_tree;
-  if (name == "brute") return KnnAlgorithm::brute;
-  throw std::invalid_argument("algorithm must be 'auto', 'kd_tree' or 'brute', got '" + name + "'");
-}
-
 KnnAlgorithm choose_knn_algorithm(Index n, Index d, Metric metric) {
   if (metric == Metric::cosine) return KnnAlgorithm::brute;
   if (n < solver_choice::kKdTreeMinN) return KnnAlgorithm::brute;
@@ -264,9 +251,7 @@ Neighbors knn(const MatrixRef& X, Index k, Metric metric, KnnAlgorithm algorithm
                                 ", got " + std::to_string(k));
   if (n_threads < 1) throw std::invalid_argument("n_threads must be >= 1");
   if (algorithm == KnnAlgorithm::automatic) algorithm = choose_knn_algorithm(n, X.cols(), metric);
-  if (algorithm == KnnAlgorithm::kd_tree) {
-    if (metric != Metric::euclidean)
-      throw std::invalid_argument("algorithm='kd_tree' supports metric='euclidean' only");
+  if (algorithm == KnnAlgorithm::kd_tree) {  // euclidean only: kernlearn/graph.py checks the pair
     return KdTree(X).self_query(k, n_threads, poll);
   }
   return knn_brute(X, k, metric, n_threads, poll);

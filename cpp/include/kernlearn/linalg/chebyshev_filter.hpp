@@ -23,10 +23,6 @@
 
 namespace kernlearn {
 
-// The degree measured best on the Adult-like top 200 (bench/results/npkl.md: plain 1.25 s a fit;
-// degree 2 1.03, 4 0.95, 5 0.88, 6 0.83-0.91, 7 0.88, 8 0.92 s); odd, see above.
-constexpr int kFilterDegree = 5;
-
 // y = p(A) x by the three-term recurrence, d products with A.
 class ChebyshevFilter final : public SymmetricOperator {
  public:
@@ -41,8 +37,8 @@ class ChebyshevFilter final : public SymmetricOperator {
   mutable Eigen::MatrixXd previous_, current_, product_;
 };
 
-// The options.k eigenpairs of A at its options.largest end, or in threshold mode every pair
-// beyond options.threshold (which must lie at or beyond `level`), found by Lanczos on p(A) with
+// The options.k eigenpairs of A at its options.which end, or in threshold mode every pair
+// beyond options.threshold (which must lie at or beyond the filter's `level`), found by Lanczos on p(A) with
 // b a little short of `level` (5% of the spectrum's width on the unwanted side, so that pairs
 // just there still come in order when fewer than k lie beyond the level, and so that p(threshold)
 // stands clear of the band where p equioscillates, which the count must be certified against)
@@ -52,8 +48,13 @@ class ChebyshevFilter final : public SymmetricOperator {
 // the filtered run did not converge within its cap (12 k + 200 products with p(A) by count), plain Lanczos
 // finishes from them (result.filtered false). Plain Lanczos alone when nothing lies beyond the
 // level on the unwanted side. n_matvec counts products with A.
+// The filter's level and degree are options.filter's (which must be set).
 LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
-                               double level, int degree, Eigen::VectorXd& far_end, ThreadTeam& team,
-                               const InterruptPoll& poll = {});
+                               Eigen::VectorXd& far_end, ThreadTeam& team, const InterruptPoll& poll = {});
+
+// Plain Lanczos, or filtered_lanczos from a random estimate of the far end when options.filter
+// is set: the one entry the bindings call.
+LanczosResult solve_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
+                            ThreadTeam& team, const InterruptPoll& poll = {});
 
 }  // namespace kernlearn
