@@ -101,8 +101,8 @@ def eigsh(
         the level and A's far end into [-1, 1] and spreads the pairs beyond it apart: fewer Lanczos
         steps, hence less orthogonalisation and fewer restarts, at %(DEGREE)d products with A a
         step. It pays when the unwanted side of the spectrum is wide and the wanted pairs lie close
-        together (SimpleNPKL's top 200 on the Adult-like problem: 3-4x fewer steps; the top 200 of
-        bench/bench_eigsh.py's n = 10^4 problem 2-3.4x faster than plain Lanczos, 7-9x ARPACK). The
+        together (SimpleNPKL's top 200 on the Adult-like problem; figures in
+        ``bench/results/eigsh.md``). The
         pairs are checked against A (Rayleigh quotients). The polynomial's interval ends 5%% of the
         spectrum's width short of the level, so pairs just on its unwanted side still come in order
         when fewer than k lie beyond it. If a pair lies further in, misses ``tol``, or the filtered

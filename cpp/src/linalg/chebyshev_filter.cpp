@@ -15,8 +15,7 @@ namespace {
 
 // The far end of the spectrum is wanted only roughly: residual 1e-2 |A|, about the 1% margin
 // below, which is put beyond the Ritz value by at least the residual anyway (an eigenvalue lies
-// within it). Against 1e-3: n = 200 SDP problem 484 -> 454 products, Adult-like top 200 4,271 ->
-// 4,256.
+// within it). A tighter 1e-3 cost more products (bench/results/eigsh.md).
 constexpr double kFarTolerance = 1e-2;
 
 // a sits this part of |b - estimate| beyond the estimate (or a residual beyond, if more).
@@ -27,15 +26,15 @@ constexpr double kMinWidth = 1e-6;
 
 // The filtered run's tolerance, relative to the caller's: residuals on p(A) are relative to
 // p(lambda_max), and a pair just above b, where p' is smallest, then missed tol against A and sent
-// the solve to plain Lanczos (n = 200 SDP problem, top 13: 0.93 ms with the fallback, 0.76 ms
-// with 0.1 tol and none; Adult-like top 200: the same 4,271 products either way).
+// the solve to plain Lanczos; 0.1 tol avoids that fallback at no cost in products
+// (bench/results/eigsh.md).
 constexpr double kFilteredTolerance = 0.1;
 
 // The interval's end sits this part of |b - a| short of b (see filtered_lanczos).
 constexpr double kTransition = 0.05;
 
-// The filtered run stops after kCapPerPair k + kCapExtra products with p(A) (4 k were enough
-// on the Adult-like top 200); one that needs more has met the equioscillation band.
+// The filtered run stops after kCapPerPair k + kCapExtra products with p(A), well above what the
+// measured runs needed (bench/results/eigsh.md); one that needs more has met the equioscillation band.
 constexpr Index kCapPerPair = 12;
 constexpr Index kCapExtra = 200;
 

@@ -59,8 +59,8 @@ class ThickRestart {
   }
 
  private:
-  // Measured on SimpleNPKL's A = C T - L at n = 10^4 and 10^5 (bench_eigsh.py): the mat-vec count
-  // hardly changes between ncv = 1.6 k and 2 k, while the Gram-Schmidt cost grows with the basis.
+  // On SimpleNPKL's A = C T - L (bench_eigsh.py) the mat-vec count hardly changes between
+  // ncv = 1.6 k and 2 k, while the Gram-Schmidt cost grows with the basis.
   static Index default_ncv(Index k) { return k + std::max<Index>(20, (3 * k + 4) / 5); }
 
   // A new Lanczos vector whose projection onto the basis is at most this fraction of its norm
@@ -140,8 +140,8 @@ class ThickRestart {
       // the local terms go first, so the full classical Gram-Schmidt pass that follows removes
       // only rounding and rarely cancels enough to need a second pass (the DGKS criterion: |w|
       // shrank below 1/sqrt(2) of itself; Daniel et al. 1976). Started on the whole of w, it
-      // asked for the second pass on ~99% of steps. The first step of a cycle couples to every
-      // kept Ritz vector, so it goes straight to the full pass.
+      // asked for the second pass on nearly every step (bench/results/eigsh.md). The first step of a cycle couples to
+      // every kept Ritz vector, so it goes straight to the full pass.
       double before;
       if (j > kept_) {
         const double alpha = gs_.dot(V_.col(j).data(), w_.data());
@@ -160,10 +160,10 @@ class ThickRestart {
       // are unaffected; the basis stays orthogonal to kOrthogonality, and any growth of the loss
       // shows in the next step's h (skipping up to 1e-12 |w| only moved the loss to later steps).
       // On the other steps the loss sits in a few columns (Paige: along the Ritz vectors that
-      // have converged): on the 10^4 problem 1 of 70 above 1e-13 |w| and 9 above 1e-14 |w|. Only
-      // the columns above kOrthogonality |w| / sqrt(cols) are subtracted, which leaves less than
-      // kOrthogonality |w| behind, the level a skipped step keeps: 8% off a top-50 solve against
-      // sweeping all of V, with the same mat-vecs and orthogonality. The first step of a cycle
+      // have converged; counts in bench/results/eigsh.md). Only the columns above
+      // kOrthogonality |w| / sqrt(cols) are subtracted, which leaves less than kOrthogonality |w|
+      // behind, the level a skipped step keeps: cheaper than sweeping all of V, with the same
+      // mat-vecs and orthogonality. The first step of a cycle
       // couples to the kept Ritz vectors at full size; its subtraction also computes the
       // projection a second pass would subtract (one sweep), so only that pass is conditional.
       double after = before;
@@ -259,8 +259,8 @@ class ThickRestart {
 
   // The threshold, raised by the residual tolerance: an eigenvalue within tol |A| of it cannot be
   // told apart from it, and resolving such a cluster (the exact zeros of a graph's untouched
-  // components sit right at threshold 0) took the 10^4 benchmark from 6,100 mat-vecs for the
-  // same pairs by count to 10,400.
+  // components sit right at threshold 0) costs far more mat-vecs than the same pairs by count
+  // (bench/results/eigsh.md).
   double effective_threshold() const { return sign_ * opt_.threshold.value_or(0.0) + opt_.tol * norm_estimate_; }
 
   bool converged(Index count) const {
@@ -320,8 +320,8 @@ class ThickRestart {
     const Index rank = orthonormalize_block(block);
     if (rank == 0) throw std::invalid_argument("v0 must not be zero");
     // The products run on the basis kernels (on the team, AVX-512 where present): with Eigen's
-    // Householder QR and GEMMs on one thread, this step cost 40 ms at n = 10^4, b = 50 (a tenth
-    // of a cold solve) and made a warm start that locks nothing slower than a cold one.
+    // Householder QR and GEMMs on one thread, a warm start that locks nothing was slower than a
+    // cold one (bench/results/eigsh.md).
     Eigen::MatrixXd W(n_, rank);
     A_.apply(V_.leftCols(rank), W);
     if (sign_ < 0) W = -W;
@@ -371,9 +371,9 @@ class ThickRestart {
   // products and an orthonormalisation (O(n b^2)) on it: for z = Q 1, |(I - Q Q') A z| is the
   // Ritz residuals' norm over the block's directions. Above sqrt(tol) |A z| (halfway to tol, in
   // orders of magnitude) the step would lock little (a few good columns could hide behind many
-  // poor ones; they are then found again by Lanczos): on the benchmark sequence (every pair value
-  // jittered by 1-5%) the residuals were 1e-2 |A| and that step made warm solves 5% slower than
-  // cold ones. Sets the start vector to z; a block that is not orthonormal (Q' z != 1) gets the step.
+  // poor ones; they are then found again by Lanczos): on the benchmark sequence that step made
+  // warm solves slower than cold ones (bench/results/eigsh.md). Sets the start vector to z; a block that is not
+  // orthonormal (Q' z != 1) gets the step.
   bool far_from_invariant(const Eigen::MatrixXd& block) {
     const Index b = block.cols();
     warm_direction_ = block.rowwise().sum();
@@ -482,8 +482,8 @@ class ThickRestart {
     // A quarter of the spare room: the mat-vec count is flat from a tenth to two thirds (measured
     // as above), and every kept vector is swept by each Gram-Schmidt pass of the next cycle.
     const Index keep = std::min(m - 1, std::max(wanted_ + (ncv_ - wanted_) / 4, wanted_ + 1));
-    // Thick restart: the locked vectors stay where they are (no rotation: at top 50 of 10^4 the
-    // rotation was an eighth of the time, and most of the wanted pairs converge well before the
+    // Thick restart: the locked vectors stay where they are (no rotation, a noticeable part of the
+    // time: bench/results/eigsh.md, and most of the wanted pairs converge well before the
     // last), then the best keep - L active Ritz vectors, those converged among the wanted first
     // (they lock now), then the last Lanczos vector, which is orthogonal to all of them and
     // carries the couplings beta * S(m - 1, i).

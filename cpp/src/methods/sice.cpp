@@ -247,8 +247,7 @@ void check_interrupt(const InterruptPoll& poll) {
 // - the Hessian of -log det at X applied to a direction, c o (W D W) with W = X^-1 dense:
 //   T = W D by one contiguous axpy per non-zero of D, then out_p = w_i . (row j of T), the rows
 //   copied out 8 at a time; O(|pairs| m) with an m x m scratch (CD's, idle meanwhile). Gathering
-//   y = D w_j column by column instead (O(m) scratch) made the bench's rho = 0.3 stress solve
-//   1.2-1.3x slower;
+//   y = D w_j column by column instead (O(m) scratch) was slower (bench/results/sice.md);
 // - the preconditioner (X rho X), the exact inverse of that Hessian on the full space (so the
 //   preconditioned system is the identity when every pair is free). X is supported on the pairs
 //   (they are its non-zeros and the diagonal), so y = E x_j is sparse and out_p = x_i . y costs
@@ -465,13 +464,12 @@ bool orthant_direction(const MatrixXd& X, const MatrixXd& W, const MatrixXd& S, 
 //     min_b  b' W_11 b / 2 - b' s_12 + sum_k R_kj |b_k|      (W_11: W without row and column j)
 // by coordinate descent to a change of 1e-4 max_j W_jj, then sets w_12 = W_11 b; at a fixed point
 // M_jj = 1 / (W_jj - w_12' b) and M_12 = -b M_jj. Newton's first phase finds the support slowly from
-// the diagonal start (8 of 11 iterations at m = 100, rho = 0.1 on the bench), while these sweeps,
+// the diagonal start (most of its iterations on the bench), while these sweeps,
 // O(m^2) each, find it in a few: they stop once no entry of W moves by more than 3e-3 max_j W_jj
 // (at most 6 sweeps: their convergence is linear, at a rate that degrades with cond(M), where
 // Newton's is not). No sweep starts after 64 m^2 column updates (O(m) each), a guard for lassos
-// that hit their pass limits (near-singular W); the ill-conditioned problems measured took 40-56
-// m^2 in all, well-conditioned sparse ones under m^2. A sweep is never cut short: that measured
-// worse than finishing it (a start that cost Newton 25 steps instead of 3). Returns false if the
+// that hit their pass limits (near-singular W), above what the measured problems took. A sweep is
+// never cut short: that measured worse than finishing it (bench/results/sice.md). Returns false if the
 // sweeps break down (non-finite values); the caller checks that the start is positive definite
 // and better than the diagonal one. W and B are m x m work space; X receives the start.
 bool block_descent_start(const MatrixXd& S, const MatrixXd& R, MatrixXd& W, MatrixXd& B, MatrixXd& X) {
@@ -600,7 +598,7 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
 
   // Every step moves only a list of pairs (the CD step's free set, the orthant step's support), so
   // the trial point, F's linear part, the non-zero count and X's support are kept up to date over
-  // that list instead of over all m^2 entries (at m = 500 each such pass cost about 0.2 ms).
+  // that list instead of over all m^2 entries (bench/results/sice.md).
   trial = X;              // and equals X between iterations
   std::vector<double> D;  // the CD direction on its free set (0 elsewhere)
   std::vector<std::pair<Index, Index>> moved, support;
@@ -839,8 +837,7 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
 // |S_ij - W_ij| = |S_ij| <= R_ij, so it meets the optimality conditions, and F is strictly convex.
 // Each block is solved alone: O(sum m_k^3) for O(m^3) per iteration. The blocks' dual points make
 // a dual point of the whole (zero across blocks, allowed by the same inequality), so gaps and
-// objectives add. Measured on the bench's problems: sum m_k^3 / m^3 = 0.73 (m = 500, rho = 0.1),
-// 0.60 (rho = 0.3), 0.42 (m = 100, rho = 0.3); one block at m <= 100, rho = 0.1.
+// objectives add. The saving on the bench's problems is in bench/results/sice.md.
 
 // The components, each with its indices ascending, in the order of their smallest index.
 std::vector<std::vector<Index>> independent_blocks(const MatrixXd& S, const MatrixXd& R) {

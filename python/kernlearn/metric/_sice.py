@@ -146,7 +146,7 @@ def sparse_inverse_covariance(
         _raise_unbounded(S_eff, penalize_diagonal)
     name = "newton" if solver == "auto" else solver
     # One BLAS thread: the core calls LAPACK in a loop on small matrices, where OpenBLAS's spinning
-    # threads cost 50x on a shared machine (70 ms instead of 1 ms per 100 x 100 eigensolve).
+    # threads cost far more than the work on a shared machine (bench/results/sice.md).
     # The core starts from diag(1 / S_eff_ii), the solution when rho dominates, after checking that
     # a positive definite dual point exists (S_eff with each off-diagonal entry moved towards 0 by
     # rho_ij, or S_eff itself): otherwise the problem is unbounded below.

@@ -8,8 +8,8 @@
 // p(b) = 1, and p grows like cosh(d acosh(.)) beyond b, monotonically, so it keeps the order of
 // the pairs beyond b and pushes them away from the unwanted ones. Lanczos on p(A) then needs a
 // fraction of the steps (each costs d products with A), and with them a fraction of the basis
-// orthogonalisation and of the restarts, which dominate when A is sparse: measured in
-// bench/bench_npkl.py (top 200 of the Adult-like A: 3-4x fewer steps, 1.25 -> 0.88 s per fit).
+// orthogonalisation and of the restarts, which dominate when A is sparse (bench/bench_npkl.py;
+// figures in bench/results/npkl.md).
 // The eigenvalues of A are the Rayleigh quotients of the eigenvectors found; their residuals
 // are recomputed against A. An odd degree makes p < -1 beyond a, so an estimate of a that falls
 // short of the true end cannot promote those pairs.

@@ -52,8 +52,8 @@ struct SpdRoutines {
   PotrfFn potrf = nullptr;
   // The inverse: a blocked triangular inverse (dtrtri on diagonal blocks, dtrmm / dtrsm off them)
   // then dlauum for L^-T L^-1. This is dpotri's algorithm, but OpenBLAS's single-threaded dtrtri
-  // runs unblocked level-2 code at these sizes: blocked, L^-1 took 0.22 instead of 0.37 ms at
-  // m = 225 and 1.6 instead of 2.5 ms at m = 500 (scipy's OpenBLAS, one thread).
+  // runs unblocked level-2 code at these sizes, slower than the blocked inverse
+  // (bench/results/sice.md).
   TrtriFn trtri = nullptr;
   LauumFn lauum = nullptr;
   TrmmFn trmm = nullptr;
@@ -71,8 +71,8 @@ struct SiceOptions {
   std::optional<double> mu;  // alm: fixed step (none: the gamma_min * gamma_max rule)
   Index mu_period = 20;      // alm: iterations between step re-estimates (the rule's)
   DenseLapack dense_lapack;  // alm: LAPACK's eigensolver when available (Eigen's otherwise)
-  // Every iteration factors M and Z and inverts M, O(m^3) each; at m = 500 (rho = 0.1, gap 1e-8)
-  // LAPACK took a solve from 0.47 s with Eigen to 0.21 s (bench/results/sice.md).
+  // Every iteration factors M and Z and inverts M, O(m^3) each: LAPACK's when available
+  // (faster than Eigen's; bench/results/sice.md).
   SpdRoutines lapack;
 };
 
