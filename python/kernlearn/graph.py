@@ -57,7 +57,9 @@ def knn(X, n_neighbors, *, metric="euclidean", algorithm="auto", n_jobs=None):
     distances : ndarray of shape (n_samples, n_neighbors), float64
     """
     result = _knn(X, n_neighbors, metric=metric, algorithm=algorithm, n_jobs=n_jobs)
-    return result.indices, result.distances
+    # The core's fields are read-only views; the caller gets arrays of its own (2 n k entries,
+    # nothing next to the search). knn_graph reads the views.
+    return np.array(result.indices), np.array(result.distances)
 
 
 def _knn(X, n_neighbors, *, metric, algorithm, n_jobs):
@@ -74,7 +76,7 @@ def _knn(X, n_neighbors, *, metric, algorithm, n_jobs):
     neighbors = _core.neighbors
     return neighbors.knn(
         X,
-        n_neighbors,
+        n_neighbors=n_neighbors,
         metric=neighbors.Metric.__members__[metric],
         algorithm=neighbors.KnnAlgorithm.__members__[algorithm],
         n_threads=resolve_n_threads(n_jobs),

@@ -297,7 +297,11 @@ def _lanczos(operator, n, k, which, threshold, start, tol, maxiter, ncv, max_ran
         result = linalg.lanczos_dense(A, options=options, v0=start, n_threads=n_threads)
     else:
         result = linalg.lanczos_callback(
-            n, lambda X: np.asarray(A.matmat(X), dtype=np.float64), options=options, v0=start, n_threads=n_threads
+            n=n,
+            matmat=lambda X: np.asarray(A.matmat(X), dtype=np.float64),
+            options=options,
+            v0=start,
+            n_threads=n_threads,
         )
     converged = result.status == _core.core.SolverStatus.converged
     info = {

@@ -11,7 +11,11 @@ def knn_laplacian_arrays(X, n_neighbors, mode, n_threads):
     ``mode`` is "symmetric" or "mutual" (kernlearn.graph.knn_graph's)."""
     neighbors = _core.neighbors
     result = neighbors.knn(
-        X, n_neighbors, metric=neighbors.Metric.euclidean, algorithm=neighbors.KnnAlgorithm.auto, n_threads=n_threads
+        X,
+        n_neighbors=n_neighbors,
+        metric=neighbors.Metric.euclidean,
+        algorithm=neighbors.KnnAlgorithm.auto,
+        n_threads=n_threads,
     )
     data, cols, indptr = neighbors.knn_graph(
         result, mode=neighbors.GraphMode.__members__[mode], weight=neighbors.EdgeWeight.binary

@@ -158,7 +158,8 @@ def sparse_inverse_covariance(
     if not out.bounded:
         _raise_unbounded(S_eff, penalize_diagonal)
     # M and Z are exactly symmetric (the core writes (i, j) and (j, i) alike), so the transposes of
-    # the core's column-major arrays are the same matrices in C order, without m x m copies.
+    # the core's column-major views are the same matrices in C order, without m x m copies (and,
+    # like the frozen result holding them, read-only).
     M = out.precision.T
     # The objectives are the caller's: with the diagonal penalty folded into Sigma,
     # <Sigma + diag(rho), M> = <Sigma, M> + sum rho_ii |M_ii| as M_ii > 0. Z's diagonal is
