@@ -38,17 +38,17 @@ class ChebyshevFilter final : public SymmetricOperator {
 };
 
 // The options.k eigenpairs of A at its options.which end, or in threshold mode every pair
-// beyond options.threshold (which must lie at or beyond the filter's `level`), found by Lanczos on p(A) with
-// b a little short of `level` (5% of the spectrum's width on the unwanted side, so that pairs
-// just there still come in order when fewer than k lie beyond the level, and so that p(threshold)
-// stands clear of the band where p equioscillates, which the count must be certified against)
-// and the degree given. `far_end` carries A's eigenvector at the other end from one call to the
-// next (empty: a random start), which estimates a cheaply. The pairs are checked against A: when
-// one lies on the unwanted side of b (where p does not keep the order), or misses tol |A|, or
-// the filtered run did not converge within its cap (12 k + 200 products with p(A) by count), plain Lanczos
+// beyond options.threshold (which must lie at or beyond the filter's level: the caller's check),
+// found by Lanczos on p(A) with b a little short of the level (5% of the spectrum's width on the
+// unwanted side, so that pairs just there still come in order when fewer than k lie beyond the
+// level, and so that p(threshold) stands clear of the band where p equioscillates, which the
+// count must be certified against) and the filter's degree; options.filter must be set.
+// `far_end` carries A's eigenvector at the other end from one call to the next (empty: a random
+// start), which estimates a cheaply. The pairs are checked against A: when one lies on the
+// unwanted side of b (where p does not keep the order), or misses tol |A|, or the filtered run
+// did not converge within its cap (12 k + 200 products with p(A) by count), plain Lanczos
 // finishes from them (result.filtered false). Plain Lanczos alone when nothing lies beyond the
 // level on the unwanted side. n_matvec counts products with A.
-// The filter's level and degree are options.filter's (which must be set).
 LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
                                Eigen::VectorXd& far_end, ThreadTeam& team, const InterruptPoll& poll = {});
 
