@@ -430,21 +430,10 @@ def test_core_threshold_mode_rejects_an_empty_first_guess():
     start = np.random.default_rng(0).standard_normal((80, 1))
     with pytest.raises(ValueError, match="k must be positive"):
         _core.linalg.lanczos_csr(
-            80,
             A.indptr.astype(np.int64),
             A.indices.astype(np.int64),
             A.data,
-            n_threads=1,
+            options=_core.linalg.LanczosOptions(k=0, threshold=0.0, max_matvec=10_000, seed=1),
             v0=start,
-            k=0,
-            largest=True,
-            threshold_mode=True,
-            threshold=0.0,
-            max_rank=0,
-            ncv=0,
-            tol=1e-10,
-            max_matvec=10_000,
-            seed=1,
-            filter_level=0.0,
-            filter_degree=0,
+            n_threads=1,
         )

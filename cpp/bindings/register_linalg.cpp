@@ -1,6 +1,9 @@
-// Bindings of lanczos.hpp for CSR, dense and Python-callback (LinearOperator) operators.
-// Arrays arrive validated from kernlearn/linalg.py.
+// Bindings of lanczos.hpp for CSR, dense and Python-callback (LinearOperator) operators: one
+// entry per operator kind, each taking a LanczosOptions and returning a LanczosResult. Parameters
+// arrive validated from kernlearn/linalg.py; only the arrays' consistency is checked here.
 #include <cmath>
+#include <limits>
+#include <optional>
 
 #include <pybind11/eigen.h>
 #include <pybind11/functional.h>
@@ -12,6 +15,8 @@
 #include "common.hpp"
 
 namespace kernlearn::bindings {
+
+using namespace pybind11::literals;
 
 namespace {
 
@@ -38,93 +43,102 @@ class PythonOperator final : public SymmetricOperator {
   py::function matmat_;
 };
 
-py::dict solve(const SymmetricOperator& A, ThreadTeam& team, const Eigen::MatrixXd& start, Index k, bool largest,
-               bool threshold_mode, double threshold, Index max_rank, Index ncv, double tol, Index max_matvec,
-               std::uint64_t seed, double filter_level, int filter_degree) {
-  LanczosOptions opt;
-  opt.k = k;
-  opt.largest = largest;
-  opt.threshold_mode = threshold_mode;
-  opt.threshold = threshold;
-  opt.max_rank = max_rank;
-  opt.ncv = ncv;
-  opt.tol = tol;
-  opt.max_matvec = max_matvec;
-  opt.seed = seed;
-  // filter_degree 0: plain Lanczos (filtered_lanczos runs it for any degree below 2).
-  Eigen::VectorXd far_end;
-  LanczosResult r = run_interruptible([&] {
-    return filtered_lanczos(A, start, opt, filter_level, filter_degree, far_end, team, python_interrupt_poll());
-  });
-  py::dict out;
-  out["values"] = std::move(r.values);
-  out["vectors"] = std::move(r.vectors);
-  out["residuals"] = std::move(r.residuals);
-  out["n_matvec"] = r.n_matvec;
-  out["n_restart"] = r.n_restart;
-  out["norm_estimate"] = r.norm_estimate;
-  out["status"] = static_cast<int>(r.status);
-  out["filtered"] = r.filtered;
-  return out;
+// The solver on one operator: v0 is the caller's row-major array (numpy's layout), copied once
+// into the column-major block the basis products work on.
+LanczosResult solve(const SymmetricOperator& A, ThreadTeam& team, const Eigen::Ref<const RowMatrixXd>& v0,
+                    const LanczosOptions& options) {
+  const Eigen::MatrixXd start = v0;
+  return run_interruptible([&] { return solve_lanczos(A, start, options, team, python_interrupt_poll()); });
 }
-
-#define KERNLEARN_SOLVER_ARGS                                                                       \
-  py::arg("v0"), py::arg("k"), py::arg("largest"), py::arg("threshold_mode"), py::arg("threshold"), \
-      py::arg("max_rank"), py::arg("ncv"), py::arg("tol"), py::arg("max_matvec"), py::arg("seed"),  \
-      py::arg("filter_level"), py::arg("filter_degree")
 
 }  // namespace
 
 void register_linalg(py::module_& m) {
   m.attr("FILTER_DEGREE") = kFilterDegree;
+  py::enum_<LanczosWhich>(m, "LanczosWhich", "Which end of the spectrum Lanczos seeks.")
+      .value("largest", LanczosWhich::largest, "largest algebraic eigenvalues (LA)")
+      .value("smallest", LanczosWhich::smallest, "smallest algebraic eigenvalues (SA)");
+
+  OptionsClass<LanczosFilter>(m, "LanczosFilter", "Chebyshev filter of filtered Lanczos (chebyshev_filter.hpp).")
+      .field("level", &LanczosFilter::level,
+             "level on the unwanted side of the wanted pairs (in threshold mode at or beyond the threshold)")
+      .field("degree", &LanczosFilter::degree, "the polynomial's degree (odd)");
+
+  OptionsClass<LanczosOptions>(m, "LanczosOptions", "Options of thick-restart Lanczos (lanczos.hpp).")
+      .field("k", &LanczosOptions::k, "eigenpairs wanted; in threshold mode the first guess of the count")
+      .field("which", &LanczosOptions::which, "LanczosWhich: the end of the spectrum")
+      .field("threshold", &LanczosOptions::threshold,
+             "None, or every eigenvalue beyond it (above for largest, below for smallest)")
+      .field("max_rank", &LanczosOptions::max_rank, "threshold mode: at most this many pairs (None: n)")
+      .field("ncv", &LanczosOptions::ncv, "basis size, k < ncv <= n (None: k + max(20, 0.6 k))")
+      .field("tol", &LanczosOptions::tol, "converged when the residual <= tol * |A|_est")
+      .field("max_matvec", &LanczosOptions::max_matvec, "products with A at most (None: 100 n)")
+      .field("seed", &LanczosOptions::seed, "seeds the vectors that replace an invariant Krylov basis")
+      .field("filter", &LanczosOptions::filter, "None, or LanczosFilter: Lanczos on a Chebyshev polynomial of A");
+
+  ResultClass<LanczosResult>(m, "LanczosResult", "What Lanczos found (lanczos.hpp).")
+      .field("values", &LanczosResult::values, "eigenvalues, the most extreme first")
+      .field("vectors", &LanczosResult::vectors, "n x m orthonormal eigenvectors")
+      .field("residuals", &LanczosResult::residuals, "|A v - lambda v| per pair")
+      .field("n_matvec", &LanczosResult::n_matvec, "products with A")
+      .field("n_restart", &LanczosResult::n_restart, "thick restarts")
+      .field("norm_estimate", &LanczosResult::norm_estimate, "|A| estimate (the largest |Ritz value|)")
+      .field("status", &LanczosResult::status,
+             "SolverStatus: converged, or max_iter when max_matvec ran out before every pair met tol")
+      .field("max_rank_reached", &LanczosResult::max_rank_reached,
+             "threshold mode: more than max_rank pairs lie beyond the threshold (status converged; "
+             "the max_rank most extreme returned)")
+      .field("filtered", &LanczosResult::filtered, "the pairs came from the Chebyshev filter");
+
   m.def(
       "lanczos_csr",
-      [](Index n, const py::array_t<Index, py::array::c_style>& indptr,
-         const py::array_t<Index, py::array::c_style>& indices, const py::array_t<double, py::array::c_style>& data,
-         int n_threads, const Eigen::MatrixXd& v0, Index k, bool largest, bool threshold_mode, double threshold,
-         Index max_rank, Index ncv, double tol, Index max_matvec, std::uint64_t seed, double filter_level,
-         int filter_degree) {
-        if (indptr.size() != n + 1 || indices.size() != data.size())
+      [](const Eigen::Ref<const VectorXi>& indptr, const Eigen::Ref<const VectorXi>& indices,
+         const Eigen::Ref<const Eigen::VectorXd>& data, const LanczosOptions& options,
+         const Eigen::Ref<const RowMatrixXd>& v0, int n_threads) {
+        const Index n = indptr.size() - 1;
+        if (n < 1 || indices.size() != data.size() || indptr(0) != 0 || indptr(n) != indices.size())
           throw std::invalid_argument("inconsistent CSR arrays");
+        for (Index i = 0; i < n; ++i)
+          if (indptr(i) > indptr(i + 1)) throw std::invalid_argument("indptr must be non-decreasing");
+        for (Index p = 0; p < indices.size(); ++p)
+          if (indices(p) < 0 || indices(p) >= n) throw std::invalid_argument("indices out of range");
         ThreadTeam team(n_threads);
         CsrOperator A(n, indptr.data(), indices.data(), data.data(), team);
-        return solve(A, team, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed,
-                     filter_level, filter_degree);
+        return solve(A, team, v0, options);
       },
-      py::arg("n"), py::arg("indptr").noconvert(), py::arg("indices").noconvert(), py::arg("data").noconvert(),
-      py::arg("n_threads"), KERNLEARN_SOLVER_ARGS,
-      "Thick-restart Lanczos on a CSR matrix (sorted, canonical, symmetric).");
+      "indptr"_a.noconvert(), "indices"_a.noconvert(), "data"_a.noconvert(), "options"_a, "v0"_a.noconvert(),
+      "n_threads"_a = 1, "Thick-restart Lanczos on a CSR matrix (sorted, canonical, symmetric).");
 
   m.def(
       "lanczos_dense",
-      [](const Eigen::Ref<const RowMatrixXd>& A, int n_threads, const Eigen::MatrixXd& v0, Index k, bool largest,
-         bool threshold_mode, double threshold, Index max_rank, Index ncv, double tol, Index max_matvec,
-         std::uint64_t seed, double filter_level, int filter_degree) {
+      [](const Eigen::Ref<const RowMatrixXd>& A, const LanczosOptions& options, const Eigen::Ref<const RowMatrixXd>& v0,
+         int n_threads) {
+        if (A.rows() != A.cols()) throw std::invalid_argument("A must be square");
         ThreadTeam team(n_threads);
         DenseOperator op(A, team);
-        return solve(op, team, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed,
-                     filter_level, filter_degree);
+        return solve(op, team, v0, options);
       },
-      py::arg("A").noconvert(), py::arg("n_threads"), KERNLEARN_SOLVER_ARGS,
+      "A"_a.noconvert(), "options"_a, "v0"_a.noconvert(), "n_threads"_a = 1,
       "Thick-restart Lanczos on a dense matrix.");
 
   m.def(
       "lanczos_callback",
-      [](Index n, py::function matmat, int n_threads, const Eigen::MatrixXd& v0, Index k, bool largest,
-         bool threshold_mode, double threshold, Index max_rank, Index ncv, double tol, Index max_matvec,
-         std::uint64_t seed, double filter_level, int filter_degree) {
+      [](Index n, py::function matmat, const LanczosOptions& options, const Eigen::Ref<const RowMatrixXd>& v0,
+         int n_threads) {
         ThreadTeam team(n_threads);
         PythonOperator op(n, std::move(matmat));
-        return solve(op, team, v0, k, largest, threshold_mode, threshold, max_rank, ncv, tol, max_matvec, seed,
-                     filter_level, filter_degree);
+        return solve(op, team, v0, options);
       },
-      py::arg("n"), py::arg("matmat"), py::arg("n_threads"), KERNLEARN_SOLVER_ARGS,
+      "n"_a, "matmat"_a, "options"_a, "v0"_a.noconvert(), "n_threads"_a = 1,
       "Thick-restart Lanczos on a Python callback X -> A @ X.");
 
   m.def(
       "dense_eigenpairs",
-      [](const Eigen::Ref<const RowMatrixXd>& M, bool largest, double threshold, double tol, Index max_count) {
+      [](const Eigen::Ref<const RowMatrixXd>& M, LanczosWhich which, double tol, std::optional<double> threshold,
+         std::optional<Index> max_count) {
+        if (M.rows() != M.cols()) throw std::invalid_argument("M must be square");
         const DenseLapack& lapack = scipy_dense_lapack();
+        const bool largest = which == LanczosWhich::largest;
         Eigen::VectorXd values;
         Eigen::MatrixXd vectors;
         {
@@ -133,18 +147,20 @@ void register_linalg(py::module_& m) {
           // row-major transpose is M); the smallest pairs are the largest of -M.
           Eigen::MatrixXd A = M.transpose();
           if (!largest) A = -A;
-          double lower = largest ? threshold : -threshold;
-          // As Lanczos, a pair within tol |M| of the threshold counts as at it (|M| <= max row sum).
-          if (std::isfinite(lower)) lower += tol * A.cwiseAbs().colwise().sum().maxCoeff();
-          dense_eigenpairs_above(A, lower, max_count, lapack, values, vectors);
+          double lower = -std::numeric_limits<double>::infinity();
+          if (threshold) {
+            // As Lanczos, a pair within tol |M| of the threshold counts as at it (|M| <= max row sum).
+            lower = (largest ? *threshold : -*threshold) + tol * A.cwiseAbs().colwise().sum().maxCoeff();
+          }
+          dense_eigenpairs_above(A, lower, max_count.value_or(0), lapack, values, vectors);
           if (!largest) values = -values;
         }
         return py::make_tuple(values, vectors);
       },
-      py::arg("M").noconvert(), py::arg("largest"), py::arg("threshold"), py::arg("tol"), py::arg("max_count"),
+      "M"_a.noconvert(), "which"_a, "tol"_a, "threshold"_a = py::none(), "max_count"_a = py::none(),
       "Eigenpairs of the symmetric M (lower triangle read) beyond the threshold (above for largest, "
-      "below otherwise; +-inf: all), at most max_count (0: all), the extreme first: LAPACK's Householder "
-      "route with only the wanted pairs (kernlearn/dense_eigen.hpp).");
+      "below for smallest; None: all), at most max_count (None: all), the extreme first: LAPACK's "
+      "Householder route with only the wanted pairs (kernlearn/dense_eigen.hpp).");
 }
 
 }  // namespace kernlearn::bindings

@@ -56,6 +56,14 @@ def knn(X, n_neighbors, *, metric="euclidean", algorithm="auto", n_jobs=None):
         Sorted by increasing distance, ties by increasing index; ``i`` itself never appears.
     distances : ndarray of shape (n_samples, n_neighbors), float64
     """
+    result = _knn(X, n_neighbors, metric=metric, algorithm=algorithm, n_jobs=n_jobs)
+    # The core's fields are read-only views; the caller gets arrays of its own (2 n k entries,
+    # nothing next to the search). knn_graph reads the views.
+    return np.array(result.indices), np.array(result.distances)
+
+
+def _knn(X, n_neighbors, *, metric, algorithm, n_jobs):
+    """Checks the arguments; the core's Neighbors result (read-only indices and distances)."""
     X = check_data(X, "X", min_samples=2)
     n = X.shape[0]
     n_neighbors = check_int(n_neighbors, "n_neighbors", low=1)
@@ -65,7 +73,14 @@ def knn(X, n_neighbors, *, metric="euclidean", algorithm="auto", n_jobs=None):
     check_choice(algorithm, "algorithm", _ALGORITHMS)
     if algorithm == "kd_tree" and metric != "euclidean":
         raise ValueError("algorithm='kd_tree' supports metric='euclidean' only")
-    return _core.neighbors.knn(X, n_neighbors, metric, algorithm, resolve_n_threads(n_jobs))
+    neighbors = _core.neighbors
+    return neighbors.knn(
+        X,
+        n_neighbors=n_neighbors,
+        metric=neighbors.Metric.__members__[metric],
+        algorithm=neighbors.KnnAlgorithm.__members__[algorithm],
+        n_threads=resolve_n_threads(n_jobs),
+    )
 
 
 def knn_graph(
@@ -104,11 +119,17 @@ def knn_graph(
     check_choice(weight, "weight", ("binary", "heat", "distance"))
     if sigma is not None and weight != "heat":
         raise ValueError("sigma is used by weight='heat' only")
-    indices, distances = knn(X, n_neighbors, metric=metric, algorithm=algorithm, n_jobs=n_jobs)
-    n = indices.shape[0]
+    result = _knn(X, n_neighbors, metric=metric, algorithm=algorithm, n_jobs=n_jobs)
+    n = result.indices.shape[0]
     if weight == "heat":
-        sigma = _heat_sigma(sigma, distances)
-    data, cols, indptr = _core.neighbors.knn_graph(indices, distances, mode, weight, float(sigma or 0.0))
+        sigma = _heat_sigma(sigma, result.distances)
+    neighbors = _core.neighbors
+    data, cols, indptr = neighbors.knn_graph(
+        result,
+        mode=neighbors.GraphMode.__members__[mode],
+        weight=neighbors.EdgeWeight.__members__[weight],
+        sigma=sigma,
+    )
     return sp.csr_matrix((data, cols, indptr), shape=(n, n))
 
 
@@ -169,7 +190,10 @@ def laplacian(S, kind="normalized", *, symmetry_tol=1e-12):
         )
     n = S.shape[0]
     data, cols, indptr = _core.neighbors.laplacian(
-        n, S.data, S.indices.astype(np.int64), S.indptr.astype(np.int64), kind
+        np.ascontiguousarray(S.data, dtype=np.float64),
+        S.indices.astype(np.int64),
+        S.indptr.astype(np.int64),
+        kind=_core.neighbors.LaplacianKind.__members__[kind],
     )
     L = sp.csr_matrix((data, cols, indptr), shape=(n, n))
     return L.toarray() if dense_input else L

@@ -34,7 +34,7 @@ DENSE_MAX_N = _solver_choice.DENSE_MAX_N
 DENSE_FRACTION = _solver_choice.DENSE_FRACTION
 
 
-_STATUS = {0: "converged", 1: "not_converged", 2: "max_rank_reached"}
+_WHICH = {"LA": _core.linalg.LanczosWhich.largest, "SA": _core.linalg.LanczosWhich.smallest}
 
 
 def eigsh(
@@ -101,8 +101,8 @@ def eigsh(
         the level and A's far end into [-1, 1] and spreads the pairs beyond it apart: fewer Lanczos
         steps, hence less orthogonalisation and fewer restarts, at %(DEGREE)d products with A a
         step. It pays when the unwanted side of the spectrum is wide and the wanted pairs lie close
-        together (SimpleNPKL's top 200 on the Adult-like problem: 3-4x fewer steps; the top 200 of
-        bench/bench_eigsh.py's n = 10^4 problem 2-3.4x faster than plain Lanczos, 7-9x ARPACK). The
+        together (SimpleNPKL's top 200 on the Adult-like problem; figures in
+        ``bench/results/eigsh.md``). The
         pairs are checked against A (Rayleigh quotients). The polynomial's interval ends 5%% of the
         spectrum's width short of the level, so pairs just on its unwanted side still come in order
         when fewer than k lie beyond it. If a pair lies further in, misses ``tol``, or the filtered
@@ -196,7 +196,7 @@ def eigsh(
             start,
             tol,
             maxiter,
-            ncv or 0,
+            ncv,
             max_rank,
             int(rng.randint(np.iinfo(np.int32).max)),
             resolve_n_threads(n_jobs),
@@ -260,7 +260,7 @@ def _check_v0(v0, n, rng):
         arr = arr[:, None]
     if arr.ndim != 2 or arr.shape[0] != n or arr.shape[1] == 0:
         raise ValueError(f"v0 must have shape ({n},) or ({n}, b), got {np.shape(v0)}")
-    arr = np.array(arr, dtype=np.float64, order="F")  # a copy: the caller's array is never touched
+    arr = np.array(arr, dtype=np.float64, order="C")  # a copy: the caller's array is never touched
     if not np.isfinite(arr).all():
         raise ValueError("v0 contains NaN or infinity")
     if not np.any(arr.sum(axis=1)):
@@ -270,39 +270,51 @@ def _check_v0(v0, n, rng):
 
 def _lanczos(operator, n, k, which, threshold, start, tol, maxiter, ncv, max_rank, seed, n_threads, filter_level):
     kind, A = operator
-    args = dict(
-        v0=start,
+    linalg = _core.linalg
+    # maxiter and max_rank are always passed: eigsh's documented defaults (100 n, n) also size the
+    # filtered run's budget, where the core's "none" would mean no cap.
+    options = linalg.LanczosOptions(
         k=k,
-        largest=which == "LA",
-        threshold_mode=threshold is not None,
-        threshold=0.0 if threshold is None else threshold,
+        which=_WHICH[which],
+        threshold=threshold,
         max_rank=max_rank,
         ncv=ncv,
         tol=tol,
         max_matvec=maxiter,
         seed=seed,
-        filter_level=0.0 if filter_level is None else filter_level,
-        filter_degree=0 if filter_level is None else _core.linalg.FILTER_DEGREE,
+        filter=None if filter_level is None else linalg.LanczosFilter(level=filter_level),
     )
     if kind == "csr":
-        out = _core.linalg.lanczos_csr(
-            n, A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data, n_threads, **args
+        result = linalg.lanczos_csr(
+            A.indptr.astype(np.int64),
+            A.indices.astype(np.int64),
+            np.ascontiguousarray(A.data, dtype=np.float64),
+            options=options,
+            v0=start,
+            n_threads=n_threads,
         )
     elif kind == "dense":
-        out = _core.linalg.lanczos_dense(A, n_threads, **args)
+        result = linalg.lanczos_dense(A, options=options, v0=start, n_threads=n_threads)
     else:
-        out = _core.linalg.lanczos_callback(n, lambda X: np.asarray(A.matmat(X), dtype=np.float64), n_threads, **args)
+        result = linalg.lanczos_callback(
+            n=n,
+            matmat=lambda X: np.asarray(A.matmat(X), dtype=np.float64),
+            options=options,
+            v0=start,
+            n_threads=n_threads,
+        )
+    converged = result.status == _core.core.SolverStatus.converged
     info = {
         "method": "lanczos",
-        "status": _STATUS[out["status"]],
-        "converged": out["status"] != 1,
-        "n_matvec": out["n_matvec"],
-        "n_restart": out["n_restart"],
-        "residuals": out["residuals"],
-        "norm_estimate": out["norm_estimate"],
-        "filtered": out["filtered"],
+        "status": "max_rank_reached" if result.max_rank_reached else ("converged" if converged else "not_converged"),
+        "converged": converged,
+        "n_matvec": result.n_matvec,
+        "n_restart": result.n_restart,
+        "residuals": np.array(result.residuals),
+        "norm_estimate": result.norm_estimate,
+        "filtered": result.filtered,
     }
-    return out["values"], out["vectors"], info
+    return np.array(result.values), result.vectors, info
 
 
 def _dense(operator, n, k, which, threshold, max_rank, tol):
@@ -314,14 +326,13 @@ def _dense(operator, n, k, which, threshold, max_rank, tol):
     else:
         M = np.asarray(A.matmat(np.eye(n)), dtype=np.float64)
     # The core's dense route computes and transforms back only the wanted pairs (MRRR for a few,
-    # divide and conquer for many): at n = 6414 with 2,252 wanted, 17.7 s where scipy's evd took
-    # 24 s for all and evr's subset path 46-70 s.
+    # divide and conquer for many), where scipy's evd computes every pair and evr's subset path
+    # is slower still (bench/results/eigsh.md).
     M = np.ascontiguousarray(M, dtype=np.float64)
-    largest = which == "LA"
     if threshold is None:
-        values, vectors = _core.linalg.dense_eigenpairs(M, largest, -np.inf if largest else np.inf, 0.0, k)
+        values, vectors = _core.linalg.dense_eigenpairs(M, which=_WHICH[which], tol=tol, max_count=k)
     else:
-        values, vectors = _core.linalg.dense_eigenpairs(M, largest, float(threshold), tol, 0)
+        values, vectors = _core.linalg.dense_eigenpairs(M, which=_WHICH[which], threshold=float(threshold), tol=tol)
     status = "converged"
     if values.size > max_rank:
         values, vectors, status = values[:max_rank], vectors[:, :max_rank], "max_rank_reached"

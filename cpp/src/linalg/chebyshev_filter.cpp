@@ -15,8 +15,7 @@ namespace {
 
 // The far end of the spectrum is wanted only roughly: residual 1e-2 |A|, about the 1% margin
 // below, which is put beyond the Ritz value by at least the residual anyway (an eigenvalue lies
-// within it). Against 1e-3: n = 200 SDP problem 484 -> 454 products, Adult-like top 200 4,271 ->
-// 4,256.
+// within it). A tighter 1e-3 cost more products (bench/results/eigsh.md).
 constexpr double kFarTolerance = 1e-2;
 
 // a sits this part of |b - estimate| beyond the estimate (or a residual beyond, if more).
@@ -27,15 +26,15 @@ constexpr double kMinWidth = 1e-6;
 
 // The filtered run's tolerance, relative to the caller's: residuals on p(A) are relative to
 // p(lambda_max), and a pair just above b, where p' is smallest, then missed tol against A and sent
-// the solve to plain Lanczos (n = 200 SDP problem, top 13: 0.93 ms with the fallback, 0.76 ms
-// with 0.1 tol and none; Adult-like top 200: the same 4,271 products either way).
+// the solve to plain Lanczos; 0.1 tol avoids that fallback at no cost in products
+// (bench/results/eigsh.md).
 constexpr double kFilteredTolerance = 0.1;
 
 // The interval's end sits this part of |b - a| short of b (see filtered_lanczos).
 constexpr double kTransition = 0.05;
 
-// The filtered run stops after kCapPerPair k + kCapExtra products with p(A) (4 k were enough
-// on the Adult-like top 200); one that needs more has met the equioscillation band.
+// The filtered run stops after kCapPerPair k + kCapExtra products with p(A), well above what the
+// measured runs needed (bench/results/eigsh.md); one that needs more has met the equioscillation band.
 constexpr Index kCapPerPair = 12;
 constexpr Index kCapExtra = 200;
 
@@ -60,18 +59,18 @@ void ChebyshevFilter::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::R
 }
 
 LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
-                               double level, int degree, Eigen::VectorXd& far_end, ThreadTeam& team,
-                               const InterruptPoll& poll) {
+                               Eigen::VectorXd& far_end, ThreadTeam& team, const InterruptPoll& poll) {
+  if (!options.filter) throw std::invalid_argument("filtered_lanczos: options.filter is not set");
+  const double level = options.filter->level;
+  const int degree = options.filter->degree;
   const Index n = A.rows();
   // Degree 1 is an affine map of A: the same Krylov spaces, nothing gained.
   if (n < solver_choice::kMinFilteredSize || degree < 2) return lanczos(A, start, options, team, poll);
-  const double sign = options.largest ? 1.0 : -1.0;  // the wanted side of the level
-  if (options.threshold_mode && sign * (options.threshold - level) < 0.0)
-    throw std::invalid_argument("filtered_lanczos: the threshold must lie at or beyond the level");
+  const double sign = options.largest() ? 1.0 : -1.0;  // the wanted side of the level
 
   LanczosOptions far_options;
   far_options.k = 1;
-  far_options.largest = !options.largest;
+  far_options.which = options.largest() ? LanczosWhich::smallest : LanczosWhich::largest;
   far_options.tol = kFarTolerance;
   far_options.seed = options.seed + 1;
   far_options.max_matvec = options.max_matvec;
@@ -86,10 +85,10 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   const LanczosResult far = lanczos(A, far_start, far_options, team, poll);
   const double estimate = far.values(0);
   far_end = far.vectors.col(0);
-  // Plain Lanczos on what is left of the mat-vec budget (max_matvec 0: the default).
+  // Plain Lanczos on what is left of the mat-vec budget (none: the default).
   auto plain = [&](const Eigen::MatrixXd& from, Index spent, Index restarts) {
     LanczosOptions rest = options;
-    if (options.max_matvec > 0) rest.max_matvec = std::max<Index>(1, options.max_matvec - spent);
+    if (options.max_matvec) rest.max_matvec = std::max<Index>(1, *options.max_matvec - spent);
     LanczosResult r = lanczos(A, from, rest, team, poll);
     r.n_matvec += spent;
     r.n_restart += restarts;
@@ -106,23 +105,23 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   const double edge = level - sign * kTransition * std::abs(level - a);
   const ChebyshevFilter filter(A, a, edge, degree);
   LanczosOptions filtered_options = options;
-  filtered_options.largest = true;  // beyond the edge, on either side, p > 1
+  filtered_options.which = LanczosWhich::largest;  // beyond the edge, on either side, p > 1
   filtered_options.tol = options.tol * kFilteredTolerance;
   // Threshold mode: Lanczos counts on p(A) beyond p(threshold). It treats p values within
   // tol_p |p(A)| of that as at it, which is tol_p |p(A)| / p'(threshold) in A's units: checked
   // below against the plain band, tol |A|.
   double x_threshold = 1.0;
-  if (options.threshold_mode) {
-    x_threshold = (2.0 * options.threshold - a - edge) / (edge - a);
+  if (options.threshold) {
+    x_threshold = (2.0 * *options.threshold - a - edge) / (edge - a);
     filtered_options.threshold = std::cosh(degree * std::acosh(x_threshold));
   }
-  Index budget = 0;  // Lanczos's default
-  if (options.max_matvec > 0) budget = std::max<Index>(1, (options.max_matvec - far.n_matvec) / degree);
+  std::optional<Index> budget;  // none: Lanczos's default
+  if (options.max_matvec) budget = std::max<Index>(1, (*options.max_matvec - far.n_matvec) / degree);
   // By count, or up to max_rank: capped (threshold mode with no max_rank: the count is unknown).
-  const Index pairs = options.threshold_mode ? options.max_rank : options.k;
-  if (pairs > 0) {
-    const Index cap = kCapPerPair * pairs + kCapExtra;
-    budget = budget > 0 ? std::min(budget, cap) : cap;
+  const std::optional<Index> pairs = options.threshold ? options.max_rank : std::optional<Index>(options.k);
+  if (pairs && *pairs > 0) {
+    const Index cap = kCapPerPair * *pairs + kCapExtra;
+    budget = budget ? std::min(*budget, cap) : cap;
   }
   filtered_options.max_matvec = budget;
   const LanczosResult found = lanczos(filter, start, filtered_options, team, poll);
@@ -154,6 +153,7 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   result.n_locked = found.n_locked;
   result.norm_estimate = std::max(std::abs(a), m > 0 ? std::abs(result.values(0)) : 0.0);
   result.status = found.status;
+  result.max_rank_reached = found.max_rank_reached;
   result.filtered = true;
 
   // On the unwanted side of b, p is not monotone: the order holds only when every pair found
@@ -163,7 +163,7 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   const bool ordered = m == 0 || sign * (result.values(m - 1) - edge) > 0.0;
   bool accurate = m == 0 || result.residuals.maxCoeff() <= options.tol * result.norm_estimate;
   const double band = options.tol * result.norm_estimate;  // plain Lanczos's, in A's units
-  if (options.threshold_mode) {
+  if (options.threshold) {
     // p'(threshold) = d sinh(d t) / sinh(t) (d^2 at t = 0) times dx/dlambda, t = acosh(x).
     const double t = std::acosh(x_threshold);
     const double slope =
@@ -172,22 +172,29 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   }
   // Threshold mode: only the pairs beyond the threshold by more than the band, as plain Lanczos.
   auto trimmed = [&](LanczosResult r) {
-    if (!options.threshold_mode) return r;
+    if (!options.threshold) return r;
     Index kept = 0;
-    while (kept < r.values.size() && sign * (r.values(kept) - options.threshold) > band) ++kept;
+    while (kept < r.values.size() && sign * (r.values(kept) - *options.threshold) > band) ++kept;
     r.values.conservativeResize(kept);
     r.vectors.conservativeResize(n, kept);
     r.residuals.conservativeResize(kept);
     return r;
   };
   // More pairs beyond the threshold than max_rank: the caller's signal, nothing to finish.
-  if (found.status == LanczosStatus::max_rank_reached) return trimmed(std::move(result));
-  if (found.status == LanczosStatus::converged && ordered && accurate) return trimmed(std::move(result));
-  if (options.max_matvec > 0 && spent >= options.max_matvec) {  // no budget left: as found
-    result.status = LanczosStatus::not_converged;
+  if (found.max_rank_reached) return trimmed(std::move(result));
+  if (found.status == SolverStatus::converged && ordered && accurate) return trimmed(std::move(result));
+  if (options.max_matvec && spent >= *options.max_matvec) {  // no budget left: as found
+    result.status = SolverStatus::max_iter;
     return trimmed(std::move(result));
   }
   return plain(m > 0 ? result.vectors : start, spent, found.n_restart);
+}
+
+LanczosResult solve_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
+                            ThreadTeam& team, const InterruptPoll& poll) {
+  if (!options.filter) return lanczos(A, start, options, team, poll);
+  Eigen::VectorXd far_end;  // a random estimate of the far end
+  return filtered_lanczos(A, start, options, far_end, team, poll);
 }
 
 }  // namespace kernlearn

@@ -58,8 +58,8 @@ void reduce_to_tridiagonal(Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& A, 
 }
 
 // Every eigenpair of the tridiagonal (d, e) by divide and conquer: d becomes the ascending
-// eigenvalues, Z the vectors. (MRRR was slower for many pairs: 4.6 s against 1.5 s for 2,256 of
-// 6,414 pairs of the Adult-like problem, which has tight clusters.)
+// eigenvalues, Z the vectors. (MRRR was slower for many pairs on tightly clustered spectra:
+// bench/results/eigsh.md.)
 template <class T>
 void all_tridiagonal_pairs(Eigen::Matrix<T, Eigen::Dynamic, 1>& d, Eigen::Matrix<T, Eigen::Dynamic, 1>& e,
                            const HouseholderRoutines<T>& lapack, Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& Z) {
@@ -106,7 +106,8 @@ bool top_tridiagonal_pairs(Eigen::VectorXd& d, Eigen::VectorXd& e, Index count, 
 // V = Q V for the reflectors A and tau of reduce_to_tridiagonal, V the last `count` columns of
 // the n-row Z (only those are touched). xormtr's workspace query leaves out the block-reflector
 // room (65 x 64) that xormqr wants for its blocked path; below n of about 130 xormqr then falls
-// back to the unblocked one, one reflector at a time (an MVE step at n = 100: 16.3 -> 14.8 ms).
+// back to the unblocked one, one reflector at a time; the room keeps it blocked
+// (bench/results/eigsh.md).
 constexpr int kBlockReflectorRoom = 65 * 64;
 template <class T>
 void back_transform(Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& A, std::vector<T>& tau,

@@ -35,8 +35,8 @@ void rotate_portable(const double* V, Index ldv, Index n, Index m, const double*
 
 #ifdef KERNLEARN_X86_DISPATCH
 // One strip of R x 8 rows: w -= V h with R accumulators, then each column's products with the new
-// w added to its 8 lanes. Four registers of w per strip (R = 4) ran the fused sweep 25-30% faster
-// than one: a quarter of the lane loads and stores per FMA.
+// w added to its 8 lanes. Four registers of w per strip (R = 4): a quarter of the lane loads
+// and stores per FMA of one (figures in bench/results/eigsh.md).
 template <int R>
 __attribute__((target("avx512f"))) inline void subtract_then_project_strip_avx512(const double* V, Index ld, Index cols,
                                                                                   const double* h, double* w,
@@ -366,8 +366,7 @@ void BasisProducts::for_blocks(Fn&& fn) {
   }
   // Contiguous runs of blocks, as the operators split their rows (operator.cpp): each thread then
   // sweeps the rows of w and of the newest basis vector that its own mat-vec share just wrote,
-  // from its own cache. Handing the blocks out round robin cost 10-15% of a top-50 solve at
-  // n = 10^4.
+  // from its own cache, which round robin would not (bench/results/eigsh.md).
   const Index threads = team_.size();
   team_.run([&](int member) {
     for (Index b = blocks * member / threads; b < blocks * (member + 1) / threads; ++b) block(b);

@@ -24,15 +24,15 @@ class ThickRestart {
         opt_(opt),
         poll_(poll),
         n_(A.rows()),
-        sign_(opt.largest ? 1.0 : -1.0),
+        sign_(opt.largest() ? 1.0 : -1.0),
         rng_(opt.seed),
         gs_(A.rows(), team) {}
 
   LanczosResult run(const Eigen::MatrixXd& start) {
     wanted_ = std::min(opt_.k, n_);
-    max_wanted_ = opt_.threshold_mode && opt_.max_rank > 0 ? std::min(opt_.max_rank, n_) : n_;
-    resize_basis(opt_.ncv > 0 ? opt_.ncv : default_ncv(wanted_));
-    const Index max_matvec = opt_.max_matvec > 0 ? opt_.max_matvec : 100 * n_;
+    max_wanted_ = opt_.threshold && opt_.max_rank ? std::min(*opt_.max_rank, n_) : n_;
+    resize_basis(opt_.ncv ? *opt_.ncv : default_ncv(wanted_));
+    const Index max_matvec = opt_.max_matvec ? *opt_.max_matvec : 100 * n_;
 
     kept_ = locked_ = 0;
     if (start.cols() == 1 || !warm_start(start)) {
@@ -47,20 +47,20 @@ class ThickRestart {
       extend();
       ritz();
       if (done()) {
-        if (confirmed()) return finish(LanczosStatus::converged);
+        if (confirmed()) return finish(SolverStatus::converged);
         probe();
         continue;
       }
-      if (hit_rank_cap_) return finish(LanczosStatus::max_rank_reached);
-      if (n_matvec_ >= max_matvec) return finish(LanczosStatus::not_converged);
+      if (hit_rank_cap_) return finish(SolverStatus::converged);  // max_rank_reached says why
+      if (n_matvec_ >= max_matvec) return finish(SolverStatus::max_iter);
       if (poll_ && poll_()) throw Interrupted();
       restart();
     }
   }
 
  private:
-  // Measured on SimpleNPKL's A = C T - L at n = 10^4 and 10^5 (bench_eigsh.py): the mat-vec count
-  // hardly changes between ncv = 1.6 k and 2 k, while the Gram-Schmidt cost grows with the basis.
+  // On SimpleNPKL's A = C T - L (bench_eigsh.py) the mat-vec count hardly changes between
+  // ncv = 1.6 k and 2 k, while the Gram-Schmidt cost grows with the basis.
   static Index default_ncv(Index k) { return k + std::max<Index>(20, (3 * k + 4) / 5); }
 
   // A new Lanczos vector whose projection onto the basis is at most this fraction of its norm
@@ -140,8 +140,8 @@ class ThickRestart {
       // the local terms go first, so the full classical Gram-Schmidt pass that follows removes
       // only rounding and rarely cancels enough to need a second pass (the DGKS criterion: |w|
       // shrank below 1/sqrt(2) of itself; Daniel et al. 1976). Started on the whole of w, it
-      // asked for the second pass on ~99% of steps. The first step of a cycle couples to every
-      // kept Ritz vector, so it goes straight to the full pass.
+      // asked for the second pass on nearly every step (bench/results/eigsh.md). The first step of a cycle couples to
+      // every kept Ritz vector, so it goes straight to the full pass.
       double before;
       if (j > kept_) {
         const double alpha = gs_.dot(V_.col(j).data(), w_.data());
@@ -160,10 +160,10 @@ class ThickRestart {
       // are unaffected; the basis stays orthogonal to kOrthogonality, and any growth of the loss
       // shows in the next step's h (skipping up to 1e-12 |w| only moved the loss to later steps).
       // On the other steps the loss sits in a few columns (Paige: along the Ritz vectors that
-      // have converged): on the 10^4 problem 1 of 70 above 1e-13 |w| and 9 above 1e-14 |w|. Only
-      // the columns above kOrthogonality |w| / sqrt(cols) are subtracted, which leaves less than
-      // kOrthogonality |w| behind, the level a skipped step keeps: 8% off a top-50 solve against
-      // sweeping all of V, with the same mat-vecs and orthogonality. The first step of a cycle
+      // have converged; counts in bench/results/eigsh.md). Only the columns above
+      // kOrthogonality |w| / sqrt(cols) are subtracted, which leaves less than kOrthogonality |w|
+      // behind, the level a skipped step keeps: cheaper than sweeping all of V, with the same
+      // mat-vecs and orthogonality. The first step of a cycle
       // couples to the kept Ritz vectors at full size; its subtraction also computes the
       // projection a second pass would subtract (one sweep), so only that pass is conditional.
       double after = before;
@@ -259,9 +259,9 @@ class ThickRestart {
 
   // The threshold, raised by the residual tolerance: an eigenvalue within tol |A| of it cannot be
   // told apart from it, and resolving such a cluster (the exact zeros of a graph's untouched
-  // components sit right at threshold 0) took the 10^4 benchmark from 6,100 mat-vecs for the
-  // same pairs by count to 10,400.
-  double effective_threshold() const { return sign_ * opt_.threshold + opt_.tol * norm_estimate_; }
+  // components sit right at threshold 0) costs far more mat-vecs than the same pairs by count
+  // (bench/results/eigsh.md).
+  double effective_threshold() const { return sign_ * opt_.threshold.value_or(0.0) + opt_.tol * norm_estimate_; }
 
   bool converged(Index count) const {
     const double limit = opt_.tol * norm_estimate_;
@@ -272,7 +272,7 @@ class ThickRestart {
 
   bool done() {
     const Index m = basis_size_;
-    if (!opt_.threshold_mode) return converged(std::min(wanted_, m));
+    if (!opt_.threshold) return converged(std::min(wanted_, m));
     // Threshold mode: every pair above the threshold is certified once the pairs above it and
     // the first one at or below it have converged (or all n are found). Only that prefix of the
     // wanted window must converge: the window (a guess of the count) may reach into a cluster
@@ -320,8 +320,8 @@ class ThickRestart {
     const Index rank = orthonormalize_block(block);
     if (rank == 0) throw std::invalid_argument("v0 must not be zero");
     // The products run on the basis kernels (on the team, AVX-512 where present): with Eigen's
-    // Householder QR and GEMMs on one thread, this step cost 40 ms at n = 10^4, b = 50 (a tenth
-    // of a cold solve) and made a warm start that locks nothing slower than a cold one.
+    // Householder QR and GEMMs on one thread, a warm start that locks nothing was slower than a
+    // cold one (bench/results/eigsh.md).
     Eigen::MatrixXd W(n_, rank);
     A_.apply(V_.leftCols(rank), W);
     if (sign_ < 0) W = -W;
@@ -336,7 +336,7 @@ class ThickRestart {
     norm_estimate_ = std::max(std::abs(theta(0)), std::abs(theta(rank - 1)));
 
     Index count = std::min(wanted_, rank);
-    if (opt_.threshold_mode) {
+    if (opt_.threshold) {
       count = 0;
       while (count < rank && theta(count) > effective_threshold()) ++count;
       count = std::min(count + 1, rank);  // one pair at or below the threshold certifies the rest
@@ -353,7 +353,7 @@ class ThickRestart {
     // and the active pairs' residuals count their couplings to it, which never shrink. Locked at
     // tol itself, a block 0.3-0.9 tol off the answer held the active pairs above tol for good.
     const double lock_limit = kLockFraction * opt_.tol * norm_estimate_;
-    const bool certified = !opt_.threshold_mode || theta(count - 1) <= effective_threshold();
+    const bool certified = !opt_.threshold || theta(count - 1) <= effective_threshold();
     const bool all_converged = (res.array() <= lock_limit).all();
     if (!(certified && all_converged && count >= std::min(wanted_, rank) && count < n_))
       return lock_converged(count, theta.head(count), res, lock_limit);
@@ -371,9 +371,9 @@ class ThickRestart {
   // products and an orthonormalisation (O(n b^2)) on it: for z = Q 1, |(I - Q Q') A z| is the
   // Ritz residuals' norm over the block's directions. Above sqrt(tol) |A z| (halfway to tol, in
   // orders of magnitude) the step would lock little (a few good columns could hide behind many
-  // poor ones; they are then found again by Lanczos): on the benchmark sequence (every pair value
-  // jittered by 1-5%) the residuals were 1e-2 |A| and that step made warm solves 5% slower than
-  // cold ones. Sets the start vector to z; a block that is not orthonormal (Q' z != 1) gets the step.
+  // poor ones; they are then found again by Lanczos): on the benchmark sequence that step made
+  // warm solves slower than cold ones (bench/results/eigsh.md). Sets the start vector to z; a block that is not
+  // orthonormal (Q' z != 1) gets the step.
   bool far_from_invariant(const Eigen::MatrixXd& block) {
     const Index b = block.cols();
     warm_direction_ = block.rowwise().sum();
@@ -482,8 +482,8 @@ class ThickRestart {
     // A quarter of the spare room: the mat-vec count is flat from a tenth to two thirds (measured
     // as above), and every kept vector is swept by each Gram-Schmidt pass of the next cycle.
     const Index keep = std::min(m - 1, std::max(wanted_ + (ncv_ - wanted_) / 4, wanted_ + 1));
-    // Thick restart: the locked vectors stay where they are (no rotation: at top 50 of 10^4 the
-    // rotation was an eighth of the time, and most of the wanted pairs converge well before the
+    // Thick restart: the locked vectors stay where they are (no rotation, a noticeable part of the
+    // time: bench/results/eigsh.md, and most of the wanted pairs converge well before the
     // last), then the best keep - L active Ritz vectors, those converged among the wanted first
     // (they lock now), then the last Lanczos vector, which is orthogonal to all of them and
     // carries the couplings beta * S(m - 1, i).
@@ -553,10 +553,10 @@ class ThickRestart {
     V_.swap(spare_);
   }
 
-  LanczosResult finish(LanczosStatus status) {
+  LanczosResult finish(SolverStatus status) {
     const Index m = basis_size_;
     Index count = std::min(wanted_, m);
-    if (opt_.threshold_mode) {
+    if (opt_.threshold) {
       const double t = effective_threshold();
       count = 0;
       while (count < std::min(wanted_, m) && count < max_wanted_ && theta_(count) > t) ++count;
@@ -571,6 +571,7 @@ class ThickRestart {
     out.n_locked = n_locked_;
     out.norm_estimate = norm_estimate_;
     out.status = status;
+    out.max_rank_reached = hit_rank_cap_;
     return out;
   }
 
@@ -607,14 +608,13 @@ LanczosResult lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, 
   if (n < 1) throw std::invalid_argument("the operator is empty");
   if (start.rows() != n || start.cols() < 1)
     throw std::invalid_argument("v0 must have n = " + std::to_string(n) + " rows");
-  if (!options.threshold_mode && (options.k < 1 || options.k >= n))
+  if (!options.threshold && (options.k < 1 || options.k >= n))
     throw std::invalid_argument("k must satisfy 0 < k < n = " + std::to_string(n));
   // In threshold mode k is the first guess of the count; the window it sizes must hold a pair.
-  if (options.threshold_mode && options.k < 1)
+  if (options.threshold && options.k < 1)
     throw std::invalid_argument("k must be positive in threshold mode, got " + std::to_string(options.k));
-  if (options.ncv != 0 && (options.ncv <= options.k || options.ncv > n))
+  if (options.ncv && (*options.ncv <= options.k || *options.ncv > n))
     throw std::invalid_argument("ncv must satisfy k < ncv <= n");
-  if (!(options.tol > 0.0)) throw std::invalid_argument("tol must be positive");
   return ThickRestart(A, options, team, poll).run(start);
 }
 

@@ -20,8 +20,7 @@ void split_rows(ThreadTeam& team, Index n, Fn&& fn) {
 void CsrOperator::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const {
   const Index b = X.cols();
   // Column by column: a row of a column-major block spans b cache lines, and gathering whole rows
-  // (Y.row(i) += a * X.row(j)) ran a 10^4 x 50 block 1.5x slower than 50 single products
-  // (microbench_lanczos, BM_spmv).
+  // (Y.row(i) += a * X.row(j)) was slower (microbench_lanczos, BM_spmv; bench/results/eigsh.md).
   split_rows(team_, n_, [&](Index first, Index rows) {
     for (Index c = 0; c < b; ++c) {
       const double* x = X.col(c).data();

@@ -91,7 +91,7 @@ UStep u_step(const RowMatrixXd& Z, const Eigen::VectorXd& degree, const RowMatri
   const Index ncv = std::min<Index>(n, k + extra);
   LanczosOptions lo;
   lo.k = k;
-  lo.largest = true;
+  lo.which = LanczosWhich::largest;
   lo.ncv = ncv;
   lo.tol = opt.eig_tol;
   lo.seed = opt.seed;

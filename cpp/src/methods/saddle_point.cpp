@@ -620,9 +620,8 @@ class SaddlePointSolver {
     if (wanted > 0) {
       lo.k = wanted;
     } else {
-      lo.threshold_mode = true;
       lo.threshold = zero;
-      lo.max_rank = max_rank;
+      if (max_rank > 0) lo.max_rank = max_rank;
       lo.k = std::min<Index>(n_ - 1, std::max<Index>(10, previous ? previous->sigma.size() + 5 : 10));
       if (max_rank > 0) lo.k = std::min(lo.k, max_rank);
     }
@@ -642,13 +641,14 @@ class SaddlePointSolver {
     // Not after a filtered solve that ended in plain Lanczos (far more pairs wanted than lie
     // above zero, beyond the filter's transition band): the next solve would do the same.
     const bool filtered = opt_.filter_degree > 0 && filter_pays_;
-    LanczosResult r = filtered ? filtered_lanczos(op(), start, lo, zero, opt_.filter_degree, far_end_, team_, poll_)
-                               : lanczos(op(), start, lo, team_, poll_);
+    if (filtered) lo.filter = LanczosFilter{zero, opt_.filter_degree};
+    LanczosResult r =
+        filtered ? filtered_lanczos(op(), start, lo, far_end_, team_, poll_) : lanczos(op(), start, lo, team_, poll_);
     if (filtered) filter_pays_ = r.filtered;
     if (start.cols() > 1) block_pays_ = r.n_locked > 0;
     K.matvecs = r.n_matvec;
-    if (r.status == LanczosStatus::max_rank_reached) return false;
-    if (r.status == LanczosStatus::not_converged) ++unconverged_eigensolves_;
+    if (r.max_rank_reached) return false;
+    if (r.status == SolverStatus::max_iter) ++unconverged_eigensolves_;
     values = std::move(r.values);
     vectors = std::move(r.vectors);
     return true;

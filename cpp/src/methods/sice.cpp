@@ -247,8 +247,7 @@ void check_interrupt(const InterruptPoll& poll) {
 // - the Hessian of -log det at X applied to a direction, c o (W D W) with W = X^-1 dense:
 //   T = W D by one contiguous axpy per non-zero of D, then out_p = w_i . (row j of T), the rows
 //   copied out 8 at a time; O(|pairs| m) with an m x m scratch (CD's, idle meanwhile). Gathering
-//   y = D w_j column by column instead (O(m) scratch) made the bench's rho = 0.3 stress solve
-//   1.2-1.3x slower;
+//   y = D w_j column by column instead (O(m) scratch) was slower (bench/results/sice.md);
 // - the preconditioner (X rho X), the exact inverse of that Hessian on the full space (so the
 //   preconditioned system is the identity when every pair is free). X is supported on the pairs
 //   (they are its non-zeros and the diagonal), so y = E x_j is sparse and out_p = x_i . y costs
@@ -465,13 +464,12 @@ bool orthant_direction(const MatrixXd& X, const MatrixXd& W, const MatrixXd& S, 
 //     min_b  b' W_11 b / 2 - b' s_12 + sum_k R_kj |b_k|      (W_11: W without row and column j)
 // by coordinate descent to a change of 1e-4 max_j W_jj, then sets w_12 = W_11 b; at a fixed point
 // M_jj = 1 / (W_jj - w_12' b) and M_12 = -b M_jj. Newton's first phase finds the support slowly from
-// the diagonal start (8 of 11 iterations at m = 100, rho = 0.1 on the bench), while these sweeps,
+// the diagonal start (most of its iterations on the bench), while these sweeps,
 // O(m^2) each, find it in a few: they stop once no entry of W moves by more than 3e-3 max_j W_jj
 // (at most 6 sweeps: their convergence is linear, at a rate that degrades with cond(M), where
 // Newton's is not). No sweep starts after 64 m^2 column updates (O(m) each), a guard for lassos
-// that hit their pass limits (near-singular W); the ill-conditioned problems measured took 40-56
-// m^2 in all, well-conditioned sparse ones under m^2. A sweep is never cut short: that measured
-// worse than finishing it (a start that cost Newton 25 steps instead of 3). Returns false if the
+// that hit their pass limits (near-singular W), above what the measured problems took. A sweep is
+// never cut short: that measured worse than finishing it (bench/results/sice.md). Returns false if the
 // sweeps break down (non-finite values); the caller checks that the start is positive definite
 // and better than the diagonal one. W and B are m x m work space; X receives the start.
 bool block_descent_start(const MatrixXd& S, const MatrixXd& R, MatrixXd& W, MatrixXd& B, MatrixXd& X) {
@@ -600,7 +598,7 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
 
   // Every step moves only a list of pairs (the CD step's free set, the orthant step's support), so
   // the trial point, F's linear part, the non-zero count and X's support are kept up to date over
-  // that list instead of over all m^2 entries (at m = 500 each such pass cost about 0.2 ms).
+  // that list instead of over all m^2 entries (bench/results/sice.md).
   trial = X;              // and equals X between iterations
   std::vector<double> D;  // the CD direction on its free set (0 elsewhere)
   std::vector<std::pair<Index, Index>> moved, support;
@@ -659,7 +657,7 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
 
   for (Index iter = result.n_iter; iter < opt.max_iter; ++iter) {
     if (relative_gap(f, certificate.value()) <= opt.tol) {
-      result.converged = true;
+      result.status = SolverStatus::converged;
       break;
     }
     // Near the optimum F is flat to rounding while the certificate (first order in the KKT
@@ -734,12 +732,14 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
     result.n_iter = iter + 1;
     check_interrupt(poll);
   }
-  if (!result.converged) {
+  if (result.status != SolverStatus::converged) {
     // F exactly: f has been kept up to date step by step (rounding drift about 1e-9 relative), and
     // the factor may hold a rejected trial point.
     if (factor.compute(X)) f = -factor.logdet() + linear_part(X, S, R);
     if (!clip_offered) certificate.offer_inverse(W);  // the best bound for the last iterate
-    result.converged = relative_gap(f, certificate.value()) <= opt.tol;
+    result.status = relative_gap(f, certificate.value()) <= opt.tol ? SolverStatus::converged
+                    : result.n_iter >= opt.max_iter                 ? SolverStatus::max_iter
+                                                                    : SolverStatus::not_converged;  // stalled
   }
   result.precision = std::move(X);
   result.primal = f;
@@ -778,8 +778,8 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
   certificate.offer_step(Lambda);
   if (!(result.bounded = find_dual_point(certificate, S))) return result;
 
-  double mu = opt.mu;
-  if (!(mu > 0.0)) {
+  double mu = opt.mu.value_or(0.0);
+  if (!opt.mu) {
     Eigen::SelfAdjointEigenSolver<MatrixXd> eig(M0, Eigen::EigenvaluesOnly);
     mu = eig.eigenvalues().minCoeff() * eig.eigenvalues().maxCoeff();
   }
@@ -812,10 +812,10 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
     result.n_iter = iter + 1;
     result.relative_gaps.push_back(relative_gap(std::min(best_primal, kInf), certificate.value()));
     if (std::isfinite(best_primal) && relative_gap(best_primal, certificate.value()) <= opt.tol) {
-      result.converged = true;
+      result.status = SolverStatus::converged;
       break;
     }
-    if (opt.mu <= 0.0 && (iter + 1) % opt.mu_period == 0) mu = g.minCoeff() * g.maxCoeff();
+    if (!opt.mu && (iter + 1) % opt.mu_period == 0) mu = g.minCoeff() * g.maxCoeff();
     check_interrupt(poll);
   }
   if (!std::isfinite(best_primal)) {  // no positive definite Y yet: report the dense M
@@ -837,8 +837,7 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
 // |S_ij - W_ij| = |S_ij| <= R_ij, so it meets the optimality conditions, and F is strictly convex.
 // Each block is solved alone: O(sum m_k^3) for O(m^3) per iteration. The blocks' dual points make
 // a dual point of the whole (zero across blocks, allowed by the same inequality), so gaps and
-// objectives add. Measured on the bench's problems: sum m_k^3 / m^3 = 0.73 (m = 500, rho = 0.1),
-// 0.60 (rho = 0.3), 0.42 (m = 100, rho = 0.3); one block at m <= 100, rho = 0.1.
+// objectives add. The saving on the bench's problems is in bench/results/sice.md.
 
 // The components, each with its indices ascending, in the order of their smallest index.
 std::vector<std::vector<Index>> independent_blocks(const MatrixXd& S, const MatrixXd& R) {
@@ -870,14 +869,14 @@ std::vector<std::vector<Index>> independent_blocks(const MatrixXd& S, const Matr
 
 SiceResult solve_connected(const MatrixXd& S, const MatrixXd& R, MatrixXd start, const SiceOptions& options,
                            const InterruptPoll& poll) {
-  if (options.solver == SiceOptions::Solver::newton) return newton(S, R, std::move(start), options, poll);
+  if (options.solver == SiceSolver::newton) return newton(S, R, std::move(start), options, poll);
   return alternating_linearization(S, R, start, options, poll);
 }
 
 // Every block solved to the relative tolerance; if the summed gap misses it (the blocks' own
 // scales max(1, |F_k|) add up to more than the whole's), the blocks are solved again from their
 // answers to tol * max(1, |F|) / sum_k max(1, |F_k|), which meets it unless F moves on the way or
-// a block stops at max_iter (converged then says so). n_iter and the history are those of the
+// a block stops at max_iter (status then says so). n_iter and the history are those of the
 // block that took the most iterations.
 SiceResult solve_blocks(const MatrixXd& S, const MatrixXd& R, const MatrixXd& start,
                         const std::vector<std::vector<Index>>& blocks, const SiceOptions& options,
@@ -888,6 +887,7 @@ SiceResult solve_blocks(const MatrixXd& S, const MatrixXd& R, const MatrixXd& st
   std::vector<std::vector<double>> histories(blocks.size());
   SiceOptions opt = options;
   double primal = 0.0, dual = 0.0;
+  bool stalled = false;  // a block of the last pass stopped short of max_iter without converging
   for (int pass = 0; pass < 2; ++pass) {
     double scale = 0.0;
     primal = dual = 0.0;
@@ -907,6 +907,8 @@ SiceResult solve_blocks(const MatrixXd& S, const MatrixXd& R, const MatrixXd& st
       dual += part.dual_value;
       scale += std::max(1.0, std::abs(part.primal));
     }
+    stalled = false;
+    for (const SiceResult& part : parts) stalled = stalled || part.status == SolverStatus::not_converged;
     if (relative_gap(primal, dual) <= options.tol) break;
     opt.tol = options.tol * std::max(1.0, std::abs(primal)) / scale;
   }
@@ -924,27 +926,23 @@ SiceResult solve_blocks(const MatrixXd& S, const MatrixXd& R, const MatrixXd& st
   out.dual_value = dual;
   out.n_iter = iterations[hardest];
   out.relative_gaps = std::move(histories[hardest]);
-  out.converged = relative_gap(primal, dual) <= options.tol;
+  out.status = relative_gap(primal, dual) <= options.tol ? SolverStatus::converged
+               : stalled                                 ? SolverStatus::not_converged
+                                                         : SolverStatus::max_iter;
   return out;
 }
 
 }  // namespace
 
-SiceResult solve_sice(const MatrixXd& S, const MatrixXd& R, const MatrixXd& M0, const SiceOptions& options,
-                      const InterruptPoll& poll) {
+SiceResult solve_sice(const MatrixXd& S, const MatrixXd& R, const std::optional<MatrixXd>& M0,
+                      const SiceOptions& options, const InterruptPoll& poll) {
   const Index m = S.rows();
   if (S.cols() != m || R.rows() != m || R.cols() != m)
     throw std::invalid_argument("S and R must be square matrices of the same size");
-  if ((R.array() < 0.0).any()) throw std::invalid_argument("R must be non-negative");
-  if (options.tol <= 0.0 || options.max_iter < 0) throw std::invalid_argument("tol must be > 0, max_iter >= 0");
-  MatrixXd start = M0;
-  if (start.size() == 0) {
-    if ((S.diagonal().array() <= 0.0).any())
-      throw std::invalid_argument("S must have a positive diagonal (after adding the diagonal penalty)");
-    start = S.diagonal().cwiseInverse().asDiagonal();
-  } else if (start.rows() != m || start.cols() != m) {
-    throw std::invalid_argument("M0 must be m x m");
-  }
+  if (M0 && (M0->rows() != m || M0->cols() != m)) throw std::invalid_argument("M0 must be m x m");
+  // The default start: a start that is not positive definite (S_ii <= 0) is reported by the
+  // solvers' own check.
+  MatrixXd start = M0 ? *M0 : MatrixXd(S.diagonal().cwiseInverse().asDiagonal());
   const std::vector<std::vector<Index>> blocks = independent_blocks(S, R);
   if (blocks.size() == 1) return solve_connected(S, R, std::move(start), options, poll);
   return solve_blocks(S, R, start, blocks, options, poll);

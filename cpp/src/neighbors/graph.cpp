@@ -7,26 +7,6 @@
 
 namespace kernlearn {
 
-GraphMode parse_graph_mode(const std::string& name) {
-  if (name == "symmetric") return GraphMode::symmetric;
-  if (name == "mutual") return GraphMode::mutual;
-  throw std::invalid_argument("mode must be 'symmetric' or 'mutual', got '" + name + "'");
-}
-
-EdgeWeight parse_edge_weight(const std::string& name) {
-  if (name == "binary") return EdgeWeight::binary;
-  if (name == "heat") return EdgeWeight::heat;
-  if (name == "distance") return EdgeWeight::distance;
-  throw std::invalid_argument("weight must be 'binary', 'heat' or 'distance', got '" + name + "'");
-}
-
-LaplacianKind parse_laplacian_kind(const std::string& name) {
-  if (name == "normalized") return LaplacianKind::normalized;
-  if (name == "unnormalized") return LaplacianKind::unnormalized;
-  if (name == "random_walk") return LaplacianKind::random_walk;
-  throw std::invalid_argument("kind must be 'normalized', 'unnormalized' or 'random_walk', got '" + name + "'");
-}
-
 namespace {
 
 struct Edge {
@@ -45,10 +25,10 @@ std::vector<Edge> sorted_row(const Neighbors& nb, Index i) {
 
 }  // namespace
 
-Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, double sigma) {
+Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, std::optional<double> width) {
   const Index n = nb.indices.rows(), k = nb.indices.cols();
-  if (weight == EdgeWeight::heat && !(sigma > 0.0 && std::isfinite(sigma)))
-    throw std::invalid_argument("sigma must be positive and finite for weight='heat'");
+  if (weight == EdgeWeight::heat && !width) throw std::invalid_argument("weight heat needs sigma");
+  const double sigma = width.value_or(0.0);  // read by the heat weight only
 
   // Directed graph A (row i = the kNN of i) and its transpose, both with sorted columns.
   std::vector<Index> out_ptr(static_cast<std::size_t>(n + 1)), in_ptr(static_cast<std::size_t>(n + 1), 0);

@@ -15,19 +15,6 @@
 
 namespace kernlearn {
 
-Metric parse_metric(const std::string& name) {
-  if (name == "euclidean") return Metric::euclidean;
-  if (name == "cosine") return Metric::cosine;
-  throw std::invalid_argument("metric must be 'euclidean' or 'cosine', got '" + name + "'");
-}
-
-KnnAlgorithm parse_knn_algorithm(const std::string& name) {
-  if (name == "auto") return KnnAlgorithm::automatic;
-  if (name == "kd_tree") return KnnAlgorithm::kd_tree;
-  if (name == "brute") return KnnAlgorithm::brute;
-  throw std::invalid_argument("algorithm must be 'auto', 'kd_tree' or 'brute', got '" + name + "'");
-}
-
 KnnAlgorithm choose_knn_algorithm(Index n, Index d, Metric metric) {
   if (metric == Metric::cosine) return KnnAlgorithm::brute;
   if (n < solver_choice::kKdTreeMinN) return KnnAlgorithm::brute;
@@ -183,15 +170,13 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads, c
         };
 
         // Seeds: scanning in index order from an empty heap, a query confirms every candidate that
-        // beats its running k-th best, about k (1 + ln(nc / k)) of them (24 per query at n = 200,
-        // d = 5, k = 5). So on a query's first block (its own, the diagonal tasks going first) the
-        // best screened candidate of each of 16 lanes (j mod 16) is found first, one pass of vector
-        // minima, and those lanes' minima enter the heap (15 of them: the query's own lane is
-        // skipped): it starts near its final bound, and the scan confirms about one more. That pays
-        // from k = 3 (k (1 + ln(256 / k)) = 16 there, against 6.5 at k = 1); ordering the lanes to
-        // seed only the k best took the same time at n = 200, d = 5, k = 5. Later blocks start from
-        // the copied bound, which seeds would rarely beat (seeding every block made n = 20,000 2.3x
-        // slower). Seeds are real candidates, skipped when the scan meets them again: results are
+        // beats its running k-th best, about k (1 + ln(nc / k)) of them. So on a query's first block (its own, the
+        // diagonal tasks going first) the best screened candidate of each of 16 lanes (j mod 16) is found first, one
+        // pass of vector minima, and those lanes' minima enter the heap (15 of them: the query's own lane is skipped):
+        // it starts near its final bound, and the scan confirms about one more. That pays from k = 3 (k (1 + ln(256 /
+        // k)) = 16 there, against 6.5 at k = 1); ordering the lanes to seed only the k best gained nothing. Later
+        // blocks start from the copied bound, which seeds would rarely beat (seeding every block was slower;
+        // bench/results/knn.md). Seeds are real candidates, skipped when the scan meets them again: results are
         // unchanged.
         const bool seeding = I == J && k >= 3 && k < kSeedLanes && nc >= 4 * kSeedLanes;
         auto seed = [&](NeighborHeap& heap, Index qi, const float* g) {
@@ -264,9 +249,7 @@ Neighbors knn(const MatrixRef& X, Index k, Metric metric, KnnAlgorithm algorithm
                                 ", got " + std::to_string(k));
   if (n_threads < 1) throw std::invalid_argument("n_threads must be >= 1");
   if (algorithm == KnnAlgorithm::automatic) algorithm = choose_knn_algorithm(n, X.cols(), metric);
-  if (algorithm == KnnAlgorithm::kd_tree) {
-    if (metric != Metric::euclidean)
-      throw std::invalid_argument("algorithm='kd_tree' supports metric='euclidean' only");
+  if (algorithm == KnnAlgorithm::kd_tree) {  // euclidean only: kernlearn/graph.py checks the pair
     return KdTree(X).self_query(k, n_threads, poll);
   }
   return knn_brute(X, k, metric, n_threads, poll);

@@ -47,9 +47,9 @@ constraints) would be needed for the constraint part, but the identity part of W
 G = (1 - a)(I - aP)^-1 itself, whose column j is non-zero at every point that can walk to j
 (dense in a connected graph), and the threshold of eq. (10) applies to the sum
 G W0 = G + G C, so G cannot be thresholded on its own: all n columns and n transposed columns
-are solved, in blocks of dense n x b right-hand sides (O(n b) memory). Cost O(n nnz(LU)): at
-n = 5,000 (d = 10) about 10 ms per column; at 20,000 the LU has 1.6e7 non-zeros and 2n solves
-take an hour, so this path is a reference, not the scaling path.
+are solved, in blocks of dense n x b right-hand sides (O(n b) memory). Cost O(n nnz(LU)), which
+grows too fast for large n (figures in ``bench/results/s3ml_table2.md``), so this path is a
+reference, not the scaling path.
 
 ``"dense"``: numpy.linalg.solve on the dense n x n system (small n only; refuses n > 5,000).
 """

@@ -29,7 +29,7 @@ Conventions the paper leaves open, chosen here:
   as a fraction of it (see the estimator).
 """
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
@@ -37,7 +37,8 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._utils._validation import check_bool, check_choice, check_data, check_int, check_real
+from .._utils._param_validation import Interval, StrOptions, validate_params
+from .._utils._validation import check_data
 from ..constraints import check_pairs, from_labels
 from ._affinity import initial_affinities, laplacian_quadratic_form, propagate_affinities
 from ._sice import sparse_inverse_covariance
@@ -142,6 +143,24 @@ class S3ML(TransformerMixin, BaseEstimator):
     n_features_in_ : int
     """
 
+    _parameter_constraints = {
+        "n_neighbors": [Interval(Integral, 1, None)],
+        "alpha": [Interval(Real, 0, 1, closed="neither")],
+        "theta": [Interval(Real, 0, 1, closed="neither")],
+        "beta": [StrOptions({"auto"}), Interval(Real, 0, None)],
+        "beta_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "rho": [Interval(Real, 0, None)],
+        "prior": [StrOptions({"covariance", "identity"})],
+        "standardize": ["boolean"],
+        "supervised": ["boolean"],
+        "solver": [StrOptions({"auto", "alm", "newton"})],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None)],
+        "random_state": ["random_state"],
+        "verbose": ["boolean", Interval(Integral, None, None)],
+        "n_jobs": [Interval(Integral, None, None), None],
+    }
+
     def __init__(
         self,
         n_neighbors=6,
@@ -181,27 +200,6 @@ class S3ML(TransformerMixin, BaseEstimator):
         tags.target_tags.required = True  # constraints come from y (or pairs)
         return tags
 
-    def _check_params(self):
-        check_int(self.n_neighbors, "n_neighbors", low=1)
-        for name in ("alpha", "theta"):
-            check_real(getattr(self, name), name)
-            if not getattr(self, name) < 1:
-                raise ValueError(f"{name} must be in (0, 1), got {getattr(self, name)!r}")
-        if not (isinstance(self.beta, str) and self.beta == "auto"):
-            check_real(self.beta, "beta", low=0.0)
-        check_real(self.beta_fraction, "beta_fraction")
-        if not self.beta_fraction < 1:
-            raise ValueError(f"beta_fraction must be in (0, 1), got {self.beta_fraction!r}")
-        check_real(self.rho, "rho", low=0.0)
-        check_choice(self.prior, "prior", ("covariance", "identity"))
-        check_choice(self.solver, "solver", ("auto", "alm", "newton"))
-        check_real(self.tol, "tol")
-        check_int(self.max_iter, "max_iter", low=1)
-        check_bool(self.standardize, "standardize")
-        check_bool(self.supervised, "supervised")
-        if not isinstance(self.verbose, (bool, np.bool_, numbers.Integral)):
-            raise TypeError(f"verbose must be a bool or an integer, got {self.verbose!r}")
-
     def _constraints(self, n, y, pairs, pair_labels):
         if pairs is None:
             if y is None:
@@ -227,7 +225,7 @@ class S3ML(TransformerMixin, BaseEstimator):
         every pair among the labelled points; fully labelled y draws pairs as
         :func:`kernlearn.constraints.from_labels` does) or ``pairs`` + ``pair_labels``
         (+1 must-link, -1 cannot-link)."""
-        self._check_params()
+        validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
         X = validate_data(self, X, dtype=np.float64, order="C", ensure_min_samples=2)
         n, m = X.shape
         if y is not None:

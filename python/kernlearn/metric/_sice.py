@@ -18,27 +18,27 @@ Conventions
 * ``tol`` is on the relative gap, gap / max(1, |primal|).
 """
 
-import numbers
 import warnings
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from .. import _core
-from .._utils._validation import (
-    SYMMETRY_RTOL,
-    blas_threads,
-    check_bool,
-    check_choice,
-    check_int,
-    check_real,
-    relative_asymmetry,
-)
+from .._utils._param_validation import Interval, StrOptions, validate_params
+from .._utils._validation import SYMMETRY_RTOL, blas_threads, relative_asymmetry
 
 __all__ = ["sparse_inverse_covariance", "SparseInverseCovariance"]
 
-_SOLVERS = ("auto", "newton", "alm")
+# sparse_inverse_covariance's parameter rules (Sigma's and a matrix rho's are data rules: below).
+_PARAMETER_CONSTRAINTS = {
+    "rho": [Interval(Real, 0, None), np.ndarray, list, tuple],
+    "penalize_diagonal": ["boolean"],
+    "solver": [StrOptions({"auto", "newton", "alm"})],
+    "tol": [Interval(Real, 0, None, closed="neither")],
+    "max_iter": [Interval(Integral, 0, None)],
+}
 
 
 @dataclass(frozen=True)
@@ -131,11 +131,12 @@ def sparse_inverse_covariance(
     """
     S = _check_sigma(Sigma)
     m = S.shape[0]
-    R = _check_rho(rho, m)
-    penalize_diagonal = check_bool(penalize_diagonal, "penalize_diagonal")
-    check_choice(solver, "solver", _SOLVERS)
-    check_real(tol, "tol")
-    max_iter = check_int(max_iter, "max_iter", low=0)
+    validate_params(
+        _PARAMETER_CONSTRAINTS,
+        {"rho": rho, "penalize_diagonal": penalize_diagonal, "solver": solver, "tol": tol, "max_iter": max_iter},
+        "sparse_inverse_covariance",
+    )
+    R = _rho_matrix(rho, m)
 
     # S and R are this call's own arrays (_check_sigma / _check_rho build them), so no copies.
     S_eff = S + np.diag(np.diag(R)) if penalize_diagonal else S
@@ -145,23 +146,27 @@ def sparse_inverse_covariance(
         _raise_unbounded(S_eff, penalize_diagonal)
     name = "newton" if solver == "auto" else solver
     # One BLAS thread: the core calls LAPACK in a loop on small matrices, where OpenBLAS's spinning
-    # threads cost 50x on a shared machine (70 ms instead of 1 ms per 100 x 100 eigensolve).
+    # threads cost far more than the work on a shared machine (bench/results/sice.md).
     # The core starts from diag(1 / S_eff_ii), the solution when rho dominates, after checking that
     # a positive definite dual point exists (S_eff with each off-diagonal entry moved towards 0 by
     # rho_ij, or S_eff itself): otherwise the problem is unbounded below.
+    options = _core.methods.SiceOptions(
+        solver=_core.methods.SiceSolver.__members__[name], tol=float(tol), max_iter=int(max_iter)
+    )
     with blas_threads(1):
-        out = _core.methods.sice(S_eff, R_eff, np.empty((0, 0)), name, float(tol), max_iter, 0.0, 20)
-    if not out["bounded"]:
+        out = _core.methods.sice(S_eff, R_eff, options=options)
+    if not out.bounded:
         _raise_unbounded(S_eff, penalize_diagonal)
     # M and Z are exactly symmetric (the core writes (i, j) and (j, i) alike), so the transposes of
-    # the core's column-major arrays are the same matrices in C order, without m x m copies.
-    M = out["precision"].T
+    # the core's column-major views are the same matrices in C order, without m x m copies (and,
+    # like the frozen result holding them, read-only).
+    M = out.precision.T
     # The objectives are the caller's: with the diagonal penalty folded into Sigma,
     # <Sigma + diag(rho), M> = <Sigma, M> + sum rho_ii |M_ii| as M_ii > 0. Z's diagonal is
     # Sigma_ii + rho_ii, inside the caller's box.
-    primal = float(out["primal"])
-    dual = float(out["dual_value"])
-    Z = out["dual"].T if np.isfinite(dual) else np.full((m, m), np.nan)
+    primal = float(out.primal)
+    dual = float(out.dual_value)
+    Z = out.dual.T if np.isfinite(dual) else np.full((m, m), np.nan)
     result = SparseInverseCovariance(
         precision=M,
         support=M != 0.0,
@@ -169,10 +174,10 @@ def sparse_inverse_covariance(
         primal_objective=primal,
         dual_objective=dual,
         duality_gap=primal - dual,
-        n_iter=int(out["n_iter"]),
-        converged=bool(out["converged"]),
+        n_iter=int(out.n_iter),
+        converged=out.status == _core.core.SolverStatus.converged,
         solver=name,
-        history=np.asarray(out["relative_gaps"]),
+        history=out.relative_gaps,
     )
     if not result.converged:
         warnings.warn(
@@ -201,9 +206,9 @@ def _check_sigma(Sigma):
     return S
 
 
-def _check_rho(rho, m):
-    if isinstance(rho, numbers.Real) and not isinstance(rho, (bool, np.bool_)):
-        check_real(rho, "rho", low=0.0)
+def _rho_matrix(rho, m):
+    """rho (validated against _PARAMETER_CONSTRAINTS) as a symmetric m x m weight matrix."""
+    if isinstance(rho, Real):
         return np.full((m, m), float(rho))
     R = np.asarray(rho)
     if R.dtype.kind not in "iuf":

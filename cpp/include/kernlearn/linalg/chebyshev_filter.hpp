@@ -8,8 +8,8 @@
 // p(b) = 1, and p grows like cosh(d acosh(.)) beyond b, monotonically, so it keeps the order of
 // the pairs beyond b and pushes them away from the unwanted ones. Lanczos on p(A) then needs a
 // fraction of the steps (each costs d products with A), and with them a fraction of the basis
-// orthogonalisation and of the restarts, which dominate when A is sparse: measured in
-// bench/bench_npkl.py (top 200 of the Adult-like A: 3-4x fewer steps, 1.25 -> 0.88 s per fit).
+// orthogonalisation and of the restarts, which dominate when A is sparse (bench/bench_npkl.py;
+// figures in bench/results/npkl.md).
 // The eigenvalues of A are the Rayleigh quotients of the eigenvectors found; their residuals
 // are recomputed against A. An odd degree makes p < -1 beyond a, so an estimate of a that falls
 // short of the true end cannot promote those pairs.
@@ -22,10 +22,6 @@
 #include "kernlearn/linalg/operator.hpp"
 
 namespace kernlearn {
-
-// The degree measured best on the Adult-like top 200 (bench/results/npkl.md: plain 1.25 s a fit;
-// degree 2 1.03, 4 0.95, 5 0.88, 6 0.83-0.91, 7 0.88, 8 0.92 s); odd, see above.
-constexpr int kFilterDegree = 5;
 
 // y = p(A) x by the three-term recurrence, d products with A.
 class ChebyshevFilter final : public SymmetricOperator {
@@ -41,19 +37,24 @@ class ChebyshevFilter final : public SymmetricOperator {
   mutable Eigen::MatrixXd previous_, current_, product_;
 };
 
-// The options.k eigenpairs of A at its options.largest end, or in threshold mode every pair
-// beyond options.threshold (which must lie at or beyond `level`), found by Lanczos on p(A) with
-// b a little short of `level` (5% of the spectrum's width on the unwanted side, so that pairs
-// just there still come in order when fewer than k lie beyond the level, and so that p(threshold)
-// stands clear of the band where p equioscillates, which the count must be certified against)
-// and the degree given. `far_end` carries A's eigenvector at the other end from one call to the
-// next (empty: a random start), which estimates a cheaply. The pairs are checked against A: when
-// one lies on the unwanted side of b (where p does not keep the order), or misses tol |A|, or
-// the filtered run did not converge within its cap (12 k + 200 products with p(A) by count), plain Lanczos
+// The options.k eigenpairs of A at its options.which end, or in threshold mode every pair
+// beyond options.threshold (which must lie at or beyond the filter's level: the caller's check),
+// found by Lanczos on p(A) with b a little short of the level (5% of the spectrum's width on the
+// unwanted side, so that pairs just there still come in order when fewer than k lie beyond the
+// level, and so that p(threshold) stands clear of the band where p equioscillates, which the
+// count must be certified against) and the filter's degree; options.filter must be set.
+// `far_end` carries A's eigenvector at the other end from one call to the next (empty: a random
+// start), which estimates a cheaply. The pairs are checked against A: when one lies on the
+// unwanted side of b (where p does not keep the order), or misses tol |A|, or the filtered run
+// did not converge within its cap (12 k + 200 products with p(A) by count), plain Lanczos
 // finishes from them (result.filtered false). Plain Lanczos alone when nothing lies beyond the
 // level on the unwanted side. n_matvec counts products with A.
 LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
-                               double level, int degree, Eigen::VectorXd& far_end, ThreadTeam& team,
-                               const InterruptPoll& poll = {});
+                               Eigen::VectorXd& far_end, ThreadTeam& team, const InterruptPoll& poll = {});
+
+// Plain Lanczos, or filtered_lanczos from a random estimate of the far end when options.filter
+// is set: the one entry the bindings call.
+LanczosResult solve_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
+                            ThreadTeam& team, const InterruptPoll& poll = {});
 
 }  // namespace kernlearn

@@ -2,23 +2,20 @@
 // to a tridiagonal T = Q'AQ (xsytrd), T's eigenpairs, then only the wanted vectors transformed
 // back (xormtr). dsyevd is that route with every vector transformed back. Here Sturm's count on
 // T gives the number p of wanted pairs; for p <= n / 10 they come from MRRR (dstemr, O(n p)),
-// otherwise from divide and conquer (dstedc); only p vectors are transformed back. Measured
-// against dsyevd: Adult-like n = 6414, p = 2252: 17.7 s against 24.1 s (the back-transformation
-// of the other 4,162 vectors); MVE at n = 100 (p from 2 to 43): a step 38 against 44 ms, with
-// the default bound (p small) 36 against 76 ms. The core links no LAPACK of its own (the wheel
-// would have to ship one): the Python binding hands in scipy's routines from
-// scipy.linalg.cython_lapack / _blas; without them, Eigen's SelfAdjointEigenSolver (4-8x slower
-// at n = 1000-2000, measured).
+// otherwise from divide and conquer (dstedc); only p vectors are transformed back, which is what
+// it saves over dsyevd (figures in bench/results/eigsh.md). The core links no LAPACK of its own
+// (the wheel would have to ship one): the Python binding hands in scipy's routines from
+// scipy.linalg.cython_lapack / _blas; without them, Eigen's SelfAdjointEigenSolver (several
+// times slower).
 //
-// Mixed precision (mixed_eigenpairs_above): at n = 6414, dsyevd spends 12 of its 21-24 s in the
+// Mixed precision (mixed_eigenpairs_above): at large n, dsyevd spends about half its time in the
 // reduction, which streams the trailing matrix from memory once per column and is bound by
-// memory bandwidth, not by arithmetic. In single precision it moves half the bytes (4.5 s).
-// T's eigenpairs come from divide and conquer (sstedc, 1.5 s), only the wanted vectors are
+// memory bandwidth, not by arithmetic. In single precision it moves half the bytes.
+// T's eigenpairs come from divide and conquer (sstedc), only the wanted vectors are
 // transformed back, and one Rayleigh-Ritz step in double against the exact operator makes the
 // result orthonormal to rounding and its eigenvalues accurate to about (single-precision
-// residual)^2 / gap: measured on the Adult-like problem, eigenvalues within 4e-11 |A| and
-// |A_+|_F within 2e-12 (relative) of dsyevd's, the same positive count, residuals
-// |A v - theta v| about 2e-6 |A| (what single precision leaves in the vectors).
+// residual)^2 / gap; the residuals |A v - theta v| keep what single precision leaves in the
+// vectors (figures in bench/results/eigsh.md).
 #pragma once
 
 #include <Eigen/Core>

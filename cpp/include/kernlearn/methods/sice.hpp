@@ -27,11 +27,13 @@
 //   positive definite.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include <Eigen/Core>
 
 #include "kernlearn/core/parallel.hpp"
+#include "kernlearn/core/status.hpp"
 #include "kernlearn/core/types.hpp"
 #include "kernlearn/linalg/dense_eigen.hpp"
 
@@ -50,8 +52,8 @@ struct SpdRoutines {
   PotrfFn potrf = nullptr;
   // The inverse: a blocked triangular inverse (dtrtri on diagonal blocks, dtrmm / dtrsm off them)
   // then dlauum for L^-T L^-1. This is dpotri's algorithm, but OpenBLAS's single-threaded dtrtri
-  // runs unblocked level-2 code at these sizes: blocked, L^-1 took 0.22 instead of 0.37 ms at
-  // m = 225 and 1.6 instead of 2.5 ms at m = 500 (scipy's OpenBLAS, one thread).
+  // runs unblocked level-2 code at these sizes, slower than the blocked inverse
+  // (bench/results/sice.md).
   TrtriFn trtri = nullptr;
   LauumFn lauum = nullptr;
   TrmmFn trmm = nullptr;
@@ -59,17 +61,18 @@ struct SpdRoutines {
   bool can_invert() const { return potrf && trtri && lauum && trmm && trsm; }
 };
 
+enum class SiceSolver { alm, newton };  // see the header comment
+
 struct SiceOptions {
-  enum class Solver { alm, newton };
-  Solver solver = Solver::newton;
+  SiceSolver solver = SiceSolver::newton;
   double tol = 1e-8;  // stop when gap <= tol * max(1, |F(M)|)
   Index max_iter = 1000;
   Index max_cg = 200;        // newton: conjugate-gradient iterations per step
-  double mu = 0.0;           // alm: fixed step (0 = the gamma_min * gamma_max rule)
-  Index mu_period = 20;      // alm: iterations between step re-estimates
+  std::optional<double> mu;  // alm: fixed step (none: the gamma_min * gamma_max rule)
+  Index mu_period = 20;      // alm: iterations between step re-estimates (the rule's)
   DenseLapack dense_lapack;  // alm: LAPACK's eigensolver when available (Eigen's otherwise)
-  // Every iteration factors M and Z and inverts M, O(m^3) each; at m = 500 (rho = 0.1, gap 1e-8)
-  // LAPACK took a solve from 0.47 s with Eigen to 0.21 s (bench/results/sice.md).
+  // Every iteration factors M and Z and inverts M, O(m^3) each: LAPACK's when available
+  // (faster than Eigen's; bench/results/sice.md).
   SpdRoutines lapack;
 };
 
@@ -82,20 +85,22 @@ struct SiceResult {
   // problem is taken to be unbounded below; nothing was solved and the other fields are empty.
   bool bounded = true;
   Index n_iter = 0;  // with several independent blocks (see solve_blocks), the hardest block's
-  bool converged = false;
+  // converged (gap <= tol), max_iter, or not_converged (newton stalled: no step decreased F).
+  SolverStatus status = SolverStatus::max_iter;
   // (F(M) - best dual value so far) / max(1, |F(M)|) after each iteration. newton factors a dual
   // point only once a cheap estimate says it may meet tol, so its early entries lag the true gap.
   // With several blocks, the hardest block's.
   std::vector<double> relative_gaps;
 };
 
-// S and R symmetric m x m, R >= 0 (R_ii = 0 leaves the diagonal unpenalised). M0 is the start
-// (positive definite; empty = diag(1 / S_ii)). The connected components of |S_ij| > R_ij are
-// solved one by one (the solution is block diagonal over them). Throws std::invalid_argument if
-// M0 is empty and some S_ii <= 0 (no dual point exists then: Z_ii = S_ii as R_ii = 0),
+// S and R symmetric m x m, R >= 0 (R_ii = 0 leaves the diagonal unpenalised), tol > 0 and
+// max_iter >= 0: the caller's checks. M0 is the start (positive definite; none: diag(1 / S_ii)).
+// The connected components of |S_ij| > R_ij are solved one by one (the solution is block diagonal
+// over them). Throws std::invalid_argument if the start is not positive definite (without M0:
+// some S_ii <= 0, when no dual point exists either, as Z_ii = S_ii with R_ii = 0),
 // std::runtime_error on numerical breakdown. An unbounded problem is reported by
 // SiceResult::bounded.
-SiceResult solve_sice(const Eigen::MatrixXd& S, const Eigen::MatrixXd& R, const Eigen::MatrixXd& M0,
+SiceResult solve_sice(const Eigen::MatrixXd& S, const Eigen::MatrixXd& R, const std::optional<Eigen::MatrixXd>& M0,
                       const SiceOptions& options, const InterruptPoll& poll = {});
 
 }  // namespace kernlearn

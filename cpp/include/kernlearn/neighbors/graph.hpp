@@ -1,7 +1,7 @@
 // Sparse similarity graphs built from kNN lists, and their graph Laplacians, in CSR form.
 #pragma once
 
-#include <string>
+#include <optional>
 #include <vector>
 
 #include "kernlearn/core/types.hpp"
@@ -13,14 +13,10 @@ enum class GraphMode { symmetric, mutual };        // edge if either / both are 
 enum class EdgeWeight { binary, heat, distance };  // 1, exp(-d^2 / (2 sigma^2)), d
 enum class LaplacianKind { normalized, unnormalized, random_walk };
 
-GraphMode parse_graph_mode(const std::string& name);
-EdgeWeight parse_edge_weight(const std::string& name);
-LaplacianKind parse_laplacian_kind(const std::string& name);
-
 // The symmetric kNN graph of a Neighbors result: zero diagonal, sorted indices. Weights depend on
-// the distance only, which is bitwise symmetric, so the graph is exactly symmetric. sigma is used
-// by the heat weight only.
-Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, double sigma);
+// the distance only, which is bitwise symmetric, so the graph is exactly symmetric. sigma (> 0) is
+// the heat weight's width, required by it and ignored by the others.
+Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, std::optional<double> sigma = std::nullopt);
 
 // The Laplacian of a symmetric, non-negative similarity matrix S (CSR, sorted indices, no
 // duplicates; symmetry is the caller's check). The diagonal of S is ignored (self-loops do not

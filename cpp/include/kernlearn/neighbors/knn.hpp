@@ -6,8 +6,6 @@
 // so their results are bitwise equal; ties go to the lower index (neighbor_heap.hpp).
 #pragma once
 
-#include <string>
-
 #include "kernlearn/core/parallel.hpp"
 #include "kernlearn/core/types.hpp"
 
@@ -15,9 +13,6 @@ namespace kernlearn {
 
 enum class Metric { euclidean, cosine };
 enum class KnnAlgorithm { automatic, kd_tree, brute };
-
-Metric parse_metric(const std::string& name);
-KnnAlgorithm parse_knn_algorithm(const std::string& name);
 
 struct Neighbors {
   RowMatrixXi indices;    // n x k, ascending by (distance, index), self excluded
@@ -28,8 +23,8 @@ struct Neighbors {
 KnnAlgorithm choose_knn_algorithm(Index n, Index d, Metric metric);
 
 // Exact kNN of each row of X among the other rows. Requires 0 < k < n and finite X.
-// Cosine distance always uses the brute force (it is an inner-product ranking); rows of zero norm
-// have cosine distance 1 to everything, as in scikit-learn.
+// algorithm kd_tree requires the euclidean metric (the caller's check). Cosine distance always uses the brute force (it
+// is an inner-product ranking); rows of zero norm have cosine distance 1 to everything, as in scikit-learn.
 Neighbors knn(const MatrixRef& X, Index k, Metric metric, KnnAlgorithm algorithm, int n_threads,
               const InterruptPoll& poll = {});
 
