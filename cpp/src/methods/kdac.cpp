@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <deque>
 #include <limits>
 #include <random>
@@ -77,80 +78,117 @@ struct UStep {
   Index matvecs = 0;
 };
 
+// The Lanczos settings of a U-step. A warm start (the previous U, near the answer once the outer
+// loop settles) needs few Lanczos steps, so a smaller basis lets a cycle end and test convergence
+// sooner.
+LanczosOptions u_step_lanczos_options(Index n, Index k, bool warm, const KdacOptions& opt) {
+  const Index extra = warm ? std::max<Index>(kWarmExtra, (3 * k + 4) / 5) : std::max<Index>(20, (3 * k + 4) / 5);
+  LanczosOptions lo;
+  lo.k = k;
+  lo.largest = true;
+  lo.ncv = std::min<Index>(n, k + extra);
+  lo.tol = opt.eig_tol;
+  lo.seed = opt.seed;
+  return lo;
+}
+
+// A cold Lanczos start: one standard normal n-vector from seed.
+Eigen::MatrixXd random_start(Index n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal;
+  Eigen::MatrixXd start(n, 1);
+  for (Index i = 0; i < n; ++i) start(i, 0) = normal(rng);
+  return start;
+}
+
+// Tr(Yc' Q Yc) with Q applied by op.
+double trace_yqy(const SymmetricOperator& op, const RowMatrixXd& Yc) {
+  Eigen::MatrixXd QY(Yc.rows(), Yc.cols());
+  op.apply(Eigen::MatrixXd(Yc), QY);
+  return (Yc.transpose() * QY).trace();
+}
+
+// The U-step by Lanczos on S = D^-1/2 K D^-1/2 stored in single precision, H applied on the fly.
+UStep u_step_float(const RowMatrixXd& Z, const Eigen::VectorXd& dinv_sqrt, const RowMatrixXd& Yc, double sigma,
+                   const Eigen::MatrixXd& start, const LanczosOptions& lo, ThreadTeam& team,
+                   const InterruptPoll& poll) {
+  const Index n = Z.rows();
+  std::vector<float> S(static_cast<std::size_t>(n) * static_cast<std::size_t>(n));
+  gaussian_kernel_dense_scaled(Z, sigma, dinv_sqrt, S.data(), team, poll);
+  CentredFloatOperator op(S.data(), n, team);
+  LanczosResult r = lanczos(op, start, lo, team, poll);
+  UStep out;
+  out.U = std::move(r.vectors);
+  out.values = std::move(r.values);
+  out.matvecs = r.n_matvec;
+  out.hsic_y = trace_yqy(op, Yc);
+  return out;
+}
+
+// The U-step on the explicit double-precision Q: a full eigendecomposition up to
+// solver_choice::kKdacFullEigenMaxN points (or when Lanczos has no room, ncv <= k), else Lanczos.
+UStep u_step_dense(const RowMatrixXd& Z, const Eigen::VectorXd& dinv_sqrt, const RowMatrixXd& Yc, double sigma,
+                   const Eigen::MatrixXd& start, const LanczosOptions& lo, ThreadTeam& team,
+                   const InterruptPoll& poll) {
+  const Index n = Z.rows(), k = lo.k;
+  RowMatrixXd Q = gaussian_kernel_dense(Z, sigma, team, poll);
+  // In place: Q may be 512 MB, so no temporaries of its size.
+  Q.array().colwise() *= dinv_sqrt.array();
+  Q.array().rowwise() *= dinv_sqrt.transpose().array();
+  // H Q H: subtract row and column means (Q is symmetric, so both are the same vector).
+  const Eigen::VectorXd mean = Q.rowwise().mean();
+  const double total = mean.mean();
+  Q.colwise() -= mean;
+  Q.rowwise() -= mean.transpose();
+  Q.array() += total;
+  UStep out;
+  const Eigen::MatrixXd QY = Q * Yc;
+  out.hsic_y = (Yc.transpose() * QY).trace();
+  if (n <= solver_choice::kKdacFullEigenMaxN || lo.ncv <= k) {
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(Eigen::MatrixXd(Q), Eigen::ComputeEigenvectors);
+    if (es.info() != Eigen::Success) throw std::runtime_error("kdac: dense eigensolver failed");
+    out.U = es.eigenvectors().rightCols(k).rowwise().reverse();
+    out.values = es.eigenvalues().tail(k).reverse();
+  } else {
+    DenseOperator op(Q, team);
+    LanczosResult r = lanczos(op, start, lo, team, poll);
+    out.U = std::move(r.vectors);
+    out.values = std::move(r.values);
+    out.matvecs = r.n_matvec;
+  }
+  return out;
+}
+
+// The U-step by Lanczos with the kernel recomputed on every product (NormalizedKernelOperator).
+UStep u_step_matrix_free(const RowMatrixXd& Z, const Eigen::VectorXd& dinv_sqrt, const RowMatrixXd& Yc, double sigma,
+                         const Eigen::MatrixXd& start, const LanczosOptions& lo, ThreadTeam& team,
+                         const InterruptPoll& poll) {
+  NormalizedKernelOperator op(Z, dinv_sqrt, sigma, team, poll);
+  LanczosResult r = lanczos(op, start, lo, team, poll);
+  UStep out;
+  out.U = std::move(r.vectors);
+  out.values = std::move(r.values);
+  out.hsic_y = trace_yqy(op, Yc);
+  out.matvecs = op.matvecs;  // counts the product with Yc too
+  return out;
+}
+
 // Eq. (3): U = the k eigenvectors of Q = H D^-1/2 K D^-1/2 H with the largest eigenvalues, for the
 // kernel of Z and the degrees D. warm (n x k or empty) starts Lanczos from the previous U.
 UStep u_step(const RowMatrixXd& Z, const Eigen::VectorXd& degree, const RowMatrixXd& Yc, double sigma, Index k,
              const Eigen::MatrixXd& warm, const KdacOptions& opt, ThreadTeam& team, const InterruptPoll& poll) {
   const Index n = Z.rows();
   const Eigen::VectorXd dinv_sqrt = degree.array().rsqrt().matrix();
+  const bool warm_start = warm.cols() == k;
+  const LanczosOptions lo = u_step_lanczos_options(n, k, warm_start, opt);
+  const Eigen::MatrixXd start = warm_start ? warm : random_start(n, opt.seed);
   UStep out;
-  // A warm start (the previous U, near the answer once the outer loop settles) needs few Lanczos
-  // steps, so a smaller basis lets a cycle end and test convergence sooner.
-  const Index extra =
-      warm.cols() == k ? std::max<Index>(kWarmExtra, (3 * k + 4) / 5) : std::max<Index>(20, (3 * k + 4) / 5);
-  const Index ncv = std::min<Index>(n, k + extra);
-  LanczosOptions lo;
-  lo.k = k;
-  lo.largest = true;
-  lo.ncv = ncv;
-  lo.tol = opt.eig_tol;
-  lo.seed = opt.seed;
-  Eigen::MatrixXd start;
-  if (warm.cols() == k) {
-    start = warm;
-  } else {
-    std::mt19937_64 rng(opt.seed);
-    std::normal_distribution<double> normal;
-    start.resize(n, 1);
-    for (Index i = 0; i < n; ++i) start(i, 0) = normal(rng);
-  }
-
-  if (n <= opt.dense_max_n && n > solver_choice::kKdacFloatMinN && ncv > k) {
-    std::vector<float> S(static_cast<std::size_t>(n) * static_cast<std::size_t>(n));
-    gaussian_kernel_dense_scaled(Z, sigma, dinv_sqrt, S.data(), team, poll);
-    CentredFloatOperator op(S.data(), n, team);
-    LanczosResult r = lanczos(op, start, lo, team, poll);
-    out.U = std::move(r.vectors);
-    out.values = std::move(r.values);
-    out.matvecs = r.n_matvec;
-    Eigen::MatrixXd QY(n, Yc.cols());
-    op.apply(Eigen::MatrixXd(Yc), QY);
-    out.hsic_y = (Yc.transpose() * QY).trace();
-  } else if (n <= opt.dense_max_n || n <= solver_choice::kKdacFullEigenMaxN || ncv <= k) {
-    RowMatrixXd Q = gaussian_kernel_dense(Z, sigma, team, poll);
-    // In place: Q may be 512 MB, so no temporaries of its size.
-    Q.array().colwise() *= dinv_sqrt.array();
-    Q.array().rowwise() *= dinv_sqrt.transpose().array();
-    // H Q H: subtract row and column means (Q is symmetric, so both are the same vector).
-    const Eigen::VectorXd mean = Q.rowwise().mean();
-    const double total = mean.mean();
-    Q.colwise() -= mean;
-    Q.rowwise() -= mean.transpose();
-    Q.array() += total;
-    const Eigen::MatrixXd QY = Q * Yc;
-    out.hsic_y = (Yc.transpose() * QY).trace();
-    if (n <= solver_choice::kKdacFullEigenMaxN || ncv <= k) {
-      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(Eigen::MatrixXd(Q), Eigen::ComputeEigenvectors);
-      if (es.info() != Eigen::Success) throw std::runtime_error("kdac: dense eigensolver failed");
-      out.U = es.eigenvectors().rightCols(k).rowwise().reverse();
-      out.values = es.eigenvalues().tail(k).reverse();
-    } else {
-      DenseOperator op(Q, team);
-      LanczosResult r = lanczos(op, start, lo, team, poll);
-      out.U = std::move(r.vectors);
-      out.values = std::move(r.values);
-      out.matvecs = r.n_matvec;
-    }
-  } else {
-    NormalizedKernelOperator op(Z, dinv_sqrt, sigma, team, poll);
-    LanczosResult r = lanczos(op, start, lo, team, poll);
-    out.U = std::move(r.vectors);
-    out.values = std::move(r.values);
-    Eigen::MatrixXd QY(n, Yc.cols());
-    op.apply(Eigen::MatrixXd(Yc), QY);
-    out.hsic_y = (Yc.transpose() * QY).trace();
-    out.matvecs = op.matvecs;
-  }
+  if (n <= opt.dense_max_n && n > solver_choice::kKdacFloatMinN && lo.ncv > k)
+    out = u_step_float(Z, dinv_sqrt, Yc, sigma, start, lo, team, poll);
+  else if (n <= opt.dense_max_n || n <= solver_choice::kKdacFullEigenMaxN || lo.ncv <= k)
+    out = u_step_dense(Z, dinv_sqrt, Yc, sigma, start, lo, team, poll);
+  else
+    out = u_step_matrix_free(Z, dinv_sqrt, Yc, sigma, start, lo, team, poll);
   if (out.U.cols() != k) throw std::runtime_error("kdac: the U-step found fewer than n_clusters eigenpairs");
   fix_signs(out.U);
   return out;
