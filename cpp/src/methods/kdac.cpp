@@ -268,6 +268,116 @@ class AndersonProjector {
   std::deque<Eigen::VectorXd> x_, g_;
 };
 
+// The ISM iteration (Algorithm 2) as named steps on its state: the iterate W, the previous one
+// (for the 2-cycle test) and the map value W_next = eig_min(Phi(W)). ism() below is the loop.
+class IsmSolver {
+ public:
+  IsmSolver(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, const MatrixRef& A,
+            const Eigen::Ref<const Eigen::VectorXd>& c, const IsmOptions& options, ThreadTeam& team,
+            const InterruptPoll& poll)
+      : X_(X),
+        A_(A),
+        c_(c),
+        opt_(options),
+        team_(team),
+        poll_(poll),
+        q_(W0.cols()),
+        W_(W0),
+        anderson_(X.cols(), W0.cols(), options.anderson_depth) {}
+
+  // Iteration s of the map: Phi(W) and W_next = eig_min(Phi(W)), the q eigenvectors with the
+  // smallest eigenvalues (Alg. 2); returns the projection distance from W to W_next.
+  double map(Index s) {
+    const PhiResult ph = hsic_phi(X_, W_, A_, c_, opt_.sigma, false, team_, poll_);
+    trace_ = ph.trace_gamma_k;
+    out_.trace_gamma_k.push_back(trace_);
+    es_.compute(ph.phi, Eigen::ComputeEigenvectors);
+    if (es_.info() != Eigen::Success) throw std::runtime_error("ism: eigensolver failed on Phi");
+    out_.eigenvalues = es_.eigenvalues();
+    W_next_ = es_.eigenvectors().leftCols(q_);
+    fix_signs(W_next_);
+    dist_ = projection_distance(W_, W_next_);
+    out_.distance.push_back(dist_);
+    out_.n_iter = s;
+    return dist_;
+  }
+
+  // Period 2: W_{s+1} is W_{s-1} again.
+  bool two_cycle() const {
+    const double near = std::max(opt_.tol, 1e-3 * dist_);
+    return projection_distance(W_prev_, W_next_) <= near;
+  }
+
+  // On a 2-cycle, step to the subspace between the two ends (the top q eigenvectors of
+  // W W' + W_next W_next') and iterate on: from random starts on the paper's MoonN far more runs
+  // then reach the alternative clustering (bench/results/kdac.md). False once kMaxDampedSteps
+  // were taken (or the eigensolver fails).
+  bool damp() {
+    Eigen::MatrixXd middle;
+    if (out_.n_damped >= kMaxDampedSteps ||
+        !leading_subspace(W_ * W_.transpose() + W_next_ * W_next_.transpose(), q_, middle))
+      return false;
+    ++out_.n_damped;
+    W_prev_ = std::move(W_);
+    trace_prev_ = trace_;
+    W_ = std::move(middle);
+    anderson_.clear();
+    residual_prev_ = std::numeric_limits<double>::infinity();
+    return true;
+  }
+
+  // The next iterate: Anderson-accelerated while the fixed-point residual shrinks, else (history
+  // cleared) the plain step W_next.
+  void advance() {
+    Eigen::MatrixXd W_step;
+    if (opt_.anderson_depth > 0 && q_ < X_.cols() && dist_ < residual_prev_) {
+      W_step = anderson_.next(W_, W_next_);
+    } else {
+      anderson_.clear();
+      W_step = std::move(W_next_);
+    }
+    residual_prev_ = dist_;
+    W_prev_ = std::move(W_);
+    trace_prev_ = trace_;
+    W_ = std::move(W_step);
+  }
+
+  IsmResult converged() {
+    out_.W = std::move(W_next_);
+    out_.status = SolverStatus::converged;
+    return std::move(out_);
+  }
+
+  // Still a 2-cycle: keep the end with the larger Tr(gamma K), i.e. the smaller cost (4a) under
+  // the fixed gamma of this W-step.
+  IsmResult keep_better_end() {
+    out_.cycled = true;
+    out_.status = SolverStatus::not_converged;
+    out_.W = trace_ >= trace_prev_ ? W_ : W_prev_;
+    return std::move(out_);
+  }
+
+  IsmResult max_iter() {
+    out_.W = std::move(W_);
+    return std::move(out_);
+  }
+
+ private:
+  const MatrixRef& X_;
+  const MatrixRef& A_;
+  const Eigen::Ref<const Eigen::VectorXd>& c_;
+  const IsmOptions& opt_;
+  ThreadTeam& team_;
+  const InterruptPoll& poll_;
+  const Index q_;
+  IsmResult out_;
+  Eigen::MatrixXd W_, W_prev_, W_next_;
+  double trace_ = 0.0, trace_prev_ = 0.0, dist_ = 0.0;
+  double residual_prev_ = std::numeric_limits<double>::infinity();
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es_;
+  AndersonProjector anderson_;
+};
+
 }  // namespace
 
 IsmResult ism(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, const MatrixRef& A,
@@ -275,74 +385,20 @@ IsmResult ism(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, c
               const InterruptPoll& poll) {
   const Index d = X.cols(), q = W0.cols();
   if (W0.rows() != d || q < 1 || q > d) throw std::invalid_argument("ism: W0 must be d x q with 1 <= q <= d");
-  const double sigma = options.sigma, tol = options.tol;
-  const Index max_iter = options.max_iter, anderson_depth = options.anderson_depth;
-  IsmResult out;
-  Eigen::MatrixXd W = W0, W_prev;
-  double trace_prev = 0.0;
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es;
   // ISM converges linearly (rate: bench/results/kdac.md), one Phi assembly per step; Anderson
   // acceleration is used while the fixed-point residual shrinks and dropped (history cleared,
   // plain steps) as soon as it does not, which also leaves a 2-cycle (constant residual) to the
-  // plain iteration and the detection below.
-  AndersonProjector anderson(d, q, anderson_depth);
-  double residual_prev = std::numeric_limits<double>::infinity();
-  for (Index s = 1; s <= max_iter; ++s) {
-    const PhiResult ph = hsic_phi(X, W, A, c, sigma, false, team, poll);
-    out.trace_gamma_k.push_back(ph.trace_gamma_k);
-    // W_{s+1} = eig_min(Phi(W_s)): the q eigenvectors with the smallest eigenvalues (Alg. 2).
-    es.compute(ph.phi, Eigen::ComputeEigenvectors);
-    if (es.info() != Eigen::Success) throw std::runtime_error("ism: eigensolver failed on Phi");
-    out.eigenvalues = es.eigenvalues();
-    Eigen::MatrixXd W_next = es.eigenvectors().leftCols(q);
-    fix_signs(W_next);
-    const double dist = projection_distance(W, W_next);
-    out.distance.push_back(dist);
-    out.n_iter = s;
-    if (dist <= tol) {
-      out.W = std::move(W_next);
-      out.status = SolverStatus::converged;
-      return out;
+  // plain iteration and the 2-cycle test.
+  IsmSolver solver(X, W0, A, c, options, team, poll);
+  for (Index s = 1; s <= options.max_iter; ++s) {
+    if (solver.map(s) <= options.tol) return solver.converged();
+    if (s >= 2 && solver.two_cycle()) {
+      if (solver.damp()) continue;
+      return solver.keep_better_end();
     }
-    if (s >= 2) {
-      const bool two_cycle = projection_distance(W_prev, W_next) <= std::max(tol, 1e-3 * dist);
-      Eigen::MatrixXd middle;
-      // Period 2: W_{s+1} is W_{s-1} again. Step to the subspace between the two ends (the top
-      // q eigenvectors of W W' + W_next W_next') and iterate on: from random starts on the
-      // paper's MoonN far more runs then reach the alternative clustering (bench/results/kdac.md).
-      if (two_cycle && out.n_damped < kMaxDampedSteps &&
-          leading_subspace(W * W.transpose() + W_next * W_next.transpose(), q, middle)) {
-        ++out.n_damped;
-        W_prev = std::move(W);
-        trace_prev = ph.trace_gamma_k;
-        W = std::move(middle);
-        anderson.clear();
-        residual_prev = std::numeric_limits<double>::infinity();
-        continue;
-      }
-      if (two_cycle) {
-        // Still a 2-cycle: keep the end with the larger Tr(gamma K), i.e. the smaller cost (4a)
-        // under the fixed gamma of this W-step.
-        out.cycled = true;
-        out.status = SolverStatus::not_converged;
-        out.W = ph.trace_gamma_k >= trace_prev ? W : W_prev;
-        return out;
-      }
-    }
-    Eigen::MatrixXd W_step;
-    if (anderson_depth > 0 && q < d && dist < residual_prev) {
-      W_step = anderson.next(W, W_next);
-    } else {
-      anderson.clear();
-      W_step = std::move(W_next);
-    }
-    residual_prev = dist;
-    W_prev = std::move(W);
-    trace_prev = ph.trace_gamma_k;
-    W = std::move(W_step);
+    solver.advance();
   }
-  out.W = std::move(W);
-  return out;
+  return solver.max_iter();
 }
 
 namespace {
