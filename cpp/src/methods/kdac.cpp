@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <deque>
 #include <limits>
 #include <random>
@@ -77,80 +78,117 @@ struct UStep {
   Index matvecs = 0;
 };
 
+// The Lanczos settings of a U-step. A warm start (the previous U, near the answer once the outer
+// loop settles) needs few Lanczos steps, so a smaller basis lets a cycle end and test convergence
+// sooner.
+LanczosOptions u_step_lanczos_options(Index n, Index k, bool warm, const KdacOptions& opt) {
+  const Index extra = warm ? std::max<Index>(kWarmExtra, (3 * k + 4) / 5) : std::max<Index>(20, (3 * k + 4) / 5);
+  LanczosOptions lo;
+  lo.k = k;
+  lo.which = LanczosWhich::largest;
+  lo.ncv = std::min<Index>(n, k + extra);
+  lo.tol = opt.eig_tol;
+  lo.seed = opt.seed;
+  return lo;
+}
+
+// A cold Lanczos start: one standard normal n-vector from seed.
+Eigen::MatrixXd random_start(Index n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal;
+  Eigen::MatrixXd start(n, 1);
+  for (Index i = 0; i < n; ++i) start(i, 0) = normal(rng);
+  return start;
+}
+
+// Tr(Yc' Q Yc) with Q applied by op.
+double trace_yqy(const SymmetricOperator& op, const RowMatrixXd& Yc) {
+  Eigen::MatrixXd QY(Yc.rows(), Yc.cols());
+  op.apply(Eigen::MatrixXd(Yc), QY);
+  return (Yc.transpose() * QY).trace();
+}
+
+// The U-step by Lanczos on S = D^-1/2 K D^-1/2 stored in single precision, H applied on the fly.
+UStep u_step_float(const RowMatrixXd& Z, const Eigen::VectorXd& dinv_sqrt, const RowMatrixXd& Yc, double sigma,
+                   const Eigen::MatrixXd& start, const LanczosOptions& lo, ThreadTeam& team,
+                   const InterruptPoll& poll) {
+  const Index n = Z.rows();
+  std::vector<float> S(static_cast<std::size_t>(n) * static_cast<std::size_t>(n));
+  gaussian_kernel_dense_scaled(Z, sigma, dinv_sqrt, S.data(), team, poll);
+  CentredFloatOperator op(S.data(), n, team);
+  LanczosResult r = lanczos(op, start, lo, team, poll);
+  UStep out;
+  out.U = std::move(r.vectors);
+  out.values = std::move(r.values);
+  out.matvecs = r.n_matvec;
+  out.hsic_y = trace_yqy(op, Yc);
+  return out;
+}
+
+// The U-step on the explicit double-precision Q: a full eigendecomposition up to
+// solver_choice::kKdacFullEigenMaxN points (or when Lanczos has no room, ncv <= k), else Lanczos.
+UStep u_step_dense(const RowMatrixXd& Z, const Eigen::VectorXd& dinv_sqrt, const RowMatrixXd& Yc, double sigma,
+                   const Eigen::MatrixXd& start, const LanczosOptions& lo, ThreadTeam& team,
+                   const InterruptPoll& poll) {
+  const Index n = Z.rows(), k = lo.k;
+  RowMatrixXd Q = gaussian_kernel_dense(Z, sigma, team, poll);
+  // In place: Q may be 512 MB, so no temporaries of its size.
+  Q.array().colwise() *= dinv_sqrt.array();
+  Q.array().rowwise() *= dinv_sqrt.transpose().array();
+  // H Q H: subtract row and column means (Q is symmetric, so both are the same vector).
+  const Eigen::VectorXd mean = Q.rowwise().mean();
+  const double total = mean.mean();
+  Q.colwise() -= mean;
+  Q.rowwise() -= mean.transpose();
+  Q.array() += total;
+  UStep out;
+  const Eigen::MatrixXd QY = Q * Yc;
+  out.hsic_y = (Yc.transpose() * QY).trace();
+  if (n <= solver_choice::kKdacFullEigenMaxN || lo.ncv <= k) {
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(Eigen::MatrixXd(Q), Eigen::ComputeEigenvectors);
+    if (es.info() != Eigen::Success) throw std::runtime_error("kdac: dense eigensolver failed");
+    out.U = es.eigenvectors().rightCols(k).rowwise().reverse();
+    out.values = es.eigenvalues().tail(k).reverse();
+  } else {
+    DenseOperator op(Q, team);
+    LanczosResult r = lanczos(op, start, lo, team, poll);
+    out.U = std::move(r.vectors);
+    out.values = std::move(r.values);
+    out.matvecs = r.n_matvec;
+  }
+  return out;
+}
+
+// The U-step by Lanczos with the kernel recomputed on every product (NormalizedKernelOperator).
+UStep u_step_matrix_free(const RowMatrixXd& Z, const Eigen::VectorXd& dinv_sqrt, const RowMatrixXd& Yc, double sigma,
+                         const Eigen::MatrixXd& start, const LanczosOptions& lo, ThreadTeam& team,
+                         const InterruptPoll& poll) {
+  NormalizedKernelOperator op(Z, dinv_sqrt, sigma, team, poll);
+  LanczosResult r = lanczos(op, start, lo, team, poll);
+  UStep out;
+  out.U = std::move(r.vectors);
+  out.values = std::move(r.values);
+  out.hsic_y = trace_yqy(op, Yc);
+  out.matvecs = op.matvecs;  // counts the product with Yc too
+  return out;
+}
+
 // Eq. (3): U = the k eigenvectors of Q = H D^-1/2 K D^-1/2 H with the largest eigenvalues, for the
 // kernel of Z and the degrees D. warm (n x k or empty) starts Lanczos from the previous U.
 UStep u_step(const RowMatrixXd& Z, const Eigen::VectorXd& degree, const RowMatrixXd& Yc, double sigma, Index k,
              const Eigen::MatrixXd& warm, const KdacOptions& opt, ThreadTeam& team, const InterruptPoll& poll) {
   const Index n = Z.rows();
   const Eigen::VectorXd dinv_sqrt = degree.array().rsqrt().matrix();
+  const bool warm_start = warm.cols() == k;
+  const LanczosOptions lo = u_step_lanczos_options(n, k, warm_start, opt);
+  const Eigen::MatrixXd start = warm_start ? warm : random_start(n, opt.seed);
   UStep out;
-  // A warm start (the previous U, near the answer once the outer loop settles) needs few Lanczos
-  // steps, so a smaller basis lets a cycle end and test convergence sooner.
-  const Index extra =
-      warm.cols() == k ? std::max<Index>(kWarmExtra, (3 * k + 4) / 5) : std::max<Index>(20, (3 * k + 4) / 5);
-  const Index ncv = std::min<Index>(n, k + extra);
-  LanczosOptions lo;
-  lo.k = k;
-  lo.which = LanczosWhich::largest;
-  lo.ncv = ncv;
-  lo.tol = opt.eig_tol;
-  lo.seed = opt.seed;
-  Eigen::MatrixXd start;
-  if (warm.cols() == k) {
-    start = warm;
-  } else {
-    std::mt19937_64 rng(opt.seed);
-    std::normal_distribution<double> normal;
-    start.resize(n, 1);
-    for (Index i = 0; i < n; ++i) start(i, 0) = normal(rng);
-  }
-
-  if (n <= opt.dense_max_n && n > solver_choice::kKdacFloatMinN && ncv > k) {
-    std::vector<float> S(static_cast<std::size_t>(n) * static_cast<std::size_t>(n));
-    gaussian_kernel_dense_scaled(Z, sigma, dinv_sqrt, S.data(), team, poll);
-    CentredFloatOperator op(S.data(), n, team);
-    LanczosResult r = lanczos(op, start, lo, team, poll);
-    out.U = std::move(r.vectors);
-    out.values = std::move(r.values);
-    out.matvecs = r.n_matvec;
-    Eigen::MatrixXd QY(n, Yc.cols());
-    op.apply(Eigen::MatrixXd(Yc), QY);
-    out.hsic_y = (Yc.transpose() * QY).trace();
-  } else if (n <= opt.dense_max_n || n <= solver_choice::kKdacFullEigenMaxN || ncv <= k) {
-    RowMatrixXd Q = gaussian_kernel_dense(Z, sigma, team, poll);
-    // In place: Q may be 512 MB, so no temporaries of its size.
-    Q.array().colwise() *= dinv_sqrt.array();
-    Q.array().rowwise() *= dinv_sqrt.transpose().array();
-    // H Q H: subtract row and column means (Q is symmetric, so both are the same vector).
-    const Eigen::VectorXd mean = Q.rowwise().mean();
-    const double total = mean.mean();
-    Q.colwise() -= mean;
-    Q.rowwise() -= mean.transpose();
-    Q.array() += total;
-    const Eigen::MatrixXd QY = Q * Yc;
-    out.hsic_y = (Yc.transpose() * QY).trace();
-    if (n <= solver_choice::kKdacFullEigenMaxN || ncv <= k) {
-      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(Eigen::MatrixXd(Q), Eigen::ComputeEigenvectors);
-      if (es.info() != Eigen::Success) throw std::runtime_error("kdac: dense eigensolver failed");
-      out.U = es.eigenvectors().rightCols(k).rowwise().reverse();
-      out.values = es.eigenvalues().tail(k).reverse();
-    } else {
-      DenseOperator op(Q, team);
-      LanczosResult r = lanczos(op, start, lo, team, poll);
-      out.U = std::move(r.vectors);
-      out.values = std::move(r.values);
-      out.matvecs = r.n_matvec;
-    }
-  } else {
-    NormalizedKernelOperator op(Z, dinv_sqrt, sigma, team, poll);
-    LanczosResult r = lanczos(op, start, lo, team, poll);
-    out.U = std::move(r.vectors);
-    out.values = std::move(r.values);
-    Eigen::MatrixXd QY(n, Yc.cols());
-    op.apply(Eigen::MatrixXd(Yc), QY);
-    out.hsic_y = (Yc.transpose() * QY).trace();
-    out.matvecs = op.matvecs;
-  }
+  if (n <= opt.dense_max_n && n > solver_choice::kKdacFloatMinN && lo.ncv > k)
+    out = u_step_float(Z, dinv_sqrt, Yc, sigma, start, lo, team, poll);
+  else if (n <= opt.dense_max_n || n <= solver_choice::kKdacFullEigenMaxN || lo.ncv <= k)
+    out = u_step_dense(Z, dinv_sqrt, Yc, sigma, start, lo, team, poll);
+  else
+    out = u_step_matrix_free(Z, dinv_sqrt, Yc, sigma, start, lo, team, poll);
   if (out.U.cols() != k) throw std::runtime_error("kdac: the U-step found fewer than n_clusters eigenpairs");
   fix_signs(out.U);
   return out;
@@ -230,6 +268,116 @@ class AndersonProjector {
   std::deque<Eigen::VectorXd> x_, g_;
 };
 
+// The ISM iteration (Algorithm 2) as named steps on its state: the iterate W, the previous one
+// (for the 2-cycle test) and the map value W_next = eig_min(Phi(W)). ism() below is the loop.
+class IsmSolver {
+ public:
+  IsmSolver(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, const MatrixRef& A,
+            const Eigen::Ref<const Eigen::VectorXd>& c, const IsmOptions& options, ThreadTeam& team,
+            const InterruptPoll& poll)
+      : X_(X),
+        A_(A),
+        c_(c),
+        opt_(options),
+        team_(team),
+        poll_(poll),
+        q_(W0.cols()),
+        W_(W0),
+        anderson_(X.cols(), W0.cols(), options.anderson_depth) {}
+
+  // Iteration s of the map: Phi(W) and W_next = eig_min(Phi(W)), the q eigenvectors with the
+  // smallest eigenvalues (Alg. 2); returns the projection distance from W to W_next.
+  double map(Index s) {
+    const PhiResult ph = hsic_phi(X_, W_, A_, c_, opt_.sigma, false, team_, poll_);
+    trace_ = ph.trace_gamma_k;
+    out_.trace_gamma_k.push_back(trace_);
+    es_.compute(ph.phi, Eigen::ComputeEigenvectors);
+    if (es_.info() != Eigen::Success) throw std::runtime_error("ism: eigensolver failed on Phi");
+    out_.eigenvalues = es_.eigenvalues();
+    W_next_ = es_.eigenvectors().leftCols(q_);
+    fix_signs(W_next_);
+    dist_ = projection_distance(W_, W_next_);
+    out_.distance.push_back(dist_);
+    out_.n_iter = s;
+    return dist_;
+  }
+
+  // Period 2: W_{s+1} is W_{s-1} again.
+  bool two_cycle() const {
+    const double near = std::max(opt_.tol, 1e-3 * dist_);
+    return projection_distance(W_prev_, W_next_) <= near;
+  }
+
+  // On a 2-cycle, step to the subspace between the two ends (the top q eigenvectors of
+  // W W' + W_next W_next') and iterate on: from random starts on the paper's MoonN far more runs
+  // then reach the alternative clustering (bench/results/kdac.md). False once kMaxDampedSteps
+  // were taken (or the eigensolver fails).
+  bool damp() {
+    Eigen::MatrixXd middle;
+    if (out_.n_damped >= kMaxDampedSteps ||
+        !leading_subspace(W_ * W_.transpose() + W_next_ * W_next_.transpose(), q_, middle))
+      return false;
+    ++out_.n_damped;
+    W_prev_ = std::move(W_);
+    trace_prev_ = trace_;
+    W_ = std::move(middle);
+    anderson_.clear();
+    residual_prev_ = std::numeric_limits<double>::infinity();
+    return true;
+  }
+
+  // The next iterate: Anderson-accelerated while the fixed-point residual shrinks, else (history
+  // cleared) the plain step W_next.
+  void advance() {
+    Eigen::MatrixXd W_step;
+    if (opt_.anderson_depth > 0 && q_ < X_.cols() && dist_ < residual_prev_) {
+      W_step = anderson_.next(W_, W_next_);
+    } else {
+      anderson_.clear();
+      W_step = std::move(W_next_);
+    }
+    residual_prev_ = dist_;
+    W_prev_ = std::move(W_);
+    trace_prev_ = trace_;
+    W_ = std::move(W_step);
+  }
+
+  IsmResult converged() {
+    out_.W = std::move(W_next_);
+    out_.status = SolverStatus::converged;
+    return std::move(out_);
+  }
+
+  // Still a 2-cycle: keep the end with the larger Tr(gamma K), i.e. the smaller cost (4a) under
+  // the fixed gamma of this W-step.
+  IsmResult keep_better_end() {
+    out_.cycled = true;
+    out_.status = SolverStatus::not_converged;
+    out_.W = trace_ >= trace_prev_ ? W_ : W_prev_;
+    return std::move(out_);
+  }
+
+  IsmResult max_iter() {
+    out_.W = std::move(W_);
+    return std::move(out_);
+  }
+
+ private:
+  const MatrixRef& X_;
+  const MatrixRef& A_;
+  const Eigen::Ref<const Eigen::VectorXd>& c_;
+  const IsmOptions& opt_;
+  ThreadTeam& team_;
+  const InterruptPoll& poll_;
+  const Index q_;
+  IsmResult out_;
+  Eigen::MatrixXd W_, W_prev_, W_next_;
+  double trace_ = 0.0, trace_prev_ = 0.0, dist_ = 0.0;
+  double residual_prev_ = std::numeric_limits<double>::infinity();
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es_;
+  AndersonProjector anderson_;
+};
+
 }  // namespace
 
 IsmResult ism(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, const MatrixRef& A,
@@ -237,79 +385,27 @@ IsmResult ism(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, c
               const InterruptPoll& poll) {
   const Index d = X.cols(), q = W0.cols();
   if (W0.rows() != d || q < 1 || q > d) throw std::invalid_argument("ism: W0 must be d x q with 1 <= q <= d");
-  const double sigma = options.sigma, tol = options.tol;
-  const Index max_iter = options.max_iter, anderson_depth = options.anderson_depth;
-  IsmResult out;
-  Eigen::MatrixXd W = W0, W_prev;
-  double trace_prev = 0.0;
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es;
   // ISM converges linearly (rate: bench/results/kdac.md), one Phi assembly per step; Anderson
   // acceleration is used while the fixed-point residual shrinks and dropped (history cleared,
   // plain steps) as soon as it does not, which also leaves a 2-cycle (constant residual) to the
-  // plain iteration and the detection below.
-  AndersonProjector anderson(d, q, anderson_depth);
-  double residual_prev = std::numeric_limits<double>::infinity();
-  for (Index s = 1; s <= max_iter; ++s) {
-    const PhiResult ph = hsic_phi(X, W, A, c, sigma, false, team, poll);
-    out.trace_gamma_k.push_back(ph.trace_gamma_k);
-    // W_{s+1} = eig_min(Phi(W_s)): the q eigenvectors with the smallest eigenvalues (Alg. 2).
-    es.compute(ph.phi, Eigen::ComputeEigenvectors);
-    if (es.info() != Eigen::Success) throw std::runtime_error("ism: eigensolver failed on Phi");
-    out.eigenvalues = es.eigenvalues();
-    Eigen::MatrixXd W_next = es.eigenvectors().leftCols(q);
-    fix_signs(W_next);
-    const double dist = projection_distance(W, W_next);
-    out.distance.push_back(dist);
-    out.n_iter = s;
-    if (dist <= tol) {
-      out.W = std::move(W_next);
-      out.status = SolverStatus::converged;
-      return out;
+  // plain iteration and the 2-cycle test.
+  IsmSolver solver(X, W0, A, c, options, team, poll);
+  for (Index s = 1; s <= options.max_iter; ++s) {
+    if (solver.map(s) <= options.tol) return solver.converged();
+    if (s >= 2 && solver.two_cycle()) {
+      if (solver.damp()) continue;
+      return solver.keep_better_end();
     }
-    if (s >= 2) {
-      const bool two_cycle = projection_distance(W_prev, W_next) <= std::max(tol, 1e-3 * dist);
-      Eigen::MatrixXd middle;
-      // Period 2: W_{s+1} is W_{s-1} again. Step to the subspace between the two ends (the top
-      // q eigenvectors of W W' + W_next W_next') and iterate on: from random starts on the
-      // paper's MoonN far more runs then reach the alternative clustering (bench/results/kdac.md).
-      if (two_cycle && out.n_damped < kMaxDampedSteps &&
-          leading_subspace(W * W.transpose() + W_next * W_next.transpose(), q, middle)) {
-        ++out.n_damped;
-        W_prev = std::move(W);
-        trace_prev = ph.trace_gamma_k;
-        W = std::move(middle);
-        anderson.clear();
-        residual_prev = std::numeric_limits<double>::infinity();
-        continue;
-      }
-      if (two_cycle) {
-        // Still a 2-cycle: keep the end with the larger Tr(gamma K), i.e. the smaller cost (4a)
-        // under the fixed gamma of this W-step.
-        out.cycled = true;
-        out.status = SolverStatus::not_converged;
-        out.W = ph.trace_gamma_k >= trace_prev ? W : W_prev;
-        return out;
-      }
-    }
-    Eigen::MatrixXd W_step;
-    if (anderson_depth > 0 && q < d && dist < residual_prev) {
-      W_step = anderson.next(W, W_next);
-    } else {
-      anderson.clear();
-      W_step = std::move(W_next);
-    }
-    residual_prev = dist;
-    W_prev = std::move(W);
-    trace_prev = ph.trace_gamma_k;
-    W = std::move(W_step);
+    solver.advance();
   }
-  out.W = std::move(W);
-  return out;
+  return solver.max_iter();
 }
 
-KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const std::optional<MatrixRef>& W0, const KdacOptions& opt,
-                ThreadTeam& team, const Monitor<KdacIteration>& monitor, const InterruptPoll& poll) {
-  // Shape checks only (they guard the indexing below); the parameters are the caller's to check.
+namespace {
+
+// Shape checks only (they guard the indexing below); the parameters are the caller's to check.
+void check_kdac_shapes(const MatrixRef& X, const MatrixRef& Y, const std::optional<MatrixRef>& W0,
+                       const KdacOptions& opt) {
   const Index n = X.rows(), d = X.cols(), k = opt.n_clusters;
   if (n < 2 || d < 1) throw std::invalid_argument("kdac: X must have at least 2 rows and 1 column");
   if (Y.rows() != n || Y.cols() < 1) throw std::invalid_argument("kdac: Y must be n x k_y with k_y >= 1");
@@ -317,166 +413,240 @@ KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const std::optional<Matr
   if (W0 && (W0->rows() != d || W0->cols() < 1 || W0->cols() > d))
     throw std::invalid_argument("kdac: W0 must be d x q with 1 <= q <= d");
   if (!W0 && opt.q && (*opt.q < 1 || *opt.q > d)) throw std::invalid_argument("kdac: q must satisfy 1 <= q <= d");
+}
 
+// Eq. (11): q at the largest gap between consecutive ascending eigenvalues of Phi_0.
+Index largest_gap_q(const Eigen::VectorXd& eigenvalues) {
+  Index q = 1;
+  double best = -1.0;
+  for (Index j = 1; j < eigenvalues.size(); ++j) {
+    const double gap = eigenvalues(j) - eigenvalues(j - 1);
+    if (gap > best) {
+      best = gap;
+      q = j;
+    }
+  }
+  return q;
+}
+
+// Spectral initialisation, eq. (12), the second-order Taylor expansion at W = 0: there K = 11'
+// and D = n I, so gamma = H (U U' - lambda Y Y') H / n has zero row sums, D_gamma = 0, and
+//   Phi_0 = sum_ij gamma_ij A_ij / sigma^2 = -(2 / (n sigma^2)) X' H (U U' - lambda Y Y') H X.
+// Its smallest eigenvectors are the largest of X'H(UU' - lambda YY')HX. Stores the eigenvalues of
+// Phi_0 (ascending) in eigenvalues; q is options.q or chosen by eq. (11).
+Eigen::MatrixXd spectral_w0(const RowMatrixXd& Xc, const RowMatrixXd& Yc, const Eigen::MatrixXd& U,
+                            const KdacOptions& opt, Eigen::VectorXd& eigenvalues) {
   const double sigma = opt.sigma, lambda = opt.lambda;
-  // Centre once: H X is what every formula sees (Phi and the kernel are translation invariant).
-  const RowMatrixXd Xc = X.rowwise() - X.colwise().mean();
-  const RowMatrixXd Yc = Y.rowwise() - Y.colwise().mean();  // H Y
-  KdacResult res;
-  res.used_dense = n <= opt.dense_max_n;
+  const Eigen::MatrixXd XU = Xc.transpose() * U, XY = Xc.transpose() * Yc;
+  const Eigen::MatrixXd M = XU * XU.transpose() - lambda * (XY * XY.transpose());
+  const Eigen::MatrixXd phi0 = (-2.0 / (static_cast<double>(Xc.rows()) * sigma * sigma)) * M;
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(phi0, Eigen::ComputeEigenvectors);
+  eigenvalues = es.eigenvalues();
+  const Index q = opt.q ? *opt.q : largest_gap_q(eigenvalues);
+  Eigen::MatrixXd W = es.eigenvectors().leftCols(q);
+  fix_signs(W);
+  return W;
+}
 
-  // U_0: the spectral step (3) on the kernel of the full space (W = I), i.e. spectral clustering of
-  // X itself ("initialise U_0 from the original clustering" of Algorithm 1, read as the clustering
-  // the data show before any projection).
-  Eigen::VectorXd degree = gaussian_degree(Xc, sigma, team, poll);
-  Eigen::MatrixXd U = u_step(Xc, degree, Yc, sigma, k, Eigen::MatrixXd(), opt, team, poll).U;
+// The outer alternation of Algorithm 1 as named steps on its state (W, D, U); kdac() below is the
+// loop. Each step reads and writes the members in the order Algorithm 1 (as amended in the
+// comments) prescribes.
+class KdacSolver {
+ public:
+  KdacSolver(const MatrixRef& X, const MatrixRef& Y, const KdacOptions& opt, ThreadTeam& team,
+             const InterruptPoll& poll)
+      : opt_(opt),
+        team_(team),
+        poll_(poll),
+        // Centre once: H X and H Y are what every formula sees (Phi and the kernel are translation
+        // invariant).
+        Xc_(X.rowwise() - X.colwise().mean()),
+        Yc_(Y.rowwise() - Y.colwise().mean()) {
+    res_.used_dense = X.rows() <= opt.dense_max_n;
+  }
 
-  Eigen::MatrixXd W;
-  if (!W0) {
-    // Spectral initialisation, eq. (12), the second-order Taylor expansion at W = 0: there K = 11'
-    // and D = n I, so gamma = H (U U' - lambda Y Y') H / n has zero row sums, D_gamma = 0, and
-    //   Phi_0 = sum_ij gamma_ij A_ij / sigma^2 = -(2 / (n sigma^2)) X' H (U U' - lambda Y Y') H X.
-    // Its smallest eigenvectors are the largest of X'H(UU' - lambda YY')HX.
-    const Eigen::MatrixXd XU = Xc.transpose() * U, XY = Xc.transpose() * Yc;
-    const Eigen::MatrixXd M = XU * XU.transpose() - lambda * (XY * XY.transpose());
-    const Eigen::MatrixXd phi0 = (-2.0 / (static_cast<double>(n) * sigma * sigma)) * M;
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(phi0, Eigen::ComputeEigenvectors);
-    res.init_eigenvalues = es.eigenvalues();
-    Index q = opt.q.value_or(0);
-    if (!opt.q) {
-      // Eq. (11): q at the largest gap between consecutive ascending eigenvalues of Phi_0.
-      q = 1;
-      double best = -1.0;
-      for (Index j = 1; j < d; ++j) {
-        const double gap = res.init_eigenvalues(j) - res.init_eigenvalues(j - 1);
-        if (gap > best) {
-          best = gap;
-          q = j;
-        }
+  // U_0, then W_0 (eq. 12 or the caller's W0) and the degrees D of its kernel.
+  void initialise(const std::optional<MatrixRef>& W0) {
+    // U_0: the spectral step (3) on the kernel of the full space (W = I), i.e. spectral clustering
+    // of X itself ("initialise U_0 from the original clustering" of Algorithm 1, read as the
+    // clustering the data show before any projection).
+    degree_ = gaussian_degree(Xc_, opt_.sigma, team_, poll_);
+    U_ = kernlearn::u_step(Xc_, degree_, Yc_, opt_.sigma, opt_.n_clusters, Eigen::MatrixXd(), opt_, team_, poll_).U;
+    if (!W0)
+      W_ = spectral_w0(Xc_, Yc_, U_, opt_, res_.init_eigenvalues);
+    else
+      W_ = *W0;  // a copy: the iterate, column-major like every d x q matrix here
+    res_.q = W_.cols();
+    res_.W_init = W_;
+    // The first D-step; Z is constructed here (evaluated straight into it), assigned in d_step().
+    Z_ = RowMatrixXd(Xc_ * W_);
+    degree_ = gaussian_degree(Z_, opt_.sigma, team_, poll_);
+  }
+
+  // W-step (4) by ISM with U and D held, from the previous W (Alg. 1; the first from eq. 12).
+  void w_step(Index it, KdacIteration& rec) {
+    gamma_factor(U_, Yc_, degree_, opt_.lambda, A_, c_);
+    // Inexact W-steps: solve each to a tenth of how far the previous outer iteration moved W (the
+    // first to 1e-3), never tighter than tol. Early W-steps chase a gamma that the next U- and
+    // D-steps change anyway; the outer test still needs a W-step whose first ISM step moved
+    // <= tol, i.e. a fixed point of Algorithm 2 under the final gamma.
+    const double ism_tol = std::max(opt_.tol, it == 1 ? 1e-3 : opt_.ism_tol_factor * res_.history.back().dist_w);
+    IsmOptions ism_opt;
+    ism_opt.sigma = opt_.sigma;
+    ism_opt.max_iter = opt_.ism_max_iter;
+    ism_opt.tol = ism_tol;
+    ism_opt.anderson_depth = opt_.anderson_depth;
+    IsmResult w = ism(Xc_, W_, A_, c_, ism_opt, team_, poll_);
+    rec.dist_w = projection_distance(W_, w.W);
+    rec.ism_iter = w.n_iter;
+    rec.ism_cycled = w.cycled;
+    rec.ism_damped = w.n_damped;
+    res_.ism_cycled = res_.ism_cycled || w.cycled;
+    W_ = std::move(w.W);
+  }
+
+  // D-step: the degrees of the new kernel. Algorithm 1 updates D at the top of the next
+  // iteration, so its U-step uses the new K with the old D; we use the new D at once (Q is then
+  // exactly H D^-1/2 K D^-1/2 H of the current W), and the next W-step sees the same D.
+  void d_step() {
+    Z_ = Xc_ * W_;
+    degree_ = gaussian_degree(Z_, opt_.sigma, team_, poll_);
+  }
+
+  // U-step (3), warm-started from the previous U.
+  void u_step(KdacIteration& rec) {
+    UStep u = kernlearn::u_step(Z_, degree_, Yc_, opt_.sigma, opt_.n_clusters, U_, opt_, team_, poll_);
+    rec.dist_u = projection_distance(U_, u.U);
+    U_ = std::move(u.U);
+    rec.quality = u.values.sum();  // Tr(U'QU) = HSIC(XW, U) without the 1/(n-1)^2
+    rec.hsic_y = u.hsic_y;
+    rec.cost = rec.quality - opt_.lambda * rec.hsic_y;
+    rec.matvecs = u.matvecs;
+  }
+
+  void record(Index it, const KdacIteration& rec) {
+    res_.history.push_back(rec);
+    res_.n_iter = it;
+    res_.cost = rec.cost;
+    res_.quality = rec.quality;
+    res_.hsic_y = rec.hsic_y;
+  }
+
+  // Cycles of the whole alternation: D moves with W but is held during the W-step, so the
+  // (W, D, U) map is not an ascent map and can settle into a cycle, W_t ~ W_{t-p} != W_{t-1}, of
+  // period p = 2 (Moon, sigma = 0.1, exact W-steps: the cost alternates in the 4th digit forever),
+  // 3 or 4 (Moon and MoonN from some random starts). Detected when both W and U are back (to 1 %
+  // of the last step, or tol) where they were p iterations ago; the state of the cycle with the
+  // largest cost (2a) is kept. True if a cycle ended the alternation.
+  bool cycled(const KdacIteration& rec) {
+    for (std::size_t p = 2; p <= recent_.size(); ++p) {
+      const State& old = recent_[recent_.size() - p];
+      if (projection_distance(old.W, W_) <= std::max(opt_.tol, 1e-2 * rec.dist_w) &&
+          projection_distance(old.U, U_) <= std::max(opt_.tol, 1e-2 * rec.dist_u)) {
+        res_.cycle_period = static_cast<Index>(p);
+        keep_best_of_cycle(p, rec);
+        res_.outer_cycled = true;
+        return true;
       }
     }
-    W = es.eigenvectors().leftCols(q);
-    fix_signs(W);
-  } else {
-    W = *W0;  // a copy: the iterate, column-major like every d x q matrix here
+    return false;
   }
-  res.q = W.cols();
-  res.W_init = W;
 
-  RowMatrixXd Z = Xc * W;
-  degree = gaussian_degree(Z, sigma, team, poll);
-  RowMatrixXd A;
-  Eigen::VectorXd c;
-  // The states after the last few outer iterations, for the cycle test below.
+  // Appends the current state to the last few, for the cycle test.
+  void remember(const KdacIteration& rec) {
+    recent_.push_back(State{W_, U_, degree_, rec.cost, rec.quality, rec.hsic_y});
+    if (recent_.size() > kMaxPeriod) recent_.pop_front();
+  }
+
+  // Certificates at the end: Phi(W*) with the final gamma; Lemma 2 (W* spans the q smallest
+  // eigenvectors), the eigengap (11) and both sides of inequality (10).
+  KdacResult finish(SolverStatus status) {
+    res_.status = status;
+    const double sigma = opt_.sigma;
+    gamma_factor(U_, Yc_, degree_, opt_.lambda, A_, c_);
+    const PhiResult ph = hsic_phi(Xc_, W_, A_, c_, sigma, true, team_, poll_);
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(ph.phi, Eigen::EigenvaluesOnly);
+    res_.phi_eigenvalues = es.eigenvalues();
+    const Index q = W_.cols(), d = Xc_.cols();
+    res_.eigengap =
+        q < d ? res_.phi_eigenvalues(q) - res_.phi_eigenvalues(q - 1) : std::numeric_limits<double>::quiet_NaN();
+    res_.sigma_lhs = sigma * sigma * res_.eigengap;
+    res_.sigma_rhs = ph.bound_rhs;
+    const Eigen::MatrixXd PW = ph.phi * W_;
+    const double phi_norm = std::max(ph.phi.norm(), std::numeric_limits<double>::min());
+    res_.fixed_point_residual = (PW - W_ * (W_.transpose() * PW)).norm() / phi_norm;
+    res_.W = std::move(W_);
+    res_.U = std::move(U_);
+    res_.degree = std::move(degree_);
+    return std::move(res_);
+  }
+
+ private:
+  // The state after one outer iteration, for the cycle test.
   struct State {
     Eigen::MatrixXd W, U;
     Eigen::VectorXd degree;
     double cost = 0.0, quality = 0.0, hsic_y = 0.0;
   };
-  constexpr std::size_t kMaxPeriod = 4;
-  std::deque<State> recent;  // oldest first, at most kMaxPeriod entries
+  static constexpr std::size_t kMaxPeriod = 4;
+
+  // Restores the state of the cycle of period p with the largest cost, if it is not the current one.
+  void keep_best_of_cycle(std::size_t p, const KdacIteration& rec) {
+    // The cycle's other states: the last p - 1 entries of recent_.
+    const State* best = nullptr;
+    for (std::size_t j = recent_.size() - (p - 1); j < recent_.size(); ++j)
+      if (recent_[j].cost > (best ? best->cost : rec.cost)) best = &recent_[j];
+    if (!best) return;
+    W_ = best->W;
+    U_ = best->U;
+    degree_ = best->degree;
+    res_.cost = best->cost;
+    res_.quality = best->quality;
+    res_.hsic_y = best->hsic_y;
+  }
+
+  const KdacOptions& opt_;
+  ThreadTeam& team_;
+  const InterruptPoll& poll_;
+  const RowMatrixXd Xc_, Yc_;
+  KdacResult res_;
+  Eigen::MatrixXd W_, U_;
+  RowMatrixXd Z_, A_;  // Z = X W; A, c: the factors of gamma (gamma_factor)
+  Eigen::VectorXd degree_, c_;
+  std::deque<State> recent_;  // oldest first, at most kMaxPeriod entries
+};
+
+}  // namespace
+
+KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const std::optional<MatrixRef>& W0, const KdacOptions& opt,
+                ThreadTeam& team, const Monitor<KdacIteration>& monitor, const InterruptPoll& poll) {
+  check_kdac_shapes(X, Y, W0, opt);
+  KdacSolver solver(X, Y, opt, team, poll);
+  solver.initialise(W0);
+  SolverStatus status = SolverStatus::max_iter;
   for (Index it = 1; it <= opt.max_iter; ++it) {
     KdacIteration rec;
-    // W-step (4) by ISM with U and D held, from the previous W (Alg. 1; the first from eq. 12).
-    gamma_factor(U, Yc, degree, lambda, A, c);
-    // Inexact W-steps: solve each to a tenth of how far the previous outer iteration moved W (the
-    // first to 1e-3), never tighter than tol. Early W-steps chase a gamma that the next U- and
-    // D-steps change anyway; the outer test below still needs a W-step whose first ISM step moved
-    // <= tol, i.e. a fixed point of Algorithm 2 under the final gamma.
-    const double ism_tol = std::max(opt.tol, it == 1 ? 1e-3 : opt.ism_tol_factor * res.history.back().dist_w);
-    IsmOptions ism_opt;
-    ism_opt.sigma = sigma;
-    ism_opt.max_iter = opt.ism_max_iter;
-    ism_opt.tol = ism_tol;
-    ism_opt.anderson_depth = opt.anderson_depth;
-    IsmResult w = ism(Xc, W, A, c, ism_opt, team, poll);
-    rec.dist_w = projection_distance(W, w.W);
-    rec.ism_iter = w.n_iter;
-    rec.ism_cycled = w.cycled;
-    rec.ism_damped = w.n_damped;
-    res.ism_cycled = res.ism_cycled || w.cycled;
-    W = std::move(w.W);
-    // D-step: the degrees of the new kernel. Algorithm 1 updates D at the top of the next
-    // iteration, so its U-step uses the new K with the old D; we use the new D at once (Q is then
-    // exactly H D^-1/2 K D^-1/2 H of the current W), and the next W-step sees the same D.
-    Z = Xc * W;
-    degree = gaussian_degree(Z, sigma, team, poll);
-    // U-step (3), warm-started from the previous U.
-    UStep u = u_step(Z, degree, Yc, sigma, k, U, opt, team, poll);
-    rec.dist_u = projection_distance(U, u.U);
-    U = std::move(u.U);
-    rec.quality = u.values.sum();  // Tr(U'QU) = HSIC(XW, U) without the 1/(n-1)^2
-    rec.hsic_y = u.hsic_y;
-    rec.cost = rec.quality - lambda * rec.hsic_y;
-    rec.matvecs = u.matvecs;
-    res.history.push_back(rec);
-    res.n_iter = it;
-    res.cost = rec.cost;
-    res.quality = rec.quality;
-    res.hsic_y = rec.hsic_y;
+    solver.w_step(it, rec);
+    solver.d_step();
+    solver.u_step(rec);
+    solver.record(it, rec);
     const bool converged = rec.dist_w <= opt.tol && rec.dist_u <= opt.tol;
     if (monitor_stops(monitor, it, rec)) {
-      res.status = SolverStatus::interrupted;
+      status = SolverStatus::interrupted;
       break;
     }
     if (converged) {
-      res.status = SolverStatus::converged;
+      status = SolverStatus::converged;
       break;
     }
-    // Cycles of the whole alternation: D moves with W but is held during the W-step, so the
-    // (W, D, U) map is not an ascent map and can settle into a cycle, W_t ~ W_{t-p} != W_{t-1}, of
-    // period p = 2 (Moon, sigma = 0.1, exact W-steps: the cost alternates in the 4th digit forever),
-    // 3 or 4 (Moon and MoonN from some random starts). Detected when both W and U are back (to 1 % of the last
-    // step, or tol) where they were p iterations ago; the state of the cycle with the largest cost
-    // (2a) is kept.
-    bool cycled = false;
-    for (std::size_t p = 2; p <= recent.size() && !cycled; ++p) {
-      const State& old = recent[recent.size() - p];
-      if (projection_distance(old.W, W) <= std::max(opt.tol, 1e-2 * rec.dist_w) &&
-          projection_distance(old.U, U) <= std::max(opt.tol, 1e-2 * rec.dist_u)) {
-        cycled = true;
-        res.cycle_period = static_cast<Index>(p);
-        // The cycle's other states: the last p - 1 entries of recent.
-        const State* best = nullptr;
-        for (std::size_t j = recent.size() - (p - 1); j < recent.size(); ++j)
-          if (recent[j].cost > (best ? best->cost : rec.cost)) best = &recent[j];
-        if (best) {
-          W = best->W;
-          U = best->U;
-          degree = best->degree;
-          res.cost = best->cost;
-          res.quality = best->quality;
-          res.hsic_y = best->hsic_y;
-        }
-      }
-    }
-    if (cycled) {
-      res.outer_cycled = true;
-      res.status = SolverStatus::not_converged;
+    if (solver.cycled(rec)) {
+      status = SolverStatus::not_converged;  // a cycle of the alternation, its best state kept
       break;
     }
-    recent.push_back(State{W, U, degree, rec.cost, rec.quality, rec.hsic_y});
-    if (recent.size() > kMaxPeriod) recent.pop_front();
+    solver.remember(rec);
     if (poll && poll()) throw Interrupted();
   }
-
-  // Certificates at the end: Phi(W*) with the final gamma; Lemma 2 (W* spans the q smallest
-  // eigenvectors), the eigengap (11) and both sides of inequality (10).
-  gamma_factor(U, Yc, degree, lambda, A, c);
-  const PhiResult ph = hsic_phi(Xc, W, A, c, sigma, true, team, poll);
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(ph.phi, Eigen::EigenvaluesOnly);
-  res.phi_eigenvalues = es.eigenvalues();
-  const Index q = W.cols();
-  res.eigengap = q < d ? res.phi_eigenvalues(q) - res.phi_eigenvalues(q - 1) : std::numeric_limits<double>::quiet_NaN();
-  res.sigma_lhs = sigma * sigma * res.eigengap;
-  res.sigma_rhs = ph.bound_rhs;
-  const Eigen::MatrixXd PW = ph.phi * W;
-  const double phi_norm = std::max(ph.phi.norm(), std::numeric_limits<double>::min());
-  res.fixed_point_residual = (PW - W * (W.transpose() * PW)).norm() / phi_norm;
-  res.W = std::move(W);
-  res.U = std::move(U);
-  res.degree = std::move(degree);
-  return res;
+  return solver.finish(status);
 }
 
 }  // namespace kernlearn
