@@ -22,7 +22,10 @@ def test_wheel_builds_and_imports(tmp_path):
     (wheel,) = tmp_path.glob("kernlearn-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert any(n.startswith("kernlearn/_core") and n.endswith(".so") for n in names)
-    for required in ("kernlearn/_core.pyi", "kernlearn/py.typed", "kernlearn/datasets/data/faces.csv.gz"):
+    stubs = [
+        f"kernlearn/_core/{layer}.pyi" for layer in ("__init__", "core", "linalg", "neighbors", "kernels", "methods")
+    ]
+    for required in (*stubs, "kernlearn/py.typed", "kernlearn/datasets/data/faces.csv.gz"):
         assert required in names
     assert not any("/tests/" in n or n.startswith("cpp/") for n in names)
 

@@ -1,0 +1,123 @@
+"""
+Kernel matrices, kernel products and HSIC blocks.
+"""
+
+from __future__ import annotations
+
+import typing
+
+import numpy
+import numpy.typing
+
+class PairwiseKind:
+    """
+    The pairwise kernels.
+
+    Members:
+
+      tl1 : max(tau - ||x - y||_1, 0), the truncated l1-distance kernel
+
+      rbf : exp(-gamma ||x - y||^2)
+    """
+
+    __members__: typing.ClassVar[dict[str, PairwiseKind]]
+    rbf: typing.ClassVar[PairwiseKind]
+    tl1: typing.ClassVar[PairwiseKind]
+    @typing.overload
+    def __eq__(self, other: PairwiseKind) -> bool: ...
+    @typing.overload
+    def __eq__(self, other: typing.Any) -> bool: ...
+    def __getstate__(self) -> int: ...
+    def __hash__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def __int__(self) -> int: ...
+    @typing.overload
+    def __ne__(self, other: PairwiseKind) -> bool: ...
+    @typing.overload
+    def __ne__(self, other: typing.Any) -> bool: ...
+    def __repr__(self) -> str: ...
+    def __setstate__(self, state: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def __str__(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def value(self) -> int: ...
+
+class PairwiseKernel:
+    """
+    A pairwise kernel: its kind and parameter.
+    """
+
+    _fields: typing.ClassVar[tuple] = ("kind", "tau", "gamma")
+    def __init__(self, *, kind: PairwiseKind = ..., tau: float = ..., gamma: float = ...) -> None:
+        """
+        Options; every field defaults to the C++ member initialiser: PairwiseKernel._fields.
+        """
+    def __repr__(self) -> str: ...
+    @property
+    def gamma(self) -> float:
+        """
+        RBF width
+        """
+    @gamma.setter
+    def gamma(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    @property
+    def kind(self) -> PairwiseKind:
+        """
+        PairwiseKind.tl1 or PairwiseKind.rbf
+        """
+    @kind.setter
+    def kind(self, arg0: PairwiseKind) -> None: ...
+    @property
+    def tau(self) -> float:
+        """
+        TL1 truncation
+        """
+    @tau.setter
+    def tau(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+
+def affine_invariant_kernel(
+    W: numpy.typing.NDArray[numpy.float64],
+    T: numpy.typing.NDArray[numpy.float64],
+    *,
+    gamma: typing.SupportsFloat | typing.SupportsIndex,
+    same: bool,
+    n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
+) -> numpy.typing.NDArray[numpy.float64]: ...
+def gaussian_degree(
+    Z: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    *,
+    sigma: typing.SupportsFloat | typing.SupportsIndex,
+    n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
+) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"]: ...
+def hsic_phi(
+    X: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    W: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    A: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    c: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
+    *,
+    sigma: typing.SupportsFloat | typing.SupportsIndex,
+    with_bound: bool = False,
+    n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
+) -> tuple[typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]"], float, float]:
+    """
+    (Phi(W) of eq. (8), Tr(gamma K), the right side of (10)).
+    """
+
+def kernel_matvec(
+    K: numpy.ndarray,
+    x: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
+    n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
+) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"]: ...
+def pairwise_kernel(
+    X: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    Y: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    *,
+    kernel: PairwiseKernel,
+    single: bool = False,
+    n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
+) -> numpy.ndarray:
+    """
+    k(X, Y), float32 when single (values computed in double), else float64.
+    """
