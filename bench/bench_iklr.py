@@ -59,7 +59,7 @@ def section_scale(args, table):
         K = tl1_kernel(X, dtype=dtype, n_jobs=2)
         t_kernel = time.perf_counter() - start
         x = np.random.default_rng(1).standard_normal(len(y))
-        t_matvec, _ = timed(lambda: _core.kernels.kernel_matvec(K, x, 2), args.repeats)  # noqa: F821  (bound above; the del below misleads ruff)
+        t_matvec, _ = timed(lambda: _core.kernels.kernel_matvec(K, x, n_threads=2), args.repeats)  # noqa: F821  (bound above; the del below misleads ruff)
         t_stream, _ = timed(lambda: K.sum(), args.repeats)  # noqa: F821
         del K
         model = IndefiniteKernelLogisticRegression(

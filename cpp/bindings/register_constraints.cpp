@@ -72,7 +72,7 @@ void register_constraints(py::module_& m) {
             });
             return out;
           },
-          py::arg("V").noconvert(), py::arg("lam").noconvert(), py::arg("n_threads") = 1);
+          py::arg("V").noconvert(), py::arg("lam").noconvert(), py::kw_only(), py::arg("n_threads") = 1);
 }
 
 }  // namespace kernlearn::bindings

@@ -77,7 +77,7 @@ void register_embedding(py::module_& m) {
         return run_interruptible(
             [&] { return solve_saddle_point(problem, opt, team, monitor, python_interrupt_poll(), U); });
       },
-      py::arg("problem"), py::arg("options"), py::arg("basis").noconvert() = py::none(),
+      py::arg("problem"), py::arg("options"), py::kw_only(), py::arg("basis").noconvert() = py::none(),
       py::arg("callback") = py::none(), py::arg("n_threads") = 1,
       "The saddle-point iteration for A = M + sum_c alpha_c C_c (see saddle_point.hpp).");
 
@@ -90,7 +90,7 @@ void register_embedding(py::module_& m) {
         ThreadTeam team(n_threads);
         return run_interruptible([&] { return saddle_hessian_product(problem, opt, probe, team); });
       },
-      py::arg("problem"), py::arg("options"), py::arg("v").noconvert(), py::arg("n_threads") = 1,
+      py::arg("problem"), py::arg("options"), py::arg("v").noconvert(), py::kw_only(), py::arg("n_threads") = 1,
       "Tests only: the Newton steps' Hessian of -J at problem.alpha0 applied to v (options.newton must be set).");
 
   m.def(
@@ -107,7 +107,8 @@ void register_embedding(py::module_& m) {
         }
         return py::make_tuple(ijk, violation, found.max_violation);
       },
-      py::arg("Z").noconvert(), py::arg("graph"), py::arg("margin"), py::arg("per_point"), py::arg("n_threads") = 1,
+      py::arg("Z").noconvert(), py::arg("graph"), py::kw_only(), py::arg("margin"), py::arg("per_point"),
+      py::arg("n_threads") = 1,
       "Per point, the most violated SPE triplets (i, j, k) above margin, and the largest violation overall.");
 }
 

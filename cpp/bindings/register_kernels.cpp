@@ -73,7 +73,7 @@ void register_kernels(py::module_& m) {
         });
         return y;
       },
-      "K"_a.noconvert(), "x"_a.noconvert(), "n_threads"_a = 1);
+      "K"_a.noconvert(), "x"_a.noconvert(), py::kw_only(), "n_threads"_a = 1);
 
   m.def(
       "hsic_phi",

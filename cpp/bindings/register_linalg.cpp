@@ -107,7 +107,7 @@ void register_linalg(py::module_& m) {
         return solve(A, team, v0, options);
       },
       "indptr"_a.noconvert(), "indices"_a.noconvert(), "data"_a.noconvert(), "options"_a, "v0"_a.noconvert(),
-      "n_threads"_a = 1, "Thick-restart Lanczos on a CSR matrix (sorted, canonical, symmetric).");
+      py::kw_only(), "n_threads"_a = 1, "Thick-restart Lanczos on a CSR matrix (sorted, canonical, symmetric).");
 
   m.def(
       "lanczos_dense",
@@ -118,7 +118,7 @@ void register_linalg(py::module_& m) {
         DenseOperator op(A, team);
         return solve(op, team, v0, options);
       },
-      "A"_a.noconvert(), "options"_a, "v0"_a.noconvert(), "n_threads"_a = 1,
+      "A"_a.noconvert(), "options"_a, "v0"_a.noconvert(), py::kw_only(), "n_threads"_a = 1,
       "Thick-restart Lanczos on a dense matrix.");
 
   m.def(
@@ -129,7 +129,7 @@ void register_linalg(py::module_& m) {
         PythonOperator op(n, std::move(matmat));
         return solve(op, team, v0, options);
       },
-      "n"_a, "matmat"_a, "options"_a, "v0"_a.noconvert(), "n_threads"_a = 1,
+      "n"_a, "matmat"_a, "options"_a, "v0"_a.noconvert(), py::kw_only(), "n_threads"_a = 1,
       "Thick-restart Lanczos on a Python callback X -> A @ X.");
 
   m.def(

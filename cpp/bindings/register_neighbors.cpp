@@ -55,7 +55,7 @@ void register_neighbors(py::module_& m) {
         return run_interruptible(
             [&] { return knn(X, n_neighbors, metric, algorithm, n_threads, python_interrupt_poll()); });
       },
-      "X"_a.noconvert(), "n_neighbors"_a, "metric"_a, "algorithm"_a, "n_threads"_a = 1,
+      "X"_a.noconvert(), "n_neighbors"_a, py::kw_only(), "metric"_a, "algorithm"_a, "n_threads"_a = 1,
       "Exact kNN of every row among the others, as a Neighbors result.");
 
   m.def(

@@ -89,7 +89,8 @@ void register_npkl(py::module_& m) {
             [&] { return simple_npkl(laplacian, pairs, labels, opt, team, monitor, python_interrupt_poll(), U); });
       },
       py::arg("laplacian"), py::arg("pairs").noconvert(), py::arg("labels").noconvert(), py::arg("options"),
-      py::arg("basis").noconvert() = py::none(), py::arg("callback") = py::none(), py::arg("n_threads") = 1,
+      py::kw_only(), py::arg("basis").noconvert() = py::none(), py::arg("callback") = py::none(),
+      py::arg("n_threads") = 1,
       "SimpleNPKL (linear loss in closed form; the other losses by Algorithm 1's saddle-point iteration).");
 }
 

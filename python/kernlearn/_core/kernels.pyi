@@ -108,6 +108,7 @@ def hsic_phi(
 def kernel_matvec(
     K: numpy.ndarray,
     x: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
+    *,
     n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
 ) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"]: ...
 def pairwise_kernel(

@@ -252,6 +252,7 @@ def lanczos_callback(
     matmat: collections.abc.Callable,
     options: LanczosOptions,
     v0: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    *,
     n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
 ) -> LanczosResult:
     """
@@ -264,6 +265,7 @@ def lanczos_csr(
     data: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
     options: LanczosOptions,
     v0: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    *,
     n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
 ) -> LanczosResult:
     """
@@ -274,6 +276,7 @@ def lanczos_dense(
     A: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
     options: LanczosOptions,
     v0: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    *,
     n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
 ) -> LanczosResult:
     """

@@ -86,6 +86,7 @@ class ConstraintAccumulator:
         self,
         V: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
         lam: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
+        *,
         n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
     ) -> numpy.typing.NDArray[numpy.float64]: ...
     @property
@@ -1453,6 +1454,7 @@ def kdac(
 def most_violated_triplets(
     Z: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
     graph: Csr,
+    *,
     margin: typing.SupportsFloat | typing.SupportsIndex,
     per_point: typing.SupportsInt | typing.SupportsIndex,
     n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
@@ -1469,6 +1471,7 @@ def saddle_hessian_product(
     problem: SaddleProblem,
     options: SpectralOptions,
     v: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
+    *,
     n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
 ) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"]:
     """
@@ -1478,6 +1481,7 @@ def saddle_hessian_product(
 def saddle_point(
     problem: SaddleProblem,
     options: SpectralOptions,
+    *,
     basis: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"] | None = None,
     callback: collections.abc.Callable | None = None,
     n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
@@ -1501,6 +1505,7 @@ def simple_npkl(
     pairs: typing.Annotated[numpy.typing.NDArray[numpy.int64], "[m, n]", "flags.c_contiguous"],
     labels: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
     options: NpklOptions,
+    *,
     basis: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"] | None = None,
     callback: collections.abc.Callable | None = None,
     n_threads: typing.SupportsInt | typing.SupportsIndex = 1,

@@ -221,6 +221,7 @@ def choose_knn_algorithm(
 def knn(
     X: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
     n_neighbors: typing.SupportsInt | typing.SupportsIndex,
+    *,
     metric: Metric,
     algorithm: KnnAlgorithm,
     n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
