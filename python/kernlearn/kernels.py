@@ -23,6 +23,8 @@ the threshold mode of :func:`kernlearn.linalg.eigsh` finds (it switches to LAPAC
 they are a large share of the spectrum).
 """
 
+import numbers
+
 import numpy as np
 import scipy.linalg
 from scipy.sparse.linalg import LinearOperator
@@ -30,6 +32,7 @@ from sklearn.utils import check_random_state
 
 from . import _core
 from ._utils import _solver_choice
+from ._utils._param_validation import Interval, validate_params
 from ._utils._validation import (
     SYMMETRY_RTOL,
     check_choice,
@@ -56,9 +59,10 @@ __all__ = [
 _METHODS = ("clip", "denoise", "flip", "shift")
 
 
-def _positive(value, name):
-    check_real(value, name)
-    return float(value)
+# The kernel functions' parameters: one table, checked by validate_params in each function.
+_POSITIVE = [Interval(numbers.Real, 0, None, closed="neither")]
+_parameter_constraints = {"tau": [None, *_POSITIVE], "gamma": [None, *_POSITIVE]}
+_POSITIVE_GAMMA = {"gamma": _POSITIVE}  # the SPD kernels take no default gamma
 
 
 def _pair(X, Y):
@@ -98,7 +102,8 @@ def tl1_kernel(X, Y=None, tau=None, *, dtype=np.float64, n_jobs=None):
     K : ndarray of shape (n, m)
     """
     X, Y = _pair(X, Y)
-    tau = 0.7 * X.shape[1] if tau is None else _positive(tau, "tau")
+    validate_params(_parameter_constraints, {"tau": tau}, "tl1_kernel")
+    tau = 0.7 * X.shape[1] if tau is None else float(tau)
     kernel = _core.kernels.PairwiseKernel(kind=_core.kernels.PairwiseKind.tl1, tau=tau)
     return _core.kernels.pairwise_kernel(
         X, Y, kernel=kernel, single=_check_dtype(dtype) == np.float32, n_threads=resolve_n_threads(n_jobs)
@@ -109,7 +114,8 @@ def rbf_kernel(X, Y=None, gamma=None, *, dtype=np.float64, n_jobs=None):
     """Gaussian kernel exp(-gamma ||x - y||^2) (the IKLR paper's exp(-d^2 / sigma^2): gamma =
     1 / sigma^2). Default gamma = 1 / d, as scikit-learn's ``rbf_kernel``."""
     X, Y = _pair(X, Y)
-    gamma = 1.0 / X.shape[1] if gamma is None else _positive(gamma, "gamma")
+    validate_params(_parameter_constraints, {"gamma": gamma}, "rbf_kernel")
+    gamma = 1.0 / X.shape[1] if gamma is None else float(gamma)
     kernel = _core.kernels.PairwiseKernel(kind=_core.kernels.PairwiseKind.rbf, gamma=gamma)
     return _core.kernels.pairwise_kernel(
         X, Y, kernel=kernel, single=_check_dtype(dtype) == np.float32, n_threads=resolve_n_threads(n_jobs)
@@ -152,7 +158,8 @@ def log_euclidean_kernel(S, T=None, gamma=1.0, *, n_jobs=None):
     T = S if T is None else _check_spd_stack(T, "T")
     if T.shape[1:] != S.shape[1:]:
         raise ValueError(f"T holds {T.shape[1]} x {T.shape[2]} matrices but S holds {S.shape[1]} x {S.shape[2]}")
-    gamma = _positive(gamma, "gamma")
+    validate_params(_POSITIVE_GAMMA, {"gamma": gamma}, "log_euclidean_kernel")
+    gamma = float(gamma)
     logs = [_spd_function(*_spd_eigh(A, name), np.log).reshape(len(A), -1) for A, name in ((S, "S"), (T, "T"))]
     # ||log S1 - log S2||_F^2 is the squared Euclidean distance of the flattened logarithms.
     kernel = _core.kernels.PairwiseKernel(kind=_core.kernels.PairwiseKind.rbf, gamma=gamma)
@@ -175,7 +182,8 @@ def affine_invariant_kernel(S, T=None, gamma=1.0, *, n_jobs=None):
     T = S if same else _check_spd_stack(T, "T")
     if T.shape[1:] != S.shape[1:]:
         raise ValueError(f"T holds {T.shape[1]} x {T.shape[2]} matrices but S holds {S.shape[1]} x {S.shape[2]}")
-    gamma = _positive(gamma, "gamma")
+    validate_params(_POSITIVE_GAMMA, {"gamma": gamma}, "affine_invariant_kernel")
+    gamma = float(gamma)
     W = np.ascontiguousarray(_spd_function(*_spd_eigh(S, "S"), lambda v: v**-0.5))
     _spd_eigh(T, "T")
     return _core.kernels.affine_invariant_kernel(
