@@ -50,29 +50,48 @@ inline std::string fields_repr(const py::handle& self, const char* name, const s
   return out + ")";
 }
 
+// What the option and result classes share: the py::class_, the list of fields, and (when the
+// builder goes out of scope, after every field is bound) a repr listing them and a _fields tuple.
+template <class T>
+class FieldClass {
+ public:
+  FieldClass(py::handle scope, const char* name, const char* doc) : cls_(scope, name, doc), name_(name) {}
+  FieldClass(const FieldClass&) = delete;
+  FieldClass& operator=(const FieldClass&) = delete;
+  ~FieldClass() {
+    auto fields = fields_;
+    const char* name = name_;
+    cls_.def("__repr__", [fields, name](const py::object& self) { return fields_repr(self, name, fields); });
+    cls_.attr("_fields") = py::tuple(py::cast(fields));
+  }
+
+ protected:
+  py::class_<T> cls_;
+  const char* name_;
+  std::vector<std::string> fields_;
+};
+
 }  // namespace detail
 
 // An options struct as a Python class: Options(**fields), each field read-write and type-checked
 // by pybind11 on assignment, unknown names rejected with a TypeError, a repr that lists them all.
 // The fields list is kept on the class as _fields.
 template <class T>
-class OptionsClass {
+class OptionsClass : detail::FieldClass<T> {
  public:
-  OptionsClass(py::handle scope, const char* name, const char* doc) : cls_(scope, name, doc), name_(name) {}
-  OptionsClass(const OptionsClass&) = delete;
-  OptionsClass& operator=(const OptionsClass&) = delete;
+  using detail::FieldClass<T>::FieldClass;
 
   template <class M>
   OptionsClass& field(const char* field_name, M T::* member, const char* doc) {
-    cls_.def_readwrite(field_name, member, doc);
-    fields_.emplace_back(field_name);
+    this->cls_.def_readwrite(field_name, member, doc);
+    this->fields_.emplace_back(field_name);
     return *this;
   }
 
   ~OptionsClass() {
-    auto fields = fields_;
-    const char* name = name_;
-    cls_.def(
+    auto fields = this->fields_;
+    const char* name = this->name_;
+    this->cls_.def(
         py::init([fields, name](const py::kwargs& kwargs) {
           py::object self = py::cast(T{});
           for (const auto& item : kwargs) {
@@ -85,65 +104,44 @@ class OptionsClass {
           return self.cast<T>();
         }),
         (std::string("Options; every field defaults to the C++ member initialiser: ") + name + "._fields.").c_str());
-    cls_.def("__repr__", [fields, name](const py::object& self) { return detail::fields_repr(self, name, fields); });
-    cls_.attr("_fields") = py::tuple(py::cast(fields));
   }
-
- private:
-  py::class_<T> cls_;
-  const char* name_;
-  std::vector<std::string> fields_;
 };
 
 // A result (or per-iteration record) struct as a read-only Python class. field() exposes a member
 // as is (Eigen members as read-only numpy views that keep the result alive); array() turns a
 // std::vector member into a numpy array (a copy: histories are short).
 template <class T>
-class ResultClass {
+class ResultClass : detail::FieldClass<T> {
  public:
-  ResultClass(py::handle scope, const char* name, const char* doc) : cls_(scope, name, doc), name_(name) {}
-  ResultClass(const ResultClass&) = delete;
-  ResultClass& operator=(const ResultClass&) = delete;
+  using detail::FieldClass<T>::FieldClass;
 
   template <class M>
   ResultClass& field(const char* field_name, M T::* member, const char* doc) {
-    cls_.def_readonly(field_name, member, doc);
-    fields_.emplace_back(field_name);
+    this->cls_.def_readonly(field_name, member, doc);
+    this->fields_.emplace_back(field_name);
     return *this;
   }
 
   template <class E>
   ResultClass& array(const char* field_name, std::vector<E> T::* member, const char* doc) {
-    cls_.def_property_readonly(
+    this->cls_.def_property_readonly(
         field_name,
         [member](const T& self) {
           const auto& v = self.*member;
           return py::array_t<E>(static_cast<py::ssize_t>(v.size()), v.data());
         },
         doc);
-    fields_.emplace_back(field_name);
+    this->fields_.emplace_back(field_name);
     return *this;
   }
 
   // A list of per-iteration records (each bound with ResultClass itself).
   template <class R>
   ResultClass& records(const char* field_name, std::vector<R> T::* member, const char* doc) {
-    cls_.def_property_readonly(field_name, [member](const T& self) { return py::cast(self.*member); }, doc);
-    fields_.emplace_back(field_name);
+    this->cls_.def_property_readonly(field_name, [member](const T& self) { return py::cast(self.*member); }, doc);
+    this->fields_.emplace_back(field_name);
     return *this;
   }
-
-  ~ResultClass() {
-    auto fields = fields_;
-    const char* name = name_;
-    cls_.def("__repr__", [fields, name](const py::object& self) { return detail::fields_repr(self, name, fields); });
-    cls_.attr("_fields") = py::tuple(py::cast(fields));
-  }
-
- private:
-  py::class_<T> cls_;
-  const char* name_;
-  std::vector<std::string> fields_;
 };
 
 // The monitor every binding hands its solver: between iterations, with the GIL, Ctrl-C first
