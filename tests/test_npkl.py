@@ -417,16 +417,17 @@ def test_unconverged_eigensolves_are_reported():
     """The core counts Lanczos runs stopped by their mat-vec cap (their pairs used as found): the
     estimators turn a non-zero count into a ConvergenceWarning and stay silent otherwise."""
     import warnings as warnings_module
+    from types import SimpleNamespace
 
     from sklearn.exceptions import ConvergenceWarning
 
     from kernlearn._utils._validation import warn_unconverged_eigensolves
 
     with pytest.warns(ConvergenceWarning, match="2 Lanczos eigensolve"):
-        warn_unconverged_eigensolves({"unconverged_eigensolves": 2}, "SimpleNPKL")
+        warn_unconverged_eigensolves(SimpleNamespace(unconverged_eigensolves=2), "SimpleNPKL")
     with warnings_module.catch_warnings():
         warnings_module.simplefilter("error")
-        warn_unconverged_eigensolves({"unconverged_eigensolves": 0}, "SimpleNPKL")
+        warn_unconverged_eigensolves(SimpleNamespace(unconverged_eigensolves=0), "SimpleNPKL")
     X, y, pairs, labels, L = problem(n=120, n_pairs=80)
     out = SimpleNPKL("squared_hinge", C=1.0, eigen_solver="lanczos").fit(X, pairs=pairs, pair_labels=labels)
     assert out.converged_

@@ -372,7 +372,7 @@ class SimpleNPKL(BaseEstimator):
                 callback=monitor.core_callback(),
                 n_threads=n_threads,
             )
-        warn_unconverged_eigensolves({"unconverged_eigensolves": out.unconverged_eigensolves}, "SimpleNPKL")
+        warn_unconverged_eigensolves(out, "SimpleNPKL")
         if basis is not None:
             self.eigen_solver_ = "basis"
         elif out.used_dense:  # what ran last

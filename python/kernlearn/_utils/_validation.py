@@ -203,10 +203,11 @@ def check_square_sparse(S, name="S"):
     return S
 
 
-def warn_unconverged_eigensolves(out, who):
-    """A ConvergenceWarning when some of a saddle-point solve's Lanczos runs stopped at their
-    mat-vec cap: their eigenpairs were used as found, so the kernel may be inaccurate."""
-    count = int(out["unconverged_eigensolves"])
+def warn_unconverged_eigensolves(result, who):
+    """A ConvergenceWarning when some of a saddle-point solve's Lanczos runs (``result``: a
+    ``SaddleResult``) stopped at their mat-vec cap: their eigenpairs were used as found, so the
+    kernel may be inaccurate."""
+    count = int(result.unconverged_eigensolves)
     if count:
         warnings.warn(
             f"{who}: {count} Lanczos eigensolve(s) reached their mat-vec limit before converging and "

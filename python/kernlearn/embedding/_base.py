@@ -181,7 +181,7 @@ class _SaddleEmbedding(BaseEstimator):
                 callback=monitor.core_callback(),
                 n_threads=n_threads,
             )
-        warn_unconverged_eigensolves({"unconverged_eigensolves": out.unconverged_eigensolves}, type(self).__name__)
+        warn_unconverged_eigensolves(out, type(self).__name__)
         return out
 
     def _laplacian_basis(self, W, seed):
