@@ -20,7 +20,11 @@ ERROR = re.compile(r"^(?P<path>[^:]+):\d+(?::\d+)?: error: (?P<message>.*)$")
 
 def current_errors():
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--no-error-summary"], cwd=ROOT, capture_output=True, text=True, check=False
+        [sys.executable, "-m", "mypy", "--no-error-summary", "--no-incremental"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if result.returncode not in (0, 1):
         sys.exit(f"mypy failed to run:\n{result.stdout}{result.stderr}")

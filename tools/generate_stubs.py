@@ -7,7 +7,8 @@ pybind11-stubgen writes one .pyi per submodule from the built extension; then
   member initialisers, readable on ``Options()``);
 - a class that Python cannot construct (results, records) gets pybind11's ``__init__(*args,
   **kwargs)``, which raises TypeError, as at run time;
-- ``__all__`` goes (the extension's submodules define none);
+- ``__all__`` goes (the extension's submodules define none), and the package stub re-exports its
+  submodules (``from . import linalg as linalg``), which are attributes of ``_core`` at run time;
 - every class is allowlisted for stubtest's one unavoidable complaint, that its metaclass is
   pybind11's; its members are still checked.
 Needs the extension built and importable, and ``pip install pybind11-stubgen``. Run from the
@@ -67,6 +68,8 @@ def main():
         classes = []
         for stub in sorted(generated.glob("*.pyi")):
             text = keyword_inits(ALL.sub("", stub.read_text()))
+            # The submodules are attributes of _core at run time: re-export them explicitly.
+            text = re.sub(r"^from \. import (\w+)$", r"from . import \1 as \1", text, flags=re.MULTILINE)
             (TARGET / stub.name).write_text(text)
             module = "kernlearn._core" + ("" if stub.stem == "__init__" else f".{stub.stem}")
             classes += [f"{module}.{name}" for name in CLASS.findall(text)]
