@@ -10,6 +10,7 @@ parameter to the data or to another parameter (``n_neighbors < n_samples``) stay
 This is scikit-learn's pattern, written here: its helpers are private API.
 """
 
+import math
 import numbers
 
 import numpy as np
@@ -37,7 +38,7 @@ class Interval:
     def __contains__(self, value):
         if not self.accepts_type(value):
             return False
-        if self.kind is numbers.Real and not np.isfinite(value):
+        if self.kind is numbers.Real and not math.isfinite(value):
             return False
         left_ok = self.left is None or (value >= self.left if self.closed in ("both", "left") else value > self.left)
         right_ok = self.right is None or (
@@ -132,6 +133,18 @@ class _TypeConstraint:
         return f"an instance of {self.kind.__name__}"
 
 
+# Constraint lists turned into rule objects once (tables are module or class constants; fit must
+# stay cheap on small problems). Keyed by id, holding the list so that the id stays its own.
+_COMPILED = {}
+
+
+def _compiled(allowed):
+    entry = _COMPILED.get(id(allowed))
+    if entry is None or entry[0] is not allowed:
+        entry = _COMPILED[id(allowed)] = (allowed, [_as_constraint(c) for c in allowed])
+    return entry[1]
+
+
 def validate_params(constraints, params, owner):
     """Check ``params`` (a dict, e.g. ``estimator.get_params(deep=False)``) against
     ``constraints`` (name -> list of constraints). Parameters without an entry are not checked.
@@ -147,7 +160,7 @@ def validate_params(constraints, params, owner):
         if name not in params:
             continue
         value = params[name]
-        rules = [_as_constraint(c) for c in allowed]
+        rules = _compiled(allowed)
         if any(value in rule for rule in rules):
             continue
         text = " or ".join(str(rule) for rule in rules)
