@@ -5,7 +5,7 @@
 #include "kernlearn/methods/saddle_point.hpp"
 #include "kernlearn/methods/triplets.hpp"
 
-#include "saddle_common.hpp"
+#include "saddle_basis.hpp"
 
 namespace kernlearn::bindings {
 

@@ -3,7 +3,7 @@
 // Laplacian; this file only maps arrays, options and results.
 #include "kernlearn/methods/npkl.hpp"
 
-#include "saddle_common.hpp"
+#include "saddle_basis.hpp"
 
 namespace kernlearn::bindings {
 

@@ -1,4 +1,4 @@
-// What the SimpleNPKL and embedding bindings share beyond boundary.hpp: the basis argument.
+// The fixed basis of Section 5.4 as the SimpleNPKL and embedding bindings take it.
 #pragma once
 
 #include <optional>
