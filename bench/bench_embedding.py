@@ -8,7 +8,7 @@ sdp    n = 100 points of wine: the two largest classes, drawn and standardised a
        documented default when this was written, passed explicitly) and, for the single step,
        also whatever kernlearn's B=None now takes (its fitted B_, random_state=0); SPE: B = n.
        Each cvxpy model is the one in kernlearn.embedding's docstring, on the same data
-       (kNN pairs from kernlearn.graph.knn, Dbar, B, K0 or W rebuilt here as embedding.py does):
+       (kNN pairs from kernlearn.graph.knn, Dbar, B, K0 or W rebuilt here as kernlearn/embedding/_base.py does):
        mve-step  one SDP of eq. 32 from init="pca", in units of Dbar:
                  min -tr(K0 K) + (C/2) sum_(i,j) (D_ij / Dbar - d_ij)^2
                  s.t. K psd, K 1 = 0, |K|_F^2 <= B / Dbar^2,  K0 = 2 V_d V_d' - I
@@ -98,7 +98,7 @@ def default_B(X):
 
 
 def mve_data(X, B):
-    """What embedding.py's _setup builds: kNN pairs (i < j, each once), D / Dbar, B / Dbar^2, and
+    """What kernlearn/embedding/_base.py's _setup builds: kNN pairs (i < j, each once), D / Dbar, B / Dbar^2, and
     K0 = 2 V_d V_d' - I from the input's principal components."""
     n = X.shape[0]
     indices, _ = knn(X, K_NN)

@@ -1,4 +1,5 @@
-"""Benchmarks of KDAC / ISM (kernlearn.cluster.KDAC and the C++ core in cpp/src/hsic.cpp, kdac.cpp).
+"""Benchmarks of KDAC / ISM (kernlearn.cluster.KDAC and the C++ core in cpp/src/kernels/hsic.cpp and
+cpp/src/methods/kdac.cpp).
 
     python bench/bench_kdac.py [--sections faces phi ism kdac8000 memory scaling crossover]
                                [--repeats 3] [--full-reference] [--out bench/results/kdac.md]
