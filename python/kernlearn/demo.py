@@ -479,8 +479,7 @@ def kdac_section(seed=0):
     """KDAC on the bundled faces (existing clustering = pose; the alternative should follow
     identity, Table 1 settings) and on 4-D moons (existing = the Gaussian blobs; the alternative
     should be the moons). Returns (rows, data_for_plot)."""
-    from .cluster import KDAC
-    from .cluster._kdac import median_sigma
+    from .cluster import KDAC, median_sigma
     from .evaluation import nmi
 
     rows, shown = [], {}
