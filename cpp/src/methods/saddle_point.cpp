@@ -217,50 +217,23 @@ class SaddlePointSolver {
     return out;
   }
 
+  // Projected gradient ascent on J, accelerated (Nesterov / FISTA with the function restart of
+  // O'Donoghue & Candes 2015) unless opt.accelerate is off: the gradient is taken at y, the
+  // extrapolation of the last two iterates. Every evaluated point gives a lower bound J and a
+  // feasible K with an upper bound P, so the certificate is the best of each. A free alpha
+  // (equality constraints, square loss) takes L-BFGS or Newton steps instead (quasi_newton_step).
   SaddleResult run(const Monitor<SaddleIteration>& monitor) {
-    const Index m = pb_.rows.rows();
     Eigen::VectorXd alpha = pb_.alpha0;
-    if (pb_.set != DualSet::fixed) project(alpha);
-    Kernel K = kernel_at(alpha, nullptr);
+    if (pb_.set == DualSet::fixed) return solve_at_fixed_alpha(alpha, kernel_at(alpha, nullptr));
+    project(alpha);
+    Ascent a(alpha, kernel_at(alpha, nullptr), pb_.rows.rows());
     SaddleResult out;
-    Eigen::VectorXd g(m), grad(m), trial(m);
-    if (pb_.set == DualSet::fixed) {
-      // Closed form (Proposition 1 / 2): the optimum is -phi, which P(K) must equal.
-      constraint_values(K, g);
-      const double primal = primal_value(alpha, K, g);
-      out.history.push_back({-K.phi, primal, primal + K.phi, 0.0, K.matvecs, K.sigma.size()});
-      out.status = SolverStatus::converged;
-      return finish(std::move(out), alpha, K, g);
-    }
-
-    // Projected gradient ascent on J, accelerated (Nesterov / FISTA with the function restart of
-    // O'Donoghue & Candes 2015) unless opt.accelerate is off: the gradient is taken at y, the
-    // extrapolation of the last two iterates. Every evaluated point gives a lower bound J and a
-    // feasible K with an upper bound P, so the certificate is the best of each.
-    Eigen::VectorXd y = alpha, best_alpha = alpha, best_g(m), g_trial(m);
-    Kernel Ky = K, best_K;
-    double best_dual = -std::numeric_limits<double>::infinity();
-    double best_primal = std::numeric_limits<double>::infinity();
-    double dual_alpha = -std::numeric_limits<double>::infinity(), momentum = 1.0;
-    // A free alpha (equality constraints, square loss) makes J smooth and unconstrained: L-BFGS
-    // replaces the accelerated gradient there (fewer eigensolves: bench/results/embedding.md).
-    const bool quasi_newton = opt_.accelerate && pb_.set == DualSet::free && !opt_.step;
-    LbfgsMemory memory(10);
-    Eigen::VectorXd previous_point, previous_grad;
-    auto consider = [&](const Eigen::VectorXd& point, const Kernel& at, Eigen::VectorXd& values) {
-      constraint_values(at, values);
-      const double dual = dual_value(point, at), primal = primal_value(point, at, values);
-      if (dual > best_dual) best_dual = dual, best_alpha = point;
-      if (primal < best_primal) best_primal = primal, best_K = at, best_g = values;
-      return dual;
-    };
     for (Index it = 0;; ++it) {
-      const double dual = consider(y, Ky, g);
-      if (it == 0) dual_alpha = dual;
-      const double gap = best_primal - best_dual;
-      const SaddleIteration record{best_dual, best_primal, gap, last_step_, Ky.matvecs, Ky.sigma.size()};
+      const double dual = evaluate_bounds(a, a.y, a.Ky, a.g);
+      if (it == 0) a.dual_alpha = dual;
+      const SaddleIteration record = certificate(a);
       out.history.push_back(record);
-      if (gap <= opt_.tol * std::max(std::abs(best_primal), std::numeric_limits<double>::min())) {
+      if (gap_closed(record)) {
         out.status = SolverStatus::converged;
         break;
       }
@@ -270,102 +243,186 @@ class SaddlePointSolver {
         break;
       }
       out.n_iter = it + 1;
-      grad = pb_.target - g - pb_.rho * y;
-
-      Kernel next;
-      Index spent = 0;  // mat-vecs of this iteration, rejected trials included
-      double next_dual = 0.0;
-      if (quasi_newton) {
-        // L-BFGS on -J for a free alpha (J is smooth there: its gradient K(alpha) is Lipschitz),
-        // or a Newton step where the point has its whole spectrum; then an Armijo backtracking
-        // line search from the unit step (Newton: from twice the last Newton step, at most 1,
-        // since far from the solution the positive rank still grows and the unit step overshoots).
-        // A Newton step that would be shorter than kMinNewtonStep falls back to L-BFGS, for the
-        // rest of the solve: the model is poor there (tiny steps of a dozen eigensolves each;
-        // figures: bench/results/embedding.md).
-        if (it > 0) memory.add(y - previous_point, previous_grad - grad);
-        previous_point = y;
-        previous_grad = grad;
-        auto quasi_newton_direction = [&] {
-          Eigen::VectorXd d = memory.apply(grad);
-          if (memory.empty() || !(grad.dot(d) > 0.0)) {
-            memory.clear();
-            d = default_step(Ky) * grad;
-          }
-          return d;
-        };
-        bool newton = second_order_ && Ky.all_vectors.cols() > 0 && Ky.sigma.size() > 0 &&
-                      newton_rank(Ky.sigma.size(), solver_choice::kNewtonMaxRank);
-        Eigen::VectorXd direction = newton ? newton_direction(Ky, g, grad) : quasi_newton_direction();
-        double step = newton ? std::min(1.0, 2.0 * newton_step_) : 1.0;
-        for (int tries = 0;; ++tries) {
-          if (newton && step < kMinNewtonStep) {
-            newton = second_order_ = false;
-            direction = quasi_newton_direction();
-            step = 1.0;
-            tries = 0;
-          }
-          trial = y + step * direction;
-          next = kernel_at(trial, &Ky);
-          spent += next.matvecs;
-          next_dual = dual_value(trial, next);
-          if (next_dual >= dual + 1e-4 * step * grad.dot(direction) || tries == 40) break;
-          step *= 0.5;
-        }
-        if (newton) newton_step_ = step;
-        last_step_ = step;
-        y = alpha = trial;
-        Ky = std::move(next);
-        Ky.matvecs = spent;
-        continue;
-      }
-
-      // Step 1 / L_t (default_step); backtracking keeps the ascent guarantee of Proposition 6
-      // where the local constant is only an estimate.
-      double step = opt_.step ? *opt_.step : default_step(Ky);
-      // The Lipschitz estimate bounds the curvature and is often far above it: an adaptive step
-      // tries twice the last accepted step when that was accepted at once.
-      if (opt_.accelerate && !opt_.step && accepted_at_once_) step = std::max(step, 2.0 * last_step_);
-      for (int tries = 0;; ++tries) {
-        trial = y + step * grad;
-        project(trial);
-        next = kernel_at(trial, &Ky);
-        spent += next.matvecs;
-        next_dual = dual_value(trial, next);
-        if (opt_.step) break;
-        const Eigen::VectorXd move = trial - y;
-        const double bound = dual + grad.dot(move) - move.squaredNorm() / (2.0 * step);
-        accepted_at_once_ = tries == 0;
-        if (next_dual >= bound - 1e-12 * std::max(1.0, std::abs(dual)) || tries == 40) break;
-        step *= 0.5;
-      }
-      last_step_ = step;
-      double beta = 0.0;
-      if (opt_.accelerate && next_dual >= dual_alpha) {
-        const double following = 0.5 * (1.0 + std::sqrt(1.0 + 4.0 * momentum * momentum));
-        beta = (momentum - 1.0) / following;
-        momentum = following;
-      } else {
-        momentum = 1.0;  // restart: the momentum made J fall
-      }
-      if (beta > 0.0) {
-        consider(trial, next, g_trial);
-        y = trial + beta * (trial - alpha);
-        project(y);
-        Ky = kernel_at(y, &next);
-        spent += Ky.matvecs;
-      } else {
-        y = trial;
-        Ky = std::move(next);
-      }
-      Ky.matvecs = spent;
-      alpha = trial;
-      dual_alpha = next_dual;
+      a.grad = pb_.target - a.g - pb_.rho * a.y;
+      if (quasi_newton())
+        quasi_newton_step(a, it, dual);
+      else
+        accelerated_gradient_step(a, dual);
     }
-    return finish(std::move(out), best_alpha, best_K, best_g);
+    return finish(std::move(out), a.best_alpha, a.best_K, a.best_g);
   }
 
  private:
+  // The state of the ascent: the iterate alpha, the point y the gradient is taken at (the
+  // extrapolation of the last two iterates), and the best lower and upper bounds met so far.
+  struct Ascent {
+    Ascent(const Eigen::VectorXd& start, Kernel K, Index m)
+        : alpha(start), y(start), best_alpha(start), g(m), grad(m), trial(m), best_g(m), g_trial(m), Ky(std::move(K)) {}
+    Eigen::VectorXd alpha, y, best_alpha, g, grad, trial, best_g, g_trial;
+    Kernel Ky, best_K;
+    double best_dual = -std::numeric_limits<double>::infinity();
+    double best_primal = std::numeric_limits<double>::infinity();
+    double dual_alpha = -std::numeric_limits<double>::infinity(), momentum = 1.0;
+    LbfgsMemory memory{10};
+    Eigen::VectorXd previous_point, previous_grad;
+  };
+
+  // A trial point of a line search: its kernel, J there, the step taken, and the mat-vecs of the
+  // iteration so far (rejected trials included).
+  struct Trial {
+    Kernel K;
+    double dual = 0.0, step = 0.0;
+    Index spent = 0;
+  };
+
+  // A fixed alpha has the closed form (Proposition 1 / 2): the optimum is -phi, which P(K) must
+  // equal.
+  SaddleResult solve_at_fixed_alpha(const Eigen::VectorXd& alpha, const Kernel& K) const {
+    SaddleResult out;
+    Eigen::VectorXd g(pb_.rows.rows());
+    constraint_values(K, g);
+    const double primal = primal_value(alpha, K, g);
+    out.history.push_back({-K.phi, primal, primal + K.phi, 0.0, K.matvecs, K.sigma.size()});
+    out.status = SolverStatus::converged;
+    return finish(std::move(out), alpha, K, g);
+  }
+
+  // A free alpha (equality constraints, square loss) makes J smooth and unconstrained: L-BFGS
+  // replaces the accelerated gradient there (fewer eigensolves: bench/results/embedding.md).
+  bool quasi_newton() const { return opt_.accelerate && pb_.set == DualSet::free && !opt_.step; }
+
+  // J(point) and P at the K of point (values receives g(K)); keeps the best of each.
+  double evaluate_bounds(Ascent& a, const Eigen::VectorXd& point, const Kernel& at, Eigen::VectorXd& values) const {
+    constraint_values(at, values);
+    const double dual = dual_value(point, at), primal = primal_value(point, at, values);
+    if (dual > a.best_dual) a.best_dual = dual, a.best_alpha = point;
+    if (primal < a.best_primal) a.best_primal = primal, a.best_K = at, a.best_g = values;
+    return dual;
+  }
+
+  SaddleIteration certificate(const Ascent& a) const {
+    const double gap = a.best_primal - a.best_dual;
+    return {a.best_dual, a.best_primal, gap, last_step_, a.Ky.matvecs, a.Ky.sigma.size()};
+  }
+
+  bool gap_closed(const SaddleIteration& record) const {
+    return record.gap <= opt_.tol * std::max(std::abs(record.primal), std::numeric_limits<double>::min());
+  }
+
+  // L-BFGS on -J for a free alpha (J is smooth there: its gradient K(alpha) is Lipschitz), or a
+  // Newton step where the point has its whole spectrum; then an Armijo line search (armijo_search).
+  void quasi_newton_step(Ascent& a, Index it, double dual) {
+    if (it > 0) a.memory.add(a.y - a.previous_point, a.previous_grad - a.grad);
+    a.previous_point = a.y;
+    a.previous_grad = a.grad;
+    bool newton = newton_applies(a.Ky);
+    Eigen::VectorXd direction = newton ? newton_direction(a.Ky, a.g, a.grad) : lbfgs_direction(a);
+    Trial t = armijo_search(a, dual, newton, direction);
+    if (newton) newton_step_ = t.step;
+    last_step_ = t.step;
+    a.y = a.alpha = a.trial;
+    a.Ky = std::move(t.K);
+    a.Ky.matvecs = t.spent;
+  }
+
+  bool newton_applies(const Kernel& K) const {
+    return second_order_ && K.all_vectors.cols() > 0 && K.sigma.size() > 0 &&
+           newton_rank(K.sigma.size(), solver_choice::kNewtonMaxRank);
+  }
+
+  // The L-BFGS direction, or the gradient step when the memory is empty or gives no ascent.
+  Eigen::VectorXd lbfgs_direction(Ascent& a) const {
+    Eigen::VectorXd d = a.memory.apply(a.grad);
+    if (a.memory.empty() || !(a.grad.dot(d) > 0.0)) {
+      a.memory.clear();
+      d = default_step(a.Ky) * a.grad;
+    }
+    return d;
+  }
+
+  // Armijo backtracking line search from the unit step (Newton: from twice the last Newton step,
+  // at most 1, since far from the solution the positive rank still grows and the unit step
+  // overshoots). A Newton step that would be shorter than kMinNewtonStep falls back to L-BFGS, for
+  // the rest of the solve: the model is poor there (tiny steps of a dozen eigensolves each;
+  // figures: bench/results/embedding.md). Leaves the accepted point in a.trial.
+  Trial armijo_search(Ascent& a, double dual, bool& newton, Eigen::VectorXd& direction) {
+    Trial t;
+    t.step = newton ? std::min(1.0, 2.0 * newton_step_) : 1.0;
+    for (int tries = 0;; ++tries) {
+      if (newton && t.step < kMinNewtonStep) {
+        newton = second_order_ = false;
+        direction = lbfgs_direction(a);
+        t.step = 1.0;
+        tries = 0;
+      }
+      a.trial = a.y + t.step * direction;
+      t.K = kernel_at(a.trial, &a.Ky);
+      t.spent += t.K.matvecs;
+      t.dual = dual_value(a.trial, t.K);
+      if (t.dual >= dual + 1e-4 * t.step * a.grad.dot(direction) || tries == 40) break;
+      t.step *= 0.5;
+    }
+    return t;
+  }
+
+  // A projected gradient step with backtracking, then the momentum's extrapolation.
+  void accelerated_gradient_step(Ascent& a, double dual) {
+    Trial t = backtracking_search(a, dual);
+    last_step_ = t.step;
+    const double beta = momentum_weight(a, t.dual);
+    if (beta > 0.0) {
+      evaluate_bounds(a, a.trial, t.K, a.g_trial);
+      a.y = a.trial + beta * (a.trial - a.alpha);
+      project(a.y);
+      a.Ky = kernel_at(a.y, &t.K);
+      t.spent += a.Ky.matvecs;
+    } else {
+      a.y = a.trial;
+      a.Ky = std::move(t.K);
+    }
+    a.Ky.matvecs = t.spent;
+    a.alpha = a.trial;
+    a.dual_alpha = t.dual;
+  }
+
+  // Step 1 / L_t (default_step); backtracking keeps the ascent guarantee of Proposition 6 where
+  // the local constant is only an estimate. Leaves the accepted point in a.trial.
+  Trial backtracking_search(Ascent& a, double dual) {
+    Trial t;
+    t.step = opt_.step ? *opt_.step : default_step(a.Ky);
+    // The Lipschitz estimate bounds the curvature and is often far above it: an adaptive step
+    // tries twice the last accepted step when that was accepted at once.
+    if (opt_.accelerate && !opt_.step && accepted_at_once_) t.step = std::max(t.step, 2.0 * last_step_);
+    for (int tries = 0;; ++tries) {
+      a.trial = a.y + t.step * a.grad;
+      project(a.trial);
+      t.K = kernel_at(a.trial, &a.Ky);
+      t.spent += t.K.matvecs;
+      t.dual = dual_value(a.trial, t.K);
+      if (opt_.step) break;
+      const Eigen::VectorXd move = a.trial - a.y;
+      const double bound = dual + a.grad.dot(move) - move.squaredNorm() / (2.0 * t.step);
+      accepted_at_once_ = tries == 0;
+      if (t.dual >= bound - 1e-12 * std::max(1.0, std::abs(dual)) || tries == 40) break;
+      t.step *= 0.5;
+    }
+    return t;
+  }
+
+  // Nesterov's weight of the extrapolation (FISTA's momentum sequence), 0 with a restart when J fell
+  // (or without acceleration).
+  double momentum_weight(Ascent& a, double next_dual) const {
+    double beta = 0.0;
+    if (opt_.accelerate && next_dual >= a.dual_alpha) {
+      const double following = 0.5 * (1.0 + std::sqrt(1.0 + 4.0 * a.momentum * a.momentum));
+      beta = (a.momentum - 1.0) / following;
+      a.momentum = following;
+    } else {
+      a.momentum = 1.0;  // restart: the momentum made J fall
+    }
+    return beta;
+  }
+
   // Newton steps are taken from points of rank r <= solver_choice::kNewtonMaxRank n: a Hessian product costs
   // about 4 n^2 r flops, an eigensolve about 9 n^3; from points of higher rank CG needs so many
   // products that Newton steps lose to L-BFGS (figures: bench/results/embedding.md).
