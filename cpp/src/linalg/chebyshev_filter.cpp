@@ -58,136 +58,195 @@ void ChebyshevFilter::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::R
   Y = current_;
 }
 
-LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
-                               Eigen::VectorXd& far_end, ThreadTeam& team, const InterruptPoll& poll) {
-  if (!options.filter) throw std::invalid_argument("filtered_lanczos: options.filter is not set");
-  const double level = options.filter->level;
-  const int degree = options.filter->degree;
-  const Index n = A.rows();
-  // Degree 1 is an affine map of A: the same Krylov spaces, nothing gained.
-  if (n < solver_choice::kMinFilteredSize || degree < 2) return lanczos(A, start, options, team, poll);
-  const double sign = options.largest() ? 1.0 : -1.0;  // the wanted side of the level
+namespace {
 
-  LanczosOptions far_options;
-  far_options.k = 1;
-  far_options.which = options.largest() ? LanczosWhich::smallest : LanczosWhich::largest;
-  far_options.tol = kFarTolerance;
-  far_options.seed = options.seed + 1;
-  far_options.max_matvec = options.max_matvec;
-  Eigen::MatrixXd far_start(n, 1);
-  if (far_end.size() == n) {
-    far_start.col(0) = far_end;
-  } else {
-    std::mt19937_64 rng(options.seed + 2);
-    std::normal_distribution<double> normal;
-    for (Index i = 0; i < n; ++i) far_start(i, 0) = normal(rng);
+// filtered_lanczos's steps: the far end of the spectrum, the filtered run on p(A), the Rayleigh-Ritz
+// values on A, then the check that decides between those and plain Lanczos.
+class FilteredLanczos {
+ public:
+  FilteredLanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
+                  ThreadTeam& team, const InterruptPoll& poll)
+      : A_(A),
+        start_(start),
+        options_(options),
+        team_(team),
+        poll_(poll),
+        level_(options.filter->level),
+        degree_(options.filter->degree),
+        n_(A.rows()),
+        sign_(options.largest() ? 1.0 : -1.0) {}  // sign: the wanted side of the level
+
+  // Estimates the far end of the spectrum (from far_end when it holds a vector, which it then
+  // receives) and places the filter's interval [a, b] there. Returns false when there is nothing
+  // (or next to nothing) on the unwanted side of the level to damp.
+  bool find_far_end(Eigen::VectorXd& far_end) {
+    LanczosOptions far_options;
+    far_options.k = 1;
+    far_options.which = options_.largest() ? LanczosWhich::smallest : LanczosWhich::largest;
+    far_options.tol = kFarTolerance;
+    far_options.seed = options_.seed + 1;
+    far_options.max_matvec = options_.max_matvec;
+    Eigen::MatrixXd far_start(n_, 1);
+    if (far_end.size() == n_) {
+      far_start.col(0) = far_end;
+    } else {
+      std::mt19937_64 rng(options_.seed + 2);
+      std::normal_distribution<double> normal;
+      for (Index i = 0; i < n_; ++i) far_start(i, 0) = normal(rng);
+    }
+    far_ = lanczos(A_, far_start, far_options, team_, poll_);
+    const double estimate = far_.values(0);
+    far_end = far_.vectors.col(0);
+    const double width = sign_ * (level_ - estimate);
+    if (!(width > kMinWidth * std::max(std::abs(estimate), std::abs(level_)))) return false;
+    a_ = estimate - sign_ * std::max(far_.residuals(0), kFarMargin * width);
+    return true;
   }
-  const LanczosResult far = lanczos(A, far_start, far_options, team, poll);
-  const double estimate = far.values(0);
-  far_end = far.vectors.col(0);
+
+  Index far_matvecs() const { return far_.n_matvec; }
+
   // Plain Lanczos on what is left of the mat-vec budget (none: the default).
-  auto plain = [&](const Eigen::MatrixXd& from, Index spent, Index restarts) {
-    LanczosOptions rest = options;
-    if (options.max_matvec) rest.max_matvec = std::max<Index>(1, *options.max_matvec - spent);
-    LanczosResult r = lanczos(A, from, rest, team, poll);
+  LanczosResult plain(const Eigen::MatrixXd& from, Index spent, Index restarts) const {
+    LanczosOptions rest = options_;
+    if (options_.max_matvec) rest.max_matvec = std::max<Index>(1, *options_.max_matvec - spent);
+    LanczosResult r = lanczos(A_, from, rest, team_, poll_);
     r.n_matvec += spent;
     r.n_restart += restarts;
     return r;
-  };
-  // Nothing (or next to nothing) on the unwanted side of the level to damp.
-  const double width = sign * (level - estimate);
-  if (!(width > kMinWidth * std::max(std::abs(estimate), std::abs(level)))) return plain(start, far.n_matvec, 0);
-  const double a = estimate - sign * std::max(far.residuals(0), kFarMargin * width);
-
-  // The polynomial's interval ends short of the level: the pairs just on the unwanted side of it
-  // map above 1 too, in order, so that a k larger than the count beyond the level is served
-  // from them instead of from the equioscillation band, where Lanczos crawls.
-  const double edge = level - sign * kTransition * std::abs(level - a);
-  const ChebyshevFilter filter(A, a, edge, degree);
-  LanczosOptions filtered_options = options;
-  filtered_options.which = LanczosWhich::largest;  // beyond the edge, on either side, p > 1
-  filtered_options.tol = options.tol * kFilteredTolerance;
-  // Threshold mode: Lanczos counts on p(A) beyond p(threshold). It treats p values within
-  // tol_p |p(A)| of that as at it, which is tol_p |p(A)| / p'(threshold) in A's units: checked
-  // below against the plain band, tol |A|.
-  double x_threshold = 1.0;
-  if (options.threshold) {
-    x_threshold = (2.0 * *options.threshold - a - edge) / (edge - a);
-    filtered_options.threshold = std::cosh(degree * std::acosh(x_threshold));
   }
-  std::optional<Index> budget;  // none: Lanczos's default
-  if (options.max_matvec) budget = std::max<Index>(1, (*options.max_matvec - far.n_matvec) / degree);
-  // By count, or up to max_rank: capped (threshold mode with no max_rank: the count is unknown).
-  const std::optional<Index> pairs = options.threshold ? options.max_rank : std::optional<Index>(options.k);
-  if (pairs && *pairs > 0) {
-    const Index cap = kCapPerPair * *pairs + kCapExtra;
-    budget = budget ? std::min(*budget, cap) : cap;
-  }
-  filtered_options.max_matvec = budget;
-  const LanczosResult found = lanczos(filter, start, filtered_options, team, poll);
 
-  // A's eigenvalues: the Rayleigh quotients; residuals against A.
-  const Index m = found.vectors.cols();
-  Eigen::MatrixXd AV(n, m);
-  if (m > 0) A.apply(found.vectors, AV);
-  Eigen::VectorXd quotient(m);
-  for (Index c = 0; c < m; ++c) quotient(c) = found.vectors.col(c).dot(AV.col(c));
-  std::vector<Index> order(static_cast<std::size_t>(m));
-  std::iota(order.begin(), order.end(), Index{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](Index x, Index y) { return sign * quotient(x) > sign * quotient(y); });
-
-  LanczosResult result;
-  result.values.resize(m);
-  result.vectors.resize(n, m);
-  result.residuals.resize(m);
-  for (Index i = 0; i < m; ++i) {
-    const Index c = order[static_cast<std::size_t>(i)];
-    result.values(i) = quotient(c);
-    result.vectors.col(i) = found.vectors.col(c);
-    result.residuals(i) = (AV.col(c) - quotient(c) * found.vectors.col(c)).norm();
+  // Lanczos on p(A), p the Chebyshev filter of [a, edge].
+  void run_filtered() {
+    // The polynomial's interval ends short of the level: the pairs just on the unwanted side of it
+    // map above 1 too, in order, so that a k larger than the count beyond the level is served
+    // from them instead of from the equioscillation band, where Lanczos crawls.
+    edge_ = level_ - sign_ * kTransition * std::abs(level_ - a_);
+    const ChebyshevFilter filter(A_, a_, edge_, degree_);
+    filtered_options_ = options_;
+    filtered_options_.which = LanczosWhich::largest;  // beyond the edge, on either side, p > 1
+    filtered_options_.tol = options_.tol * kFilteredTolerance;
+    // Threshold mode: Lanczos counts on p(A) beyond p(threshold). It treats p values within
+    // tol_p |p(A)| of that as at it, which is tol_p |p(A)| / p'(threshold) in A's units: checked
+    // in finish against the plain band, tol |A|.
+    if (options_.threshold) {
+      x_threshold_ = (2.0 * *options_.threshold - a_ - edge_) / (edge_ - a_);
+      filtered_options_.threshold = std::cosh(degree_ * std::acosh(x_threshold_));
+    }
+    std::optional<Index> budget;  // none: Lanczos's default
+    if (options_.max_matvec) budget = std::max<Index>(1, (*options_.max_matvec - far_.n_matvec) / degree_);
+    // By count, or up to max_rank: capped (threshold mode with no max_rank: the count is unknown).
+    const std::optional<Index> pairs = options_.threshold ? options_.max_rank : std::optional<Index>(options_.k);
+    if (pairs && *pairs > 0) {
+      const Index cap = kCapPerPair * *pairs + kCapExtra;
+      budget = budget ? std::min(*budget, cap) : cap;
+    }
+    filtered_options_.max_matvec = budget;
+    found_ = lanczos(filter, start_, filtered_options_, team_, poll_);
   }
-  const Index spent = far.n_matvec + degree * found.n_matvec + m;
-  result.n_matvec = spent;
-  result.n_restart = found.n_restart;
-  result.n_locked = found.n_locked;
-  result.norm_estimate = std::max(std::abs(a), m > 0 ? std::abs(result.values(0)) : 0.0);
-  result.status = found.status;
-  result.max_rank_reached = found.max_rank_reached;
-  result.filtered = true;
 
-  // On the unwanted side of b, p is not monotone: the order holds only when every pair found
-  // lies beyond b. The tolerance held on p(A), relative to |p(A)|, is checked against A.
-  // Otherwise plain Lanczos finishes from the pairs found (its warm start locks those that
-  // have converged).
-  const bool ordered = m == 0 || sign * (result.values(m - 1) - edge) > 0.0;
-  bool accurate = m == 0 || result.residuals.maxCoeff() <= options.tol * result.norm_estimate;
-  const double band = options.tol * result.norm_estimate;  // plain Lanczos's, in A's units
-  if (options.threshold) {
-    // p'(threshold) = d sinh(d t) / sinh(t) (d^2 at t = 0) times dx/dlambda, t = acosh(x).
-    const double t = std::acosh(x_threshold);
-    const double slope =
-        (t > 1e-8 ? degree * std::sinh(degree * t) / std::sinh(t) : double(degree) * degree) * 2.0 / std::abs(edge - a);
-    accurate = accurate && filtered_options.tol * found.norm_estimate / slope <= band;
+  // A's eigenvalues: the Rayleigh quotients of the vectors found, in the wanted order; residuals
+  // against A.
+  LanczosResult rayleigh_ritz() {
+    const Index m = found_.vectors.cols();
+    Eigen::MatrixXd AV(n_, m);
+    if (m > 0) A_.apply(found_.vectors, AV);
+    Eigen::VectorXd quotient(m);
+    for (Index c = 0; c < m; ++c) quotient(c) = found_.vectors.col(c).dot(AV.col(c));
+    std::vector<Index> order(static_cast<std::size_t>(m));
+    std::iota(order.begin(), order.end(), Index{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](Index x, Index y) { return sign_ * quotient(x) > sign_ * quotient(y); });
+
+    LanczosResult result;
+    result.values.resize(m);
+    result.vectors.resize(n_, m);
+    result.residuals.resize(m);
+    for (Index i = 0; i < m; ++i) {
+      const Index c = order[static_cast<std::size_t>(i)];
+      result.values(i) = quotient(c);
+      result.vectors.col(i) = found_.vectors.col(c);
+      result.residuals(i) = (AV.col(c) - quotient(c) * found_.vectors.col(c)).norm();
+    }
+    spent_ = far_.n_matvec + degree_ * found_.n_matvec + m;
+    result.n_matvec = spent_;
+    result.n_restart = found_.n_restart;
+    result.n_locked = found_.n_locked;
+    result.norm_estimate = std::max(std::abs(a_), m > 0 ? std::abs(result.values(0)) : 0.0);
+    result.status = found_.status;
+    result.max_rank_reached = found_.max_rank_reached;
+    result.filtered = true;
+    return result;
   }
+
+  // The filtered result when it answers the call, else plain Lanczos from it.
+  LanczosResult finish(LanczosResult result) const {
+    // On the unwanted side of b, p is not monotone: the order holds only when every pair found
+    // lies beyond b. The tolerance held on p(A), relative to |p(A)|, is checked against A.
+    // Otherwise plain Lanczos finishes from the pairs found (its warm start locks those that
+    // have converged).
+    const Index m = result.values.size();
+    const bool ordered = m == 0 || sign_ * (result.values(m - 1) - edge_) > 0.0;
+    bool accurate = m == 0 || result.residuals.maxCoeff() <= options_.tol * result.norm_estimate;
+    const double band = options_.tol * result.norm_estimate;  // plain Lanczos's, in A's units
+    if (options_.threshold) {
+      // p'(threshold) = d sinh(d t) / sinh(t) (d^2 at t = 0) times dx/dlambda, t = acosh(x).
+      const double t = std::acosh(x_threshold_);
+      const double slope = (t > 1e-8 ? degree_ * std::sinh(degree_ * t) / std::sinh(t) : double(degree_) * degree_) *
+                           2.0 / std::abs(edge_ - a_);
+      accurate = accurate && filtered_options_.tol * found_.norm_estimate / slope <= band;
+    }
+    // More pairs beyond the threshold than max_rank: the caller's signal, nothing to finish.
+    if (found_.max_rank_reached) return trimmed(std::move(result), band);
+    if (found_.status == SolverStatus::converged && ordered && accurate) return trimmed(std::move(result), band);
+    if (options_.max_matvec && spent_ >= *options_.max_matvec) {  // no budget left: as found
+      result.status = SolverStatus::max_iter;
+      return trimmed(std::move(result), band);
+    }
+    return plain(m > 0 ? result.vectors : start_, spent_, found_.n_restart);
+  }
+
+ private:
   // Threshold mode: only the pairs beyond the threshold by more than the band, as plain Lanczos.
-  auto trimmed = [&](LanczosResult r) {
-    if (!options.threshold) return r;
+  LanczosResult trimmed(LanczosResult r, double band) const {
+    if (!options_.threshold) return r;
     Index kept = 0;
-    while (kept < r.values.size() && sign * (r.values(kept) - *options.threshold) > band) ++kept;
+    while (kept < r.values.size() && sign_ * (r.values(kept) - *options_.threshold) > band) ++kept;
     r.values.conservativeResize(kept);
-    r.vectors.conservativeResize(n, kept);
+    r.vectors.conservativeResize(n_, kept);
     r.residuals.conservativeResize(kept);
     return r;
-  };
-  // More pairs beyond the threshold than max_rank: the caller's signal, nothing to finish.
-  if (found.max_rank_reached) return trimmed(std::move(result));
-  if (found.status == SolverStatus::converged && ordered && accurate) return trimmed(std::move(result));
-  if (options.max_matvec && spent >= *options.max_matvec) {  // no budget left: as found
-    result.status = SolverStatus::max_iter;
-    return trimmed(std::move(result));
   }
-  return plain(m > 0 ? result.vectors : start, spent, found.n_restart);
+
+  const SymmetricOperator& A_;
+  const Eigen::MatrixXd& start_;
+  const LanczosOptions& options_;
+  ThreadTeam& team_;
+  const InterruptPoll& poll_;
+  const double level_;
+  const int degree_;
+  const Index n_;
+  const double sign_;
+  LanczosResult far_;  // the far end's run
+  double a_ = 0.0;     // the filter's interval [a, edge]
+  double edge_ = 0.0;
+  double x_threshold_ = 1.0;
+  LanczosOptions filtered_options_;
+  LanczosResult found_;  // the run on p(A)
+  Index spent_ = 0;      // products with A so far
+};
+
+}  // namespace
+
+LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
+                               Eigen::VectorXd& far_end, ThreadTeam& team, const InterruptPoll& poll) {
+  if (!options.filter) throw std::invalid_argument("filtered_lanczos: options.filter is not set");
+  // Degree 1 is an affine map of A: the same Krylov spaces, nothing gained.
+  if (A.rows() < solver_choice::kMinFilteredSize || options.filter->degree < 2)
+    return lanczos(A, start, options, team, poll);
+  FilteredLanczos solve(A, start, options, team, poll);
+  if (!solve.find_far_end(far_end)) return solve.plain(start, solve.far_matvecs(), 0);
+  solve.run_filtered();
+  return solve.finish(solve.rayleigh_ritz());
 }
 
 LanczosResult solve_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,

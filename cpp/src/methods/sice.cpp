@@ -556,196 +556,288 @@ bool block_descent_start(const MatrixXd& S, const MatrixXd& R, MatrixXd& W, Matr
 // projects onto the orthant (pairs crossing zero stop there: the support keeps adjusting). A
 // damped orthant step sends the method back to the first phase. Both phases start from
 // block_descent_start's point when the caller gives none.
-SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOptions& opt, const InterruptPoll& poll) {
-  const Index m = S.rows();
-  SpdFactor factor(opt.lapack);
-  // The default start is diagonal (1 / S_ii): its log det and inverse are free, a factorisation
-  // and an O(m^3) inverse are not. It serves the bounded check; then block_descent_start replaces
-  // it when that is better.
-  const bool diagonal_start = X.isDiagonal(0.0);
-  double linear = linear_part(X, S, R);  // then kept up to date over the pairs each step moves
-  double f = kInf;
-  if (diagonal_start) {
-    if ((X.diagonal().array() > 0.0).all()) f = -X.diagonal().array().log().sum() + linear;
-  } else if (factor.compute(X)) {
-    f = -factor.logdet() + linear;
-  }
-  if (!std::isfinite(f)) throw std::invalid_argument("the start point is not positive definite");
-  MatrixXd W(m, m);
-  if (diagonal_start)
-    W = X.diagonal().cwiseInverse().asDiagonal();
-  else
-    factor.inverse(W);
-  SiceResult result;
-  DualCertificate certificate(S, R, opt);
-  certificate.offer_inverse(W);
-  if (!(result.bounded = find_dual_point(certificate, S))) return result;
+class NewtonSolver {
+ public:
+  NewtonSolver(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOptions& opt, const InterruptPoll& poll)
+      : S_(S),
+        R_(R),
+        opt_(opt),
+        poll_(poll),
+        m_(S.rows()),
+        X_(std::move(X)),
+        factor_(opt.lapack),
+        certificate_(S, R, opt),
+        W_(m_, m_),
+        Ut_(m_, m_),
+        trial_(m_, m_),
+        pairs_(m_, Ut_) {}
 
-  MatrixXd Ut(m, m), trial(m, m);  // CD's U' and the trial point; work space for the start first
-  bool start_taken = false;
-  if (diagonal_start && opt.max_iter > 0) {  // W serves as the sweeps' work space
-    if (block_descent_start(S, R, W, Ut, trial) && factor.compute(trial)) {
-      const double linear_start = linear_part(trial, S, R), f_start = -factor.logdet() + linear_start;
-      if ((start_taken = f_start < f)) {
-        X.swap(trial);
-        f = f_start;
-        linear = linear_start;
-        factor.inverse(W);
+  SiceResult run() {
+    if (!start()) return std::move(result_);
+    for (Index iter = result_.n_iter; iter < opt_.max_iter; ++iter) {
+      if (gap_met()) {
+        result_.status = SolverStatus::converged;
+        break;
+      }
+      const Step outcome = orthant_phase() ? orthant_step() : cd_step();
+      if (outcome == Step::stop) break;
+      if (outcome == Step::retry) continue;
+      accept();
+      result_.n_iter = iter + 1;
+      check_interrupt(poll_);
+    }
+    return finish();
+  }
+
+ private:
+  enum class Step { accepted, retry, stop };
+  static constexpr double kArmijo = 1e-4;
+
+  // The start point's F and W = X^-1, the bounded check, then block_descent_start's point when it
+  // is better. Returns false when no positive definite dual point exists (nothing to solve).
+  bool start() {
+    // The default start is diagonal (1 / S_ii): its log det and inverse are free, a factorisation
+    // and an O(m^3) inverse are not. It serves the bounded check; then block_descent_start replaces
+    // it when that is better.
+    const bool diagonal_start = X_.isDiagonal(0.0);
+    evaluate_start(diagonal_start);
+    certificate_.offer_inverse(W_);
+    if (!(result_.bounded = find_dual_point(certificate_, S_))) return false;
+    const bool start_taken = diagonal_start && opt_.max_iter > 0 && take_block_descent_start();
+    // Every step moves only a list of pairs (the CD step's free set, the orthant step's support), so
+    // the trial point, F's linear part, the non-zero count and X's support are kept up to date over
+    // that list instead of over all m^2 entries (bench/results/sice.md).
+    trial_ = X_;  // and equals X between iterations
+    for (Index j = 0; j < m_; ++j)
+      for (Index i = j; i < m_; ++i)
+        if (X_(i, j) != 0.0) support_.emplace_back(i, j);
+    nnz_ = (X_.array() != 0.0).count();
+    if (start_taken) {  // the start counts as the first iteration
+      certify();
+      result_.n_iter = 1;
+    }
+    return true;
+  }
+
+  // F and W at the caller's start; throws when it is not positive definite.
+  void evaluate_start(bool diagonal_start) {
+    linear_ = linear_part(X_, S_, R_);  // then kept up to date over the pairs each step moves
+    f_ = kInf;
+    if (diagonal_start) {
+      if ((X_.diagonal().array() > 0.0).all()) f_ = -X_.diagonal().array().log().sum() + linear_;
+    } else if (factor_.compute(X_)) {
+      f_ = -factor_.logdet() + linear_;
+    }
+    if (!std::isfinite(f_)) throw std::invalid_argument("the start point is not positive definite");
+    if (diagonal_start)
+      W_ = X_.diagonal().cwiseInverse().asDiagonal();
+    else
+      factor_.inverse(W_);
+  }
+
+  // Replaces the diagonal start by block_descent_start's point when F is lower there (W serves as
+  // the sweeps' work space, Ut and trial as well). Returns whether it did.
+  bool take_block_descent_start() {
+    bool taken = false;
+    if (block_descent_start(S_, R_, W_, Ut_, trial_) && factor_.compute(trial_)) {
+      const double linear_start = linear_part(trial_, S_, R_), f_start = -factor_.logdet() + linear_start;
+      if ((taken = f_start < f_)) {
+        X_.swap(trial_);
+        f_ = f_start;
+        linear_ = linear_start;
+        factor_.inverse(W_);
       }
     }
-    if (!start_taken) W = X.diagonal().cwiseInverse().asDiagonal();
+    if (!taken) W_ = X_.diagonal().cwiseInverse().asDiagonal();
+    return taken;
   }
 
-  // Every step moves only a list of pairs (the CD step's free set, the orthant step's support), so
-  // the trial point, F's linear part, the non-zero count and X's support are kept up to date over
-  // that list instead of over all m^2 entries (bench/results/sice.md).
-  trial = X;              // and equals X between iterations
-  std::vector<double> D;  // the CD direction on its free set (0 elsewhere)
-  std::vector<std::pair<Index, Index>> moved, support;
-  for (Index j = 0; j < m; ++j)
-    for (Index i = j; i < m; ++i)
-      if (X(i, j) != 0.0) support.emplace_back(i, j);
-  FreePairs pairs(m, Ut);
-  std::vector<double> sign;
-  VectorXd rhs, v, column_sums;
-  constexpr double armijo = 1e-4;
-  bool local = false;    // phase 2
-  bool cd_next = false;  // in phase 2: revise the support by a CD step after damped or every 3rd Newton step
-  Index orthant_run = 0;
-  bool stalled = false;  // the previous step failed: two failures in a row end the run
-  Index nnz = (X.array() != 0.0).count(), cd_steps = 0;
-  bool clip_offered = true;  // the current W's clip point has been offered to the certificate
+  bool gap_met() const { return relative_gap(f_, certificate_.value()) <= opt_.tol; }
+
+  // Phase 2 (orthant-wise Newton), unless CD is due to revise the support.
+  bool orthant_phase() const { return local_ && !cd_next_; }
+
+  // Near the optimum F is flat to rounding while the certificate (first order in the KKT
+  // residual) is not yet tight: steps that do not raise F beyond rounding are taken.
+  double rounding_slack() const { return 1e-13 * std::max(1.0, std::abs(f_)); }
+
+  // A failed step: the first may be retried (by the other phase), two failures in a row end the run.
+  Step fail(bool may_retry) {
+    if (!may_retry || stalled_) return Step::stop;
+    stalled_ = true;
+    return Step::retry;
+  }
+
+  Step orthant_step() {
+    if (!orthant_direction(X_, W_, S_, R_, opt_.max_cg, pairs_, sign_, rhs_, v_)) return Step::stop;
+    moved_ = pairs_.list();
+    double step = 1.0;
+    const bool accepted = orthant_line_search(step);
+    cd_next_ = !accepted || step < 1.0 || ++orthant_run_ % 3 == 0;  // then let CD revise the support
+    if (!accepted) {
+      restore_trial();
+      return fail(true);
+    }
+    return Step::accepted;
+  }
+
+  // Backtracking along the orthant direction, projected onto the orthant (pairs crossing zero stop
+  // there). Returns whether a step met the Armijo condition; `step` is the last one tried.
+  bool orthant_line_search(double& step) {
+    const double slack = rounding_slack();
+    for (int attempt = 0; attempt < 40; ++attempt, step *= 0.5) {
+      double predicted = 0.0;  // orthant gradient times the projected move
+      linear_trial_ = write_trial([&](std::size_t p, double x) {
+        double t = x + step * v_[static_cast<Index>(p)];
+        if (t * sign_[p] < 0.0) t = 0.0;
+        predicted -= rhs_[static_cast<Index>(p)] * (t - x);
+        return t;
+      });
+      if (!(predicted < 0.0)) return false;
+      if (!factor_.compute(trial_)) continue;
+      f_trial_ = -factor_.logdet() + linear_trial_;
+      if (f_trial_ <= f_ + kArmijo * predicted + slack) return true;
+    }
+    return false;
+  }
+
+  Step cd_step() {
+    // More sweeps as the iterates settle (QUIC's 1 + k / 3), capped: late accuracy is phase 2's.
+    cd_next_ = false;
+    coordinate_descent_direction(X_, W_, S_, R_, std::min<Index>(1 + cd_steps_ / 3, 10), moved_, D_, Ut_);
+    ++cd_steps_;
+    const double decrease = cd_model_decrease();
+    // The model sees no descent: optimal to rounding, or support settled (then let the orthant
+    // step refine the values on this support).
+    if (!(decrease < 0.0)) return fail(local_);
+    double step = 1.0;
+    if (!cd_line_search(decrease, step)) {  // rounding stalls the search
+      restore_trial();
+      return fail(local_);  // when it ends the run, the certificate reports the gap reached
+    }
+    if (step == 1.0 && std::abs(nnz_trial_ - nnz_) <= std::max<Index>(2, nnz_ / 100)) local_ = true;
+    return Step::accepted;
+  }
+
+  // <G, D> + sum R (|X + D| - |X|), G = S - W; D is 0 off the free set.
+  double cd_model_decrease() const {
+    double decrease = 0.0;
+    for (std::size_t p = 0; p < moved_.size(); ++p) {
+      const auto [i, j] = moved_[p];
+      decrease += linear_change(S_, R_, i, j, X_(i, j), X_(i, j) + D_[p]) - pair_weight(i, j) * W_(i, j) * D_[p];
+    }
+    return decrease;
+  }
+
+  // Backtracking along the CD direction. Returns whether a step met the Armijo condition.
+  bool cd_line_search(double decrease, double& step) {
+    const double slack = rounding_slack();
+    for (int attempt = 0; attempt < 40; ++attempt, step *= 0.5) {
+      linear_trial_ = write_trial([&](std::size_t p, double x) { return x + step * D_[p]; });
+      if (!factor_.compute(trial_)) continue;
+      f_trial_ = -factor_.logdet() + linear_trial_;
+      if (f_trial_ <= f_ + kArmijo * step * decrease + slack) return true;
+    }
+    return false;
+  }
+
   // trial = X + step * change on the moved pairs; returns F's linear part there and sets the
   // non-zero count.
-  auto write_trial = [&](auto&& change, Index& nnz_trial) {
-    double linear_trial = linear;
-    nnz_trial = nnz;
-    for (std::size_t p = 0; p < moved.size(); ++p) {
-      const auto [i, j] = moved[p];
-      const double x = X(i, j), t = change(p, x);
-      trial(i, j) = t;
-      trial(j, i) = t;
-      linear_trial += linear_change(S, R, i, j, x, t);
-      nnz_trial += static_cast<Index>(pair_weight(i, j)) * ((t != 0.0) - (x != 0.0));
+  template <class Change>
+  double write_trial(Change&& change) {
+    double linear_trial = linear_;
+    nnz_trial_ = nnz_;
+    for (std::size_t p = 0; p < moved_.size(); ++p) {
+      const auto [i, j] = moved_[p];
+      const double x = X_(i, j), t = change(p, x);
+      trial_(i, j) = t;
+      trial_(j, i) = t;
+      linear_trial += linear_change(S_, R_, i, j, x, t);
+      nnz_trial_ += static_cast<Index>(pair_weight(i, j)) * ((t != 0.0) - (x != 0.0));
     }
     return linear_trial;
-  };
-  auto restore_trial = [&] {
-    for (const auto& [i, j] : moved) trial(i, j) = trial(j, i) = X(i, j);
-  };
+  }
+
+  void restore_trial() {
+    for (const auto& [i, j] : moved_) trial_(i, j) = trial_(j, i) = X_(i, j);
+  }
+
+  // The trial point becomes the iterate, factored (W = X^-1) and certified.
+  void accept() {
+    stalled_ = false;
+    X_.swap(trial_);
+    restore_trial();                       // trial (the old X) takes the new values on the moved pairs
+    support_ = nonzero_pairs(X_, moved_);  // X's non-zeros lie among the pairs just moved
+    nnz_ = nnz_trial_;
+    f_ = f_trial_;
+    linear_ = linear_trial_;
+    factor_.inverse(W_);
+    certify();
+  }
+
   // At a new iterate X with W = X^-1 (X factored). Each dual point costs a factorisation: the KKT
   // point is tried once its estimate is within 10x of the tolerance (the estimate overstates the
   // gap), the clip point only once its bound says it can meet the tolerance (the slack covers the
   // bound's rounding).
-  auto certify_iterate = [&] {
-    const double scale = std::max(1.0, std::abs(f));
-    const bool try_kkt = kkt_gap_estimate(X, W, S, R, support, column_sums) <= 10.0 * opt.tol * scale;
-    const bool try_clip = certifiable_gap_bound(X, W, S, R, support) <= (opt.tol + 1e-13) * scale;
+  void certify() {
+    const double scale = std::max(1.0, std::abs(f_));
+    const bool try_kkt = kkt_gap_estimate(X_, W_, S_, R_, support_, column_sums_) <= 10.0 * opt_.tol * scale;
+    const bool try_clip = certifiable_gap_bound(X_, W_, S_, R_, support_) <= (opt_.tol + 1e-13) * scale;
     if (try_kkt || try_clip) {
-      linear = linear_part(X, S, R);  // F exactly (no drift from the updates) for the certified gap
-      f = -factor.logdet() + linear;
+      linear_ = linear_part(X_, S_, R_);  // F exactly (no drift from the updates) for the certified gap
+      f_ = -factor_.logdet() + linear_;
     }
-    if (try_kkt) certificate.offer_kkt_point(X, W, support);
-    clip_offered = try_clip && relative_gap(f, certificate.value()) > opt.tol;
-    if (clip_offered) certificate.offer_inverse(W);
-    result.relative_gaps.push_back(relative_gap(f, certificate.value()));
-  };
-  if (start_taken) {  // the start counts as the first iteration
-    certify_iterate();
-    result.n_iter = 1;
+    if (try_kkt) certificate_.offer_kkt_point(X_, W_, support_);
+    clip_offered_ = try_clip && relative_gap(f_, certificate_.value()) > opt_.tol;
+    if (clip_offered_) certificate_.offer_inverse(W_);
+    result_.relative_gaps.push_back(relative_gap(f_, certificate_.value()));
   }
 
-  for (Index iter = result.n_iter; iter < opt.max_iter; ++iter) {
-    if (relative_gap(f, certificate.value()) <= opt.tol) {
-      result.status = SolverStatus::converged;
-      break;
+  // The final status from F exactly and the best certificate, and the result.
+  SiceResult finish() {
+    if (result_.status != SolverStatus::converged) {
+      // F exactly: f has been kept up to date step by step (rounding drift about 1e-9 relative), and
+      // the factor may hold a rejected trial point.
+      if (factor_.compute(X_)) f_ = -factor_.logdet() + linear_part(X_, S_, R_);
+      if (!clip_offered_) certificate_.offer_inverse(W_);  // the best bound for the last iterate
+      result_.status = relative_gap(f_, certificate_.value()) <= opt_.tol ? SolverStatus::converged
+                       : result_.n_iter >= opt_.max_iter                  ? SolverStatus::max_iter
+                                                                          : SolverStatus::not_converged;  // stalled
     }
-    // Near the optimum F is flat to rounding while the certificate (first order in the KKT
-    // residual) is not yet tight: steps that do not raise F beyond rounding are taken.
-    const double slack = 1e-13 * std::max(1.0, std::abs(f));
-    double step = 1.0, f_trial = kInf, linear_trial = 0.0;
-    Index nnz_trial = nnz;
-    bool accepted = false;
-    if (local && !cd_next) {
-      if (!orthant_direction(X, W, S, R, opt.max_cg, pairs, sign, rhs, v)) break;
-      moved = pairs.list();
-      for (int attempt = 0; attempt < 40; ++attempt, step *= 0.5) {
-        double predicted = 0.0;  // orthant gradient times the projected move
-        linear_trial = write_trial(
-            [&](std::size_t p, double x) {
-              double t = x + step * v[static_cast<Index>(p)];
-              if (t * sign[p] < 0.0) t = 0.0;
-              predicted -= rhs[static_cast<Index>(p)] * (t - x);
-              return t;
-            },
-            nnz_trial);
-        if (!(predicted < 0.0)) break;
-        if (!factor.compute(trial)) continue;
-        f_trial = -factor.logdet() + linear_trial;
-        if ((accepted = f_trial <= f + armijo * predicted + slack)) break;
-      }
-      cd_next = !accepted || step < 1.0 || ++orthant_run % 3 == 0;  // then let CD revise the support
-      if (!accepted) {
-        restore_trial();
-        if (stalled) break;
-        stalled = true;
-        continue;
-      }
-    } else {
-      // More sweeps as the iterates settle (QUIC's 1 + k / 3), capped: late accuracy is phase 2's.
-      cd_next = false;
-      coordinate_descent_direction(X, W, S, R, std::min<Index>(1 + cd_steps / 3, 10), moved, D, Ut);
-      ++cd_steps;
-      double decrease = 0.0;  // <G, D> + sum R (|X + D| - |X|), G = S - W; D is 0 off the free set
-      for (std::size_t p = 0; p < moved.size(); ++p) {
-        const auto [i, j] = moved[p];
-        decrease += linear_change(S, R, i, j, X(i, j), X(i, j) + D[p]) - pair_weight(i, j) * W(i, j) * D[p];
-      }
-      if (!(decrease < 0.0)) {  // the model sees no descent: optimal to rounding, or support settled
-        if (!local || stalled) break;
-        stalled = true;
-        continue;  // let the orthant step refine the values on this support
-      }
-      for (int attempt = 0; attempt < 40; ++attempt, step *= 0.5) {
-        linear_trial = write_trial([&](std::size_t p, double x) { return x + step * D[p]; }, nnz_trial);
-        if (!factor.compute(trial)) continue;
-        f_trial = -factor.logdet() + linear_trial;
-        if ((accepted = f_trial <= f + armijo * step * decrease + slack)) break;
-      }
-      if (!accepted) {  // rounding stalls the search
-        restore_trial();
-        if (!local || stalled) break;  // the certificate reports the gap reached
-        stalled = true;
-        continue;
-      }
-      if (step == 1.0 && std::abs(nnz_trial - nnz) <= std::max<Index>(2, nnz / 100)) local = true;
-    }
-    stalled = false;
-    X.swap(trial);
-    restore_trial();                    // trial (the old X) takes the new values on the moved pairs
-    support = nonzero_pairs(X, moved);  // X's non-zeros lie among the pairs just moved
-    nnz = nnz_trial;
-    f = f_trial;
-    linear = linear_trial;
-    factor.inverse(W);
-    certify_iterate();
-    result.n_iter = iter + 1;
-    check_interrupt(poll);
+    result_.precision = std::move(X_);
+    result_.primal = f_;
+    result_.dual = certificate_.take_point();
+    result_.dual_value = certificate_.value();
+    return std::move(result_);
   }
-  if (result.status != SolverStatus::converged) {
-    // F exactly: f has been kept up to date step by step (rounding drift about 1e-9 relative), and
-    // the factor may hold a rejected trial point.
-    if (factor.compute(X)) f = -factor.logdet() + linear_part(X, S, R);
-    if (!clip_offered) certificate.offer_inverse(W);  // the best bound for the last iterate
-    result.status = relative_gap(f, certificate.value()) <= opt.tol ? SolverStatus::converged
-                    : result.n_iter >= opt.max_iter                 ? SolverStatus::max_iter
-                                                                    : SolverStatus::not_converged;  // stalled
-  }
-  result.precision = std::move(X);
-  result.primal = f;
-  result.dual = certificate.take_point();
-  result.dual_value = certificate.value();
-  return result;
+
+  const MatrixXd& S_;
+  const MatrixXd& R_;
+  const SiceOptions& opt_;
+  const InterruptPoll& poll_;
+  const Index m_;
+  MatrixXd X_;  // the iterate
+  SpdFactor factor_;
+  DualCertificate certificate_;
+  MatrixXd W_;           // X^-1
+  MatrixXd Ut_, trial_;  // CD's U' and the trial point (equal to X between iterations)
+  FreePairs pairs_;      // the orthant step's free pairs (borrows Ut as scratch)
+  SiceResult result_;
+  double f_ = kInf, linear_ = 0.0;  // F at X and its linear part, kept up to date over the moved pairs
+  double f_trial_ = kInf, linear_trial_ = 0.0;
+  Index nnz_ = 0, nnz_trial_ = 0, cd_steps_ = 0, orthant_run_ = 0;
+  std::vector<double> D_;  // the CD direction on its free set (0 elsewhere)
+  std::vector<std::pair<Index, Index>> moved_, support_;
+  std::vector<double> sign_;
+  VectorXd rhs_, v_, column_sums_;
+  bool local_ = false;        // phase 2
+  bool cd_next_ = false;      // in phase 2: revise the support by a CD step after damped or every 3rd Newton step
+  bool stalled_ = false;      // the previous step failed: two failures in a row end the run
+  bool clip_offered_ = true;  // the current W's clip point has been offered to the certificate
+};
+
+SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOptions& opt, const InterruptPoll& poll) {
+  return NewtonSolver(S, R, std::move(X), opt, poll).run();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -61,64 +61,28 @@ float round_up(double x) {
   return static_cast<double>(f) < x ? std::nextafter(f, std::numeric_limits<float>::infinity()) : f;
 }
 
-}  // namespace
-
-Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads, const InterruptPoll& poll) {
-  const Index n = X.rows(), d = X.cols();
-  Neighbors out{RowMatrixXi(n, k), RowMatrixXd(n, k)};
-
-  // Screening coordinates Z: centred rows scaled by a power of two so that max |z| <= 1
-  // (euclidean; centring shrinks the norms the error bound scales with, the scale keeps float32
-  // in range), or unit rows (cosine). Exact distances always use the original rows.
-  //   euclidean: reject j when c (|z_i|^2 + |z_j|^2)(1 - tol) - 2 c g_ij > c bound_i
-  //   cosine:    reject j when 1 - tol - g_ij > bound_i
-  // with c the squared scale. Both read b_j - s g_ij > t_i, the form next_candidate scans, where
-  // t_i = c bound_i - a_i is rounded up and b_j rounded down (both conservative).
-  const double tol = screen_tolerance(d);
-  const bool euclidean = metric == Metric::euclidean;
-  RowMatrixXd Z = X;
-  double c = 1.0;
-  Eigen::VectorXd a(n);
-  std::vector<float> b(static_cast<std::size_t>(n), 0.0f);
-  if (euclidean) {
-    Z.rowwise() -= X.colwise().mean();
-    const double largest = Z.cwiseAbs().maxCoeff();
-    if (largest > 0.0) {
-      const double scale = std::ldexp(1.0, -std::ilogb(largest) - 1);  // exact: a power of two
-      Z *= scale;
-      c = scale * scale;
-    }
-    // Float32 underflow near 1e-38 adds an absolute error the relative bound misses.
-    const double underflow = 4.0 * static_cast<double>(d) * static_cast<double>(std::numeric_limits<float>::min());
-    for (Index i = 0; i < n; ++i) {
-      const double shrunk = (1.0 - tol) * Z.row(i).squaredNorm();
-      b[i] = round_down(shrunk);
-      a(i) = shrunk - underflow;
-    }
-  } else {
-    for (Index i = 0; i < n; ++i) {
-      const double len = std::sqrt(ranking_dot(X.row(i).data(), X.row(i).data(), d));
-      if (len > 0.0) Z.row(i) /= len;
-    }
-    a.setConstant(1.0 - tol);
+// The brute-force search over the upper triangle of block pairs, in named steps: the screening
+// coordinates, one task per block pair (rows side, columns side), then the sorted output.
+class BruteSearch {
+ public:
+  BruteSearch(const MatrixRef& X, Index k, Metric metric)
+      : X_(X),
+        n_(X.rows()),
+        d_(X.cols()),
+        k_(k),
+        euclidean_(metric == Metric::euclidean),
+        out_{RowMatrixXi(n_, k), RowMatrixXd(n_, k)},
+        Z_(X),
+        a_(n_),
+        b_(static_cast<std::size_t>(n_), 0.0f),
+        s_(euclidean_ ? 2.0f : 1.0f),
+        Zf_(screening_rows()),
+        blocks_(Zf_, kBlock),
+        nb_(blocks_.n_blocks()),
+        locks_(static_cast<std::size_t>(nb_)) {
+    heaps_.reserve(static_cast<std::size_t>(n_));
+    for (Index i = 0; i < n_; ++i) heaps_.emplace_back(out_.distances.row(i).data(), out_.indices.row(i).data(), k);
   }
-  const float s = euclidean ? 2.0f : 1.0f;
-  const RowMatrixXf Zf = Z.cast<float>();
-  // Euclidean confirmations read the original rows, so the float64 screening copy can go now:
-  // it would otherwise double the search's memory for its whole run. Cosine keeps its unit rows.
-  if (euclidean) RowMatrixXd().swap(Z);
-  const PackedRows blocks(Zf, kBlock);
-  const Index nb = blocks.n_blocks();
-
-  std::vector<NeighborHeap> heaps;
-  heaps.reserve(static_cast<std::size_t>(n));
-  for (Index i = 0; i < n; ++i) heaps.emplace_back(out.distances.row(i).data(), out.indices.row(i).data(), k);
-
-  auto exact = [&](Index i, Index j) {
-    return euclidean ? squared_distance(X.row(i).data(), X.row(j).data(), d)
-                     : 1.0 - ranking_dot(Z.row(i).data(), Z.row(j).data(), d);
-  };
-  auto threshold = [&](Index i) { return round_up(c * heaps[i].bound() - a(i)); };
 
   // The distance is symmetric, so each block pair (I, J), I <= J, is multiplied once and offered
   // both ways: rows of G (queries of I) scan J's points, and columns of G (queries of J) scan I's
@@ -129,115 +93,207 @@ Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads, c
   // threshold can only be looser than the live one, so nothing is missed), then push the few
   // survivors under the lock. Results do not depend on the order: heaps keep the k smallest
   // (distance, index) pairs.
-  std::vector<std::mutex> locks(static_cast<std::size_t>(nb));
-  constexpr Index ldg = kBlock + PackedRows::kMaxPanel;  // SIMD kernels write whole panels
+  void scan(int n_threads, const InterruptPoll& poll) {
+    parallel_for(
+        static_cast<std::size_t>(nb_ * (nb_ + 1) / 2), n_threads, 1,
+        [&](std::size_t task, std::size_t) { scan_block_pair(task); }, poll);
+  }
+
+  Neighbors finish(int n_threads) {
+    parallel_for(static_cast<std::size_t>(n_), n_threads, 4096, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        heaps_[i].sort();
+        auto row = out_.distances.row(static_cast<Index>(i));
+        if (euclidean_) {
+          row = row.cwiseSqrt();
+        } else {
+          row = row.cwiseMax(0.0).cwiseMin(2.0);  // rounding can leave 1 - cos just outside [0, 2]
+        }
+      }
+    });
+    return std::move(out_);
+  }
+
+ private:
+  static constexpr Index ldg = kBlock + PackedRows::kMaxPanel;  // SIMD kernels write whole panels
   struct Survivor {
     Index query, candidate;
     double distance;
   };
-  parallel_for(
-      static_cast<std::size_t>(nb * (nb + 1) / 2), n_threads, 1,
-      [&](std::size_t task, std::size_t) {
-        thread_local std::vector<float> G, t;
-        thread_local std::vector<Survivor> found;
-        thread_local std::vector<double> local_dist;
-        thread_local std::vector<Index> local_idx;
-        thread_local std::vector<Index> seeds;
-        G.resize(static_cast<std::size_t>(kBlock * ldg));
-        local_dist.resize(static_cast<std::size_t>(kBlock * k));
-        local_idx.resize(static_cast<std::size_t>(kBlock * k));
-        t.resize(static_cast<std::size_t>(kBlock));
-        const auto [I, J] = upper_block_pair(static_cast<Index>(task), nb);
-        const Index r0 = I * kBlock, nr = blocks.rows_in_block(I);
-        const Index c0 = J * kBlock, nc = blocks.rows_in_block(J);
-        blocks.dot(Zf.row(r0).data(), nr, J, G.data(), ldg);
+  struct Scratch {  // one per thread
+    std::vector<float> G, t;
+    std::vector<Survivor> found;
+    std::vector<double> local_dist;
+    std::vector<Index> local_idx;
+    std::vector<Index> seeds;
+  };
 
-        auto copy_thresholds = [&](Index first, Index count) {
-          std::lock_guard<std::mutex> hold(locks[first / kBlock]);
-          for (Index q = 0; q < count; ++q) t[q] = threshold(first + q);
-        };
-        auto push_found = [&](Index block) {
-          std::lock_guard<std::mutex> hold(locks[block]);
-          for (const Survivor& f : found) heaps[f.query].push(f.distance, f.candidate);
-          found.clear();
-        };
+  // Screening coordinates Z: centred rows scaled by a power of two so that max |z| <= 1
+  // (euclidean; centring shrinks the norms the error bound scales with, the scale keeps float32
+  // in range), or unit rows (cosine). Exact distances always use the original rows.
+  //   euclidean: reject j when c (|z_i|^2 + |z_j|^2)(1 - tol) - 2 c g_ij > c bound_i
+  //   cosine:    reject j when 1 - tol - g_ij > bound_i
+  // with c the squared scale. Both read b_j - s g_ij > t_i, the form next_candidate scans, where
+  // t_i = c bound_i - a_i is rounded up and b_j rounded down (both conservative).
+  // Sets Z, c, a and b; returns Z in float32.
+  RowMatrixXf screening_rows() {
+    const double tol = screen_tolerance(d_);
+    if (euclidean_) {
+      Z_.rowwise() -= X_.colwise().mean();
+      const double largest = Z_.cwiseAbs().maxCoeff();
+      if (largest > 0.0) {
+        const double scale = std::ldexp(1.0, -std::ilogb(largest) - 1);  // exact: a power of two
+        Z_ *= scale;
+        c_ = scale * scale;
+      }
+      // Float32 underflow near 1e-38 adds an absolute error the relative bound misses.
+      const double underflow = 4.0 * static_cast<double>(d_) * static_cast<double>(std::numeric_limits<float>::min());
+      for (Index i = 0; i < n_; ++i) {
+        const double shrunk = (1.0 - tol) * Z_.row(i).squaredNorm();
+        b_[i] = round_down(shrunk);
+        a_(i) = shrunk - underflow;
+      }
+    } else {
+      for (Index i = 0; i < n_; ++i) {
+        const double len = std::sqrt(ranking_dot(X_.row(i).data(), X_.row(i).data(), d_));
+        if (len > 0.0) Z_.row(i) /= len;
+      }
+      a_.setConstant(1.0 - tol);
+    }
+    RowMatrixXf Zf = Z_.cast<float>();
+    // Euclidean confirmations read the original rows, so the float64 screening copy can go now:
+    // it would otherwise double the search's memory for its whole run. Cosine keeps its unit rows.
+    if (euclidean_) RowMatrixXd().swap(Z_);
+    return Zf;
+  }
 
-        // Survivors also tighten the copied thresholds as the scan goes: a query's bound can be no
-        // worse than the k-th best distance found for it in this very task. Local heaps keep those.
-        auto local_heap = [&](Index q) { return NeighborHeap(local_dist.data() + q * k, local_idx.data() + q * k, k); };
-        auto tightened = [&](const NeighborHeap& heap, Index query, float copied) {
-          return heap.full() ? std::min(copied, round_up(c * heap.bound() - a(query))) : copied;
-        };
+  double exact(Index i, Index j) const {
+    return euclidean_ ? squared_distance(X_.row(i).data(), X_.row(j).data(), d_)
+                      : 1.0 - ranking_dot(Z_.row(i).data(), Z_.row(j).data(), d_);
+  }
+  float threshold(Index i) const { return round_up(c_ * heaps_[i].bound() - a_(i)); }
 
-        // Seeds: scanning in index order from an empty heap, a query confirms every candidate that
-        // beats its running k-th best, about k (1 + ln(nc / k)) of them. So on a query's first block (its own, the
-        // diagonal tasks going first) the best screened candidate of each of 16 lanes (j mod 16) is found first, one
-        // pass of vector minima, and those lanes' minima enter the heap (15 of them: the query's own lane is skipped):
-        // it starts near its final bound, and the scan confirms about one more. That pays from k = 3 (k (1 + ln(256 /
-        // k)) = 16 there, against 6.5 at k = 1); ordering the lanes to seed only the k best gained nothing. Later
-        // blocks start from the copied bound, which seeds would rarely beat (seeding every block was slower;
-        // bench/results/knn.md). Seeds are real candidates, skipped when the scan meets them again: results are
-        // unchanged.
-        const bool seeding = I == J && k >= 3 && k < kSeedLanes && nc >= 4 * kSeedLanes;
-        auto seed = [&](NeighborHeap& heap, Index qi, const float* g) {
-          Index where[kSeedLanes];
-          lane_minima(b.data() + c0, g, s, nc, where);
-          for (int l = 0; l < kSeedLanes; ++l) {
-            if (where[l] < 0 || c0 + where[l] == qi) continue;
-            seeds.push_back(where[l]);
-            heap.push(exact(qi, c0 + where[l]), c0 + where[l]);
-          }
-        };
-        auto is_seed = [&](Index j) { return std::find(seeds.begin(), seeds.end(), j) != seeds.end(); };
+  // Task `task`: block pair (I, J), rows side then (off the diagonal) columns side.
+  void scan_block_pair(std::size_t task) {
+    thread_local Scratch w;
+    w.G.resize(static_cast<std::size_t>(kBlock * ldg));
+    w.local_dist.resize(static_cast<std::size_t>(kBlock * k_));
+    w.local_idx.resize(static_cast<std::size_t>(kBlock * k_));
+    w.t.resize(static_cast<std::size_t>(kBlock));
+    const auto [I, J] = upper_block_pair(static_cast<Index>(task), nb_);
+    blocks_.dot(Zf_.row(I * kBlock).data(), blocks_.rows_in_block(I), J, w.G.data(), ldg);
+    scan_rows(w, I, J);
+    push_found(w, I);
+    if (I == J) return;  // a diagonal block's rows already saw every pair both ways
+    scan_columns(w, I, J);
+    push_found(w, J);
+  }
 
-        copy_thresholds(r0, nr);
-        for (Index i = 0; i < nr; ++i) {
-          const Index qi = r0 + i;
-          const float* g = G.data() + i * ldg;
-          NeighborHeap heap = local_heap(0);
-          seeds.clear();
-          if (seeding && t[i] == std::numeric_limits<float>::infinity()) seed(heap, qi, g);
-          for (Index j = next_candidate(b.data() + c0, g, s, tightened(heap, qi, t[i]), 0, nc); j < nc;
-               j = next_candidate(b.data() + c0, g, s, tightened(heap, qi, t[i]), j + 1, nc))
-            if (c0 + j != qi && !is_seed(j)) heap.push(exact(qi, c0 + j), c0 + j);
-          for (Index q = 0; q < heap.size(); ++q) found.push_back({qi, local_idx[q], local_dist[q]});
-        }
-        push_found(I);
-        if (I == J) return;  // a diagonal block's rows already saw every pair both ways
+  void copy_thresholds(Scratch& w, Index first, Index count) {
+    std::lock_guard<std::mutex> hold(locks_[first / kBlock]);
+    for (Index q = 0; q < count; ++q) w.t[q] = threshold(first + q);
+  }
+  void push_found(Scratch& w, Index block) {
+    std::lock_guard<std::mutex> hold(locks_[block]);
+    for (const Survivor& f : w.found) heaps_[f.query].push(f.distance, f.candidate);
+    w.found.clear();
+  }
 
-        copy_thresholds(c0, nc);
-        std::vector<NeighborHeap> column_heaps;
-        column_heaps.reserve(static_cast<std::size_t>(nc));
-        for (Index j = 0; j < nc; ++j) column_heaps.push_back(local_heap(j));
-        for (Index i = 0; i < nr; ++i) {
-          const Index ci = r0 + i;
-          const float* g = G.data() + i * ldg;
-          for (Index j = next_query(b[ci], g, s, t.data(), 0, nc); j < nc;
-               j = next_query(b[ci], g, s, t.data(), j + 1, nc)) {
-            NeighborHeap& heap = column_heaps[j];
-            heap.push(exact(c0 + j, ci), ci);
-            t[j] = tightened(heap, c0 + j, t[j]);
-          }
-        }
-        for (Index j = 0; j < nc; ++j)
-          for (Index q = 0; q < column_heaps[j].size(); ++q)
-            found.push_back({c0 + j, local_idx[j * k + q], local_dist[j * k + q]});
-        push_found(J);
-      },
-      poll);
+  // Survivors also tighten the copied thresholds as the scan goes: a query's bound can be no
+  // worse than the k-th best distance found for it in this very task. Local heaps keep those.
+  NeighborHeap local_heap(Scratch& w, Index q) const {
+    return NeighborHeap(w.local_dist.data() + q * k_, w.local_idx.data() + q * k_, k_);
+  }
+  float tightened(const NeighborHeap& heap, Index query, float copied) const {
+    return heap.full() ? std::min(copied, round_up(c_ * heap.bound() - a_(query))) : copied;
+  }
 
-  parallel_for(static_cast<std::size_t>(n), n_threads, 4096, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      heaps[i].sort();
-      auto row = out.distances.row(static_cast<Index>(i));
-      if (euclidean) {
-        row = row.cwiseSqrt();
-      } else {
-        row = row.cwiseMax(0.0).cwiseMin(2.0);  // rounding can leave 1 - cos just outside [0, 2]
+  // Seeds: scanning in index order from an empty heap, a query confirms every candidate that
+  // beats its running k-th best, about k (1 + ln(nc / k)) of them. So on a query's first block (its own, the
+  // diagonal tasks going first) the best screened candidate of each of 16 lanes (j mod 16) is found first, one
+  // pass of vector minima, and those lanes' minima enter the heap (15 of them: the query's own lane is skipped):
+  // it starts near its final bound, and the scan confirms about one more. That pays from k = 3 (k (1 + ln(256 /
+  // k)) = 16 there, against 6.5 at k = 1); ordering the lanes to seed only the k best gained nothing. Later
+  // blocks start from the copied bound, which seeds would rarely beat (seeding every block was slower;
+  // bench/results/knn.md). Seeds are real candidates, skipped when the scan meets them again: results are
+  // unchanged.
+  void seed(Scratch& w, NeighborHeap& heap, Index qi, const float* g, Index c0, Index nc) const {
+    Index where[kSeedLanes];
+    lane_minima(b_.data() + c0, g, s_, nc, where);
+    for (int l = 0; l < kSeedLanes; ++l) {
+      if (where[l] < 0 || c0 + where[l] == qi) continue;
+      w.seeds.push_back(where[l]);
+      heap.push(exact(qi, c0 + where[l]), c0 + where[l]);
+    }
+  }
+  static bool is_seed(const Scratch& w, Index j) {
+    return std::find(w.seeds.begin(), w.seeds.end(), j) != w.seeds.end();
+  }
+
+  // Rows of G: the queries of block I scan block J's points.
+  void scan_rows(Scratch& w, Index I, Index J) {
+    const Index r0 = I * kBlock, nr = blocks_.rows_in_block(I);
+    const Index c0 = J * kBlock, nc = blocks_.rows_in_block(J);
+    const bool seeding = I == J && k_ >= 3 && k_ < kSeedLanes && nc >= 4 * kSeedLanes;
+    copy_thresholds(w, r0, nr);
+    for (Index i = 0; i < nr; ++i) {
+      const Index qi = r0 + i;
+      const float* g = w.G.data() + i * ldg;
+      NeighborHeap heap = local_heap(w, 0);
+      w.seeds.clear();
+      if (seeding && w.t[i] == std::numeric_limits<float>::infinity()) seed(w, heap, qi, g, c0, nc);
+      for (Index j = next_candidate(b_.data() + c0, g, s_, tightened(heap, qi, w.t[i]), 0, nc); j < nc;
+           j = next_candidate(b_.data() + c0, g, s_, tightened(heap, qi, w.t[i]), j + 1, nc))
+        if (c0 + j != qi && !is_seed(w, j)) heap.push(exact(qi, c0 + j), c0 + j);
+      for (Index q = 0; q < heap.size(); ++q) w.found.push_back({qi, w.local_idx[q], w.local_dist[q]});
+    }
+  }
+
+  // Columns of G: the queries of block J scan block I's points, vectorised across the queries.
+  void scan_columns(Scratch& w, Index I, Index J) {
+    const Index r0 = I * kBlock, nr = blocks_.rows_in_block(I);
+    const Index c0 = J * kBlock, nc = blocks_.rows_in_block(J);
+    copy_thresholds(w, c0, nc);
+    std::vector<NeighborHeap> column_heaps;
+    column_heaps.reserve(static_cast<std::size_t>(nc));
+    for (Index j = 0; j < nc; ++j) column_heaps.push_back(local_heap(w, j));
+    for (Index i = 0; i < nr; ++i) {
+      const Index ci = r0 + i;
+      const float* g = w.G.data() + i * ldg;
+      for (Index j = next_query(b_[ci], g, s_, w.t.data(), 0, nc); j < nc;
+           j = next_query(b_[ci], g, s_, w.t.data(), j + 1, nc)) {
+        NeighborHeap& heap = column_heaps[j];
+        heap.push(exact(c0 + j, ci), ci);
+        w.t[j] = tightened(heap, c0 + j, w.t[j]);
       }
     }
-  });
-  return out;
+    for (Index j = 0; j < nc; ++j)
+      for (Index q = 0; q < column_heaps[j].size(); ++q)
+        w.found.push_back({c0 + j, w.local_idx[j * k_ + q], w.local_dist[j * k_ + q]});
+  }
+
+  const MatrixRef& X_;
+  const Index n_, d_, k_;
+  const bool euclidean_;
+  Neighbors out_;
+  RowMatrixXd Z_;  // the screening rows (kept for cosine's exact distances only)
+  double c_ = 1.0;
+  Eigen::VectorXd a_;
+  std::vector<float> b_;
+  const float s_;
+  const RowMatrixXf Zf_;
+  const PackedRows blocks_;
+  const Index nb_;
+  std::vector<NeighborHeap> heaps_;
+  std::vector<std::mutex> locks_;
+};
+
+}  // namespace
+
+Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads, const InterruptPoll& poll) {
+  BruteSearch search(X, k, metric);
+  search.scan(n_threads, poll);
+  return search.finish(n_threads);
 }
 
 Neighbors knn(const MatrixRef& X, Index k, Metric metric, KnnAlgorithm algorithm, int n_threads,
