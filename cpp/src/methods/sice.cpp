@@ -546,9 +546,8 @@ bool block_descent_start(const MatrixXd& S, const MatrixXd& R, MatrixXd& W, Matr
 //
 // Far from the solution, QUIC's direction (Hsieh, Sustik, Dhillon & Ravikumar, JMLR 2014): the
 // soft threshold of coordinate descent puts entries at exactly zero even when the step is damped,
-// so the support shrinks quickly. But its sweeps converge at a rate set by cond(X)^2: on a
-// 225-feature correlation matrix (rho = 0.1, optimum F = 8.419, cond 1030) QUIC's schedule still
-// had F = 10.38 after 60 steps, and 30 sweeps per step F = 10.27 after 30.
+// so the support shrinks quickly. But its sweeps converge at a rate set by cond(X)^2, which
+// stalls it on ill-conditioned problems (bench/results/sice.md, "Figures moved from the code").
 // Near the solution, once full steps are taken and the support has settled, orthant-wise Newton
 // (as in Byrd, Chin, Nocedal & Oztoprak, Math. Program. 2016, who test it on this problem): on
 // a fixed orthant F is smooth and CG, preconditioned by X (x) X (the inverse of the Hessian
