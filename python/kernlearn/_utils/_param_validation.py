@@ -135,7 +135,7 @@ class _TypeConstraint:
 
 # Constraint lists turned into rule objects once (tables are module or class constants; fit must
 # stay cheap on small problems). Keyed by id, holding the list so that the id stays its own.
-_COMPILED = {}
+_COMPILED: dict[int, tuple] = {}
 
 
 def _compiled(allowed):
