@@ -106,13 +106,6 @@ def check_finite(value, name):
     return float(value)
 
 
-def check_bool(value, name):
-    """Return value as a Python bool, raising TypeError naming it if it is not a bool."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a bool, got {value!r}")
-    return bool(value)
-
-
 def check_choice(value, name, choices):
     """Return value if it is one of choices, else raise ValueError listing them."""
     if not isinstance(value, str) or value not in choices:
