@@ -2,6 +2,7 @@
 // input; boundary.hpp has the option, result and monitor classes.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -22,8 +23,16 @@ namespace py = pybind11;
 // Poll function for the core: called by the thread that called into C++ (Python's main thread
 // when the user presses Ctrl-C), with the GIL released, so it takes the GIL to run the handlers.
 // A raised KeyboardInterrupt stays set as the Python error and is re-raised by run_interruptible.
+// The GIL is taken at most once per kPollInterval; between those a poll costs one clock read, so
+// the core may poll as often as every mat-vec or block and still stop within a second.
 inline InterruptPoll python_interrupt_poll() {
-  return [] {
+  using Clock = std::chrono::steady_clock;
+  static constexpr auto kPollInterval = std::chrono::milliseconds(20);
+  auto next = std::make_shared<Clock::time_point>(Clock::time_point::min());
+  return [next] {
+    const auto now = Clock::now();
+    if (now < *next) return false;
+    *next = now + kPollInterval;
     py::gil_scoped_acquire gil;
     return PyErr_CheckSignals() != 0;
   };
