@@ -9,6 +9,7 @@ solver on a CSR pattern computed once, and evaluates ``tr(T_p K)`` for a low-ran
 """
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -19,6 +20,10 @@ from . import _core
 from ._utils._validation import check_choice, check_int, check_square_sparse, resolve_n_threads
 
 __all__ = ["ConstraintAccumulator", "check_pairs", "from_labels"]
+
+# from_labels's default for partially labelled y: every pair of labelled points up to this many
+# (16 MiB of int64 pairs), a random sample of this many beyond.
+ALL_PAIRS_LIMIT = 2**20
 
 
 def core_csr(S):
@@ -45,7 +50,11 @@ def from_labels(y, n_pairs=None, component_ratio=None, random_state=None):
     the solvers read it at (i, j) and (j, i) (see :mod:`kernlearn.npkl`).
 
     With partially labelled ``y`` (-1 marks an unlabelled point, scikit-learn's semi-supervised
-    convention) and neither count given, every pair among the labelled points is returned.
+    convention) and neither count given, every pair among the labelled points is returned (the
+    papers' semi-supervised protocol, where few points carry labels) — up to
+    ``ALL_PAIRS_LIMIT`` (2**20) pairs. With more labelled points than that allows (about 1,450),
+    a uniform random sample of ``ALL_PAIRS_LIMIT`` of their pairs is drawn instead, with a warning
+    giving the count: a default must not grow quadratically with the data.
 
     Parameters
     ----------
@@ -75,9 +84,19 @@ def from_labels(y, n_pairs=None, component_ratio=None, random_state=None):
     n = y.size
     if n_pairs is None and component_ratio is None:
         if labelled.size < n:  # semi-supervised: every pair among the labelled points
-            i, j = np.triu_indices(labelled.size, k=1)
-            pairs = np.column_stack([labelled[i], labelled[j]])
-            return pairs, np.where(y[pairs[:, 0]] == y[pairs[:, 1]], 1, -1)
+            total = labelled.size * (labelled.size - 1) // 2
+            if total <= ALL_PAIRS_LIMIT:
+                i, j = np.triu_indices(labelled.size, k=1)
+                pairs = np.column_stack([labelled[i], labelled[j]])
+                return pairs, np.where(y[pairs[:, 0]] == y[pairs[:, 1]], 1, -1)
+            warnings.warn(
+                f"y has {labelled.size} labelled points and {n - labelled.size} unlabelled: all "
+                f"{total} pairs of labelled points would be used; drawing {ALL_PAIRS_LIMIT} of them at "
+                "random instead (give n_pairs or component_ratio to choose)",
+                UserWarning,
+                stacklevel=2,
+            )
+            return _draw_pairs(y, labelled, ALL_PAIRS_LIMIT, None, check_random_state(random_state))
         component_ratio = 0.7
     rng = check_random_state(random_state)
     total = labelled.size * (labelled.size - 1) // 2

@@ -53,13 +53,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from . import _core
 from ._utils import _solver_choice
 from ._utils._monitor import Monitor, history_arrays
 from ._utils._param_validation import Interval, StrOptions, validate_params
-from ._utils._validation import check_choice, resolve_n_threads, symmetrized
+from ._utils._validation import resolve_n_threads, symmetrized
 from .kernels import extreme_eigenpairs, kernel_operator, rbf_kernel, tl1_kernel
 from .linalg import eigsh
 
@@ -113,6 +113,16 @@ class KreinDecomposition:
         }
 
 
+_KREIN_PARAMETERS = {
+    "method": [StrOptions({"shift", "spectral"})],
+    "tau": [None, Interval(numbers.Real, 0, None)],
+    "max_negative_rank": [None, Interval(numbers.Integral, 1, None)],
+    "spectral_matvecs": [Interval(numbers.Integral, 1, None)],
+    "tol": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "random_state": ["random_state"],
+}
+
+
 def krein_decomposition(
     K,
     method="shift",
@@ -128,8 +138,9 @@ def krein_decomposition(
 
     Parameters
     ----------
-    K : ndarray of shape (n, n), float32 or float64, C-contiguous and symmetric (not checked here:
-        the estimator checks it).
+    K : array-like of shape (n, n), symmetric and finite
+        Kept in float32 when given so (the products run in that precision); any other dtype is
+        read as float64. An asymmetric K is used as (K + K') / 2 with a warning.
     method : {"shift", "spectral"}
         See the module docstring.
     tau : float, optional
@@ -141,7 +152,22 @@ def krein_decomposition(
         negative eigenpairs (``negative_converged`` in the result says whether it finished); the
         decomposition is exact and PSD either way.
     """
-    check_choice(method, "method", ("shift", "spectral"))
+    validate_params(
+        _KREIN_PARAMETERS,
+        {
+            "method": method,
+            "tau": tau,
+            "max_negative_rank": max_negative_rank,
+            "spectral_matvecs": spectral_matvecs,
+            "tol": tol,
+            "random_state": random_state,
+        },
+        "krein_decomposition",
+    )
+    K = check_array(K, dtype=[np.float64, np.float32], order="C", ensure_min_samples=2, input_name="K")
+    if K.shape[0] != K.shape[1]:
+        raise ValueError(f"K must be square, got shape {K.shape}")
+    K = np.ascontiguousarray(symmetrized(K, "K"))
     n = K.shape[0]
     start = time.perf_counter()
     rng = check_random_state(random_state)

@@ -313,6 +313,9 @@ def _check_kernel(K, name="K"):
     return K
 
 
+_TOL_PARAMETERS = {"tol": [Interval(numbers.Real, 0, 1, closed="neither")], "random_state": ["random_state"]}
+
+
 def spectrum_bounds(K, *, tol=1e-8, random_state=None, n_jobs=None):
     """The smallest and largest eigenvalues of a symmetric kernel matrix, by Lanczos.
 
@@ -322,6 +325,7 @@ def spectrum_bounds(K, *, tol=1e-8, random_state=None, n_jobs=None):
         Each to ``tol * max|mu|``: Lanczos for the top eigenpairs, then for the smallest with those
         deflated (:func:`extreme_eigenpairs`); LAPACK up to :data:`kernlearn.linalg.DENSE_MAX_N`.
     """
+    validate_params(_TOL_PARAMETERS, {"tol": tol, "random_state": random_state}, "spectrum_bounds")
     K = _check_kernel(K)
     if K.shape[0] <= _solver_choice.DENSE_MAX_N:
         values = scipy.linalg.eigvalsh(K)
@@ -335,6 +339,7 @@ def negative_part(K, *, tol=1e-10, random_state=None, n_jobs=None):
 
     Eigenvalues within ``tol * ||K||`` of zero count as zero (Lanczos cannot tell them from it).
     """
+    validate_params(_TOL_PARAMETERS, {"tol": tol, "random_state": random_state}, "negative_part")
     K = _check_kernel(K)
     if K.shape[0] == 1:
         neg = K[0, 0] < 0

@@ -237,6 +237,8 @@ class SimpleNPKL(BaseEstimator):
         if pairs is None:
             if y is None:
                 raise ValueError("fit needs pairs (with pair_labels) or labels y")
+            if np.shape(y) != (n,):
+                raise ValueError(f"y must have shape ({n},) to match X, got {np.shape(y)}")
             pairs, pair_labels = from_labels(y, random_state=rng)
         elif y is not None:
             raise ValueError("give either y or pairs, not both")

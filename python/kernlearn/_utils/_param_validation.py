@@ -15,14 +15,20 @@ import numbers
 
 import numpy as np
 
-__all__ = ["Interval", "StrOptions", "Options", "validate_params"]
+__all__ = ["CORE_INT_MAX", "Interval", "StrOptions", "Options", "validate_params"]
+
+# The largest integer parameter the C++ core takes (its counts and sizes are C ints). An Integral
+# Interval without a right end stops here, so 2**63 is a ValueError naming the parameter rather
+# than a pybind11 signature dump.
+CORE_INT_MAX = 2**31 - 1
 
 
 class Interval:
     """Numbers of a type in [left, right], each end open or closed; None is unbounded.
 
-    ``Interval(Integral, 1, None)`` is an int >= 1; ``Interval(Real, 0, None, closed="neither")``
-    a finite float > 0 (Real intervals never admit NaN or infinity). Booleans are never numbers.
+    ``Interval(Integral, 1, None)`` is an int in [1, CORE_INT_MAX]; ``Interval(Real, 0, None,
+    closed="neither")`` a finite float > 0 (Real intervals never admit NaN or infinity). Booleans
+    are never numbers.
     """
 
     def __init__(self, kind, left, right, *, closed="both"):
@@ -30,6 +36,8 @@ class Interval:
             raise TypeError("kind must be numbers.Integral or numbers.Real")
         if closed not in ("both", "left", "right", "neither"):
             raise ValueError("closed must be 'both', 'left', 'right' or 'neither'")
+        if kind is numbers.Integral and right is None:
+            right, closed = CORE_INT_MAX, {"left": "both", "neither": "right"}.get(closed, closed)
         self.kind, self.left, self.right, self.closed = kind, left, right, closed
 
     def accepts_type(self, value):

@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_array
 from threadpoolctl import threadpool_limits
 
 from .. import _core
@@ -35,15 +36,32 @@ def median_sigma(X, *, factor=0.5, max_points=MEDIAN_MAX_POINTS, random_state=No
     ``factor = 0.5`` reproduces the paper's sigma on the standardised faces (bench/results/kdac.md).
     Above ``max_points`` rows the median is taken over all pairs of a random subset of that size.
     """
-    X = np.asarray(X, dtype=np.float64)
+    validate_params(
+        _MEDIAN_SIGMA_PARAMETERS,
+        {"factor": factor, "max_points": max_points, "random_state": random_state},
+        "median_sigma",
+    )
+    X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X")
     if X.shape[0] > max_points:
         rows = check_random_state(random_state).choice(X.shape[0], max_points, replace=False)
         X = X[np.sort(rows)]
-    dist = pdist(X)
-    med = float(np.median(dist)) if dist.size else 0.0
+    # Distances of X / 2^e, scaled back: exact, and finite for any finite X whose distances are.
+    scale = 2.0 ** np.frexp(np.abs(X).max())[1] if X.size and np.abs(X).max() > 0 else 1.0
+    dist = pdist(X / scale)
+    med = float(np.median(dist)) * scale if dist.size else 0.0
     if not med > 0.0:
         raise ValueError("sigma='median' needs at least two distinct rows in X (the median distance is 0)")
-    return factor * med
+    sigma = factor * med
+    if not np.isfinite(sigma):
+        raise ValueError(f"median_sigma: factor x the median distance of X overflows ({factor} x {med})")
+    return sigma
+
+
+_MEDIAN_SIGMA_PARAMETERS = {
+    "factor": [Interval(numbers.Real, 0, None, closed="neither")],
+    "max_points": [Interval(numbers.Integral, 2, None)],
+    "random_state": ["random_state"],
+}
 
 
 def _existing_clusterings(y, n_samples):

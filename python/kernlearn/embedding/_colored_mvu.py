@@ -10,6 +10,7 @@ scaled to spectral norm 1 so that C means the same as in MVE.
 
 import numpy as np
 from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
 
 from .._utils import _solver_choice
 from .._utils._monitor import history_arrays
@@ -130,6 +131,9 @@ class ColoredMVU(_DistancePreserving):
             y = np.asarray(y)
             if y.ndim != 1 or y.shape[0] != n:
                 raise ValueError(f"y must be 1-D with one label per sample ({n}), got shape {y.shape}")
+            if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+                raise ValueError("y contains NaN or infinity")
+            check_classification_targets(y)  # class labels: continuous values are errors
             _, codes = np.unique(y, return_inverse=True)
             Phi = np.zeros((n, codes.max() + 1))
             Phi[np.arange(n), codes] = 1.0
