@@ -95,7 +95,7 @@ def load(state_path):
     return results
 
 
-def report(results, out_path, seconds=None):
+def report(results, out_path, seconds=None, note=""):
     classes = list(fz.CLASSES) + (["harness"] if any(r["cls"] == "harness" for r in results.values()) else [])
     by_fam = collections.defaultdict(collections.Counter)
     by_area = collections.defaultdict(collections.Counter)
@@ -117,6 +117,7 @@ def report(results, out_path, seconds=None):
         f"with an 8 GiB address-space limit and a wall clock"
         + (f"; {seconds / 60:.1f} min on 2 workers." if seconds else "."),
         "",
+        *([note, ""] if note else []),
         "Classes: crash = killed by a signal; hang = passed the wall clock; silent NaN/inf = non-finite "
         "output without a warning; wrong = fails the independent check (true kNN distances, "
         "eigen-residuals against A, Laplacian against scipy, SPD-ness and the recomputed SICE gap, ...), "
@@ -171,6 +172,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "fuzz.md"))
     ap.add_argument("--fresh", action="store_true", help="forget saved verdicts")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--note", default="", help="a paragraph for the report (conditions of the run)")
     args = ap.parse_args()
     os.makedirs(os.path.dirname(args.state), exist_ok=True)
     if args.fresh and os.path.exists(args.state):
@@ -183,7 +185,7 @@ def main():
         print(f"{len(cases)} cases, {len(cases) - len(todo)} already classified, {len(todo)} to run", flush=True)
         run(todo, args.state, args.workers, args.timeout)
     results = {c: r for c, r in load(args.state).items() if c in set(cases)}
-    report(results, args.out, None if args.report_only else time.monotonic() - t0)
+    report(results, args.out, None if args.report_only else time.monotonic() - t0, args.note)
     total = collections.Counter(r["cls"] for r in results.values())
     print(" ".join(f"{c}={total[c]}" for c in list(fz.CLASSES) + ["harness"]))
     print(f"wrote {args.out}")
