@@ -1,5 +1,13 @@
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
+
+# "default" is reproducible (CI); "long" (pytest --hypothesis-profile=long) is the deep fuzz run:
+# ten times the examples, larger shapes (tests/test_fuzz.py reads the profile's name).
+_COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile("default", max_examples=100, derandomize=True, database=None, **_COMMON)
+settings.register_profile("long", max_examples=1000, derandomize=False, **_COMMON)
+settings.load_profile("default")
 
 
 @pytest.fixture
