@@ -15,9 +15,10 @@ test run. A case's outcome is one of ``CLASSES``:
 - wrong: the output fails the cheap independent check, an input was modified, or valid input was
   rejected;
 - accepted: bad input returned without an error;
-- weak: an exception of the wrong type (pybind11 "incompatible function arguments", IndexError,
-  RuntimeError, OverflowError, AttributeError, MemoryError, ...) or a ValueError/TypeError whose
-  message does not name the argument;
+- weak: an exception of the wrong type (pybind11 "incompatible function arguments" from a public
+  function, IndexError, RuntimeError, OverflowError, AttributeError, MemoryError, ...) or a
+  ValueError/TypeError whose message does not name the argument (a raw ``_core`` binding's
+  pybind11 TypeError is clear: it states the exact signature the stubs document);
 - clear: ValueError/TypeError naming the argument (or non-finite output that came with a warning);
 - ok: the call returned a finite, correctly shaped result that passes the independent check.
 
@@ -2742,6 +2743,11 @@ def run_case(case: str) -> dict:
             isinstance(exc, ValueError | TypeError) and not isinstance(exc, AttributeError | IndexError | KeyError)
         ):
             if "incompatible function arguments" in str(exc) or "incompatible constructor arguments" in str(exc):
+                # The raw bindings take exactly the types their stubs state (arrays .noconvert():
+                # no silent copies), and pybind11's TypeError lists that signature: a clear
+                # refusal there. From a public function it means a check is missing.
+                if e.core and kind != "valid":
+                    return {"cls": "clear", "detail": label, "seconds": seconds}
                 return {"cls": "weak", "detail": label, "seconds": seconds}
             if not names_argument(str(exc), names) and names:
                 return {"cls": "weak", "detail": f"does not name {'/'.join(names)}: {label}", "seconds": seconds}
