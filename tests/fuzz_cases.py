@@ -504,6 +504,8 @@ def _fl_call(kw):
 
 
 def _fl_check(kw, out):
+    from kernlearn.constraints import ALL_PAIRS_LIMIT  # the documented cap of the all-pairs default
+
     pairs, lab = np.asarray(out[0]), np.asarray(out[1])
     y = np.asarray(kw["y"])
     n = y.shape[0]
@@ -512,7 +514,7 @@ def _fl_check(kw, out):
     )
     expect(((pairs >= 0) & (pairs < n)).all(), "pair index out of range")
     expect(
-        pairs.shape[0] <= max(50 * n, 1000) or kw.get("n_pairs") is not None,
+        pairs.shape[0] <= max(50 * n, ALL_PAIRS_LIMIT) or kw.get("n_pairs") is not None,
         f"{pairs.shape[0]} pairs for n = {n}: quadratic",
     )
     lab_ok = (y >= 0) if y.dtype.kind in "iu" else np.ones(n, bool)
@@ -812,6 +814,7 @@ entry(
     arrays={"image": "image"},
     params={"regularization": "float"},
     extra={"ex:issue7": (lambda kw, rng: {**kw, "image": np.asarray(kw["image"]) * 1e300}, "edge", ("image",))},
+    valid_muts=("3d",),  # a stack of one image, (1, h, w)
 )((lambda rng, n: {"image": rng.random((n + 3, n + 4))}, _kern_call("covariance_descriptor"), _covd_check))
 
 

@@ -17,7 +17,8 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.utils import check_random_state
 
 from . import _core
-from ._utils._validation import check_choice, check_int, check_square_sparse, resolve_n_threads
+from ._utils._param_validation import validate_params
+from ._utils._validation import check_choice, check_int, check_square_sparse, naming, resolve_n_threads
 
 __all__ = ["ConstraintAccumulator", "check_pairs", "from_labels"]
 
@@ -70,6 +71,7 @@ def from_labels(y, n_pairs=None, component_ratio=None, random_state=None):
     pairs : int64 array of shape (m, 2), i < j
     pair_labels : int64 array of shape (m,), +1 / -1
     """
+    validate_params({"random_state": ["random_state"]}, {"random_state": random_state}, "from_labels")
     y = np.asarray(y)
     if y.ndim != 1 or y.size < 2:
         raise ValueError(f"y must be 1-D with at least 2 labels, got shape {y.shape}")
@@ -162,7 +164,9 @@ _LARGEST_KEYED_N = 3_037_000_499
 def check_pairs(pairs, n, pair_labels=None):
     """Validate pairs (m x 2 integers) and optional labels (+1/-1): in range, i != j, each
     unordered pair once. Returns (pairs as int64 C array, labels as float64 or None)."""
-    arr = np.asarray(pairs)
+    n = check_int(n, "n", low=2)
+    with naming("pairs"):
+        arr = np.asarray(pairs)
     if arr.dtype.kind not in "iu" and not (arr.dtype.kind == "f" and arr.size and np.all(arr == np.round(arr))):
         raise TypeError(f"pairs must be integers, got dtype {arr.dtype}")
     if arr.ndim != 2 or arr.shape[1] != 2:
@@ -179,7 +183,8 @@ def check_pairs(pairs, n, pair_labels=None):
         raise ValueError(f"pairs[{p}] = {arr[p].tolist()} pairs a point with itself")
     labels = None
     if pair_labels is not None:
-        labels = np.asarray(pair_labels)
+        with naming("pair_labels"):
+            labels = np.asarray(pair_labels)
         if labels.shape != (arr.shape[0],):
             raise ValueError(f"pair_labels must have shape ({arr.shape[0]},), got {labels.shape}")
         if labels.dtype.kind not in "biuf" or not ((labels == 1) | (labels == -1)).all():

@@ -7,9 +7,25 @@ from sklearn.metrics.cluster import contingency_matrix
 __all__ = ["pairwise_cluster_accuracy", "nmi"]
 
 
+def _check_partitions(a, b, names):
+    """Two 1-D label arrays of one length; labels are any hashable values but not NaN/inf or complex."""
+    a, b = np.asarray(a), np.asarray(b)
+    for labels, name in zip((a, b), names):
+        if labels.ndim != 1:
+            raise ValueError(f"{name} must be 1-D, got shape {labels.shape}")
+        if labels.dtype.kind == "c":
+            raise ValueError(f"{name} must hold class labels, got complex values")
+        if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
+            raise ValueError(f"{name} contains NaN or infinity")
+    if a.shape != b.shape:
+        raise ValueError(f"{names[0]} and {names[1]} have different lengths: {a.size} and {b.size}")
+    return a, b
+
+
 def nmi(labels_a, labels_b):
     """Normalised mutual information with the geometric-mean normalisation I / sqrt(H_a H_b):
     the NMI and "novelty" of the alternative-clustering papers (Niu et al.; Wu et al., Table 1)."""
+    labels_a, labels_b = _check_partitions(labels_a, labels_b, ("labels_a", "labels_b"))
     return normalized_mutual_info_score(labels_a, labels_b, average_method="geometric")
 
 
@@ -20,11 +36,7 @@ def pairwise_cluster_accuracy(y_true, y_pred):
     both partitions put it in one cluster or both split it (the Rand index). Computed from the
     contingency table in O(n + k1 k2), never over the pairs.
     """
-    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
-    if y_true.ndim != 1 or y_pred.ndim != 1:
-        raise ValueError(f"y_true and y_pred must be 1-D, got shapes {y_true.shape} and {y_pred.shape}")
-    if y_true.shape != y_pred.shape:
-        raise ValueError(f"y_true and y_pred have different lengths: {y_true.size} and {y_pred.size}")
+    y_true, y_pred = _check_partitions(y_true, y_pred, ("y_true", "y_pred"))
     n = y_true.size
     if n < 2:
         raise ValueError("need at least 2 points to form a pair")

@@ -59,7 +59,7 @@ from . import _core
 from ._utils import _solver_choice
 from ._utils._monitor import Monitor, history_arrays
 from ._utils._param_validation import Interval, StrOptions, validate_params
-from ._utils._validation import resolve_n_threads, symmetrized
+from ._utils._validation import naming, resolve_n_threads, symmetrized
 from .kernels import extreme_eigenpairs, kernel_operator, rbf_kernel, tl1_kernel
 from .linalg import eigsh
 
@@ -164,7 +164,8 @@ def krein_decomposition(
         },
         "krein_decomposition",
     )
-    K = check_array(K, dtype=[np.float64, np.float32], order="C", ensure_min_samples=2, input_name="K")
+    with naming("K"):
+        K = check_array(K, dtype=[np.float64, np.float32], order="C", ensure_min_samples=2, input_name="K")
     if K.shape[0] != K.shape[1]:
         raise ValueError(f"K must be square, got shape {K.shape}")
     K = np.ascontiguousarray(symmetrized(K, "K"))
@@ -418,7 +419,8 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         """Fit on training inputs X (or a precomputed (n, n) kernel) and labels y."""
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
         eps = self._eps()
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C", ensure_min_samples=2)
+        with naming("X", "y"):
+            X, y = validate_data(self, X, y, dtype=np.float64, order="C", ensure_min_samples=2)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if self.classes_.size < 2:
@@ -531,7 +533,8 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """K(X, X_fit) a: one column per class for one-vs-rest, a vector for two classes."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        with naming("X"):
+            X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
         if self.kernel == "precomputed":
             if X.shape[1] != self.shape_fit_[0]:
                 raise ValueError(

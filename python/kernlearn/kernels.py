@@ -29,6 +29,7 @@ import numpy as np
 import scipy.linalg
 from scipy.sparse.linalg import LinearOperator
 from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_array
 
 from . import _core
 from ._utils import _solver_choice
@@ -38,6 +39,7 @@ from ._utils._validation import (
     check_choice,
     check_data,
     check_real,
+    naming,
     relative_asymmetry,
     resolve_n_threads,
 )
@@ -247,9 +249,14 @@ def covariance_descriptor(image, *, regularization=1e-6):
 
 
 def kernel_operator(K, n_jobs=None):
-    """K (float32 or float64, C-contiguous, symmetric) as a LinearOperator whose products run in
-    the core, so Lanczos can work on a float32 kernel without a float64 copy."""
+    """K (symmetric, finite) as a LinearOperator whose products run in the core, so Lanczos can
+    work on a float32 kernel without a float64 copy. A C-contiguous float32 or float64 K is used
+    as it is; any other K is copied once into C-contiguous float64."""
     n_threads = resolve_n_threads(n_jobs)
+    with naming("K"):
+        K = check_array(K, dtype=[np.float64, np.float32], order="C", input_name="K")
+    if K.shape[0] != K.shape[1]:
+        raise ValueError(f"K must be square, got shape {K.shape}")
 
     def matmat(X):
         X = np.asarray(X, dtype=np.float64)
@@ -274,6 +281,7 @@ def extreme_eigenpairs(op, tol=1e-8, random_state=None):
 
     Returns (mu_min, v_min, mu_max, deflated operator, mat-vecs used).
     """
+    validate_params(_TOL_PARAMETERS, {"tol": tol, "random_state": random_state}, "extreme_eigenpairs")
     rng = check_random_state(random_state)
     n = op.shape[0]
     if n <= _solver_choice.DENSE_MAX_N:  # LAPACK on the explicit matrix
@@ -326,6 +334,7 @@ def spectrum_bounds(K, *, tol=1e-8, random_state=None, n_jobs=None):
         deflated (:func:`extreme_eigenpairs`); LAPACK up to :data:`kernlearn.linalg.DENSE_MAX_N`.
     """
     validate_params(_TOL_PARAMETERS, {"tol": tol, "random_state": random_state}, "spectrum_bounds")
+    resolve_n_threads(n_jobs)  # checks n_jobs, which small K never passes on
     K = _check_kernel(K)
     if K.shape[0] <= _solver_choice.DENSE_MAX_N:
         values = scipy.linalg.eigvalsh(K)
@@ -340,6 +349,7 @@ def negative_part(K, *, tol=1e-10, random_state=None, n_jobs=None):
     Eigenvalues within ``tol * ||K||`` of zero count as zero (Lanczos cannot tell them from it).
     """
     validate_params(_TOL_PARAMETERS, {"tol": tol, "random_state": random_state}, "negative_part")
+    resolve_n_threads(n_jobs)  # checks n_jobs, which small K never passes on
     K = _check_kernel(K)
     if K.shape[0] == 1:
         neg = K[0, 0] < 0

@@ -88,30 +88,32 @@ class StrOptions(Options):
 
 
 class _Kind:
-    """A named kind of value: "boolean", "callable", "random_state", None."""
+    """A named kind of value: "boolean", "callable", "random_state", None. Each has a type test
+    and a value test (an int random_state of the right type may still be out of numpy's range)."""
 
     _RULES = {
-        "boolean": ("a bool", lambda v: isinstance(v, (bool, np.bool_))),
-        "callable": ("a callable", callable),
+        "boolean": ("a bool", lambda v: isinstance(v, (bool, np.bool_)), None),
+        "callable": ("a callable", callable, None),
         "random_state": (
-            "an int, a numpy RandomState or None",
+            "an int in [0, 2**32 - 1], a numpy RandomState or Generator, or None",
             lambda v: (
                 v is None
-                or (isinstance(v, numbers.Integral) and not isinstance(v, bool))
+                or (isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)))
                 or isinstance(v, (np.random.RandomState, np.random.Generator))
             ),
+            lambda v: not isinstance(v, numbers.Integral) or 0 <= v < 2**32,
         ),
-        None: ("None", lambda v: v is None),
+        None: ("None", lambda v: v is None, None),
     }
 
     def __init__(self, name):
-        self.text, self.test = self._RULES[name]
+        self.text, self.type_test, self.value_test = self._RULES[name]
 
     def accepts_type(self, value):
-        return self.test(value)
+        return self.type_test(value)
 
     def __contains__(self, value):
-        return self.test(value)
+        return self.type_test(value) and (self.value_test is None or self.value_test(value))
 
     def __str__(self):
         return self.text

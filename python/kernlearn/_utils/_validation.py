@@ -1,8 +1,10 @@
 """Input coercion shared by the wrappers: every array reaches the C++ core validated, finite,
 float64 and C-contiguous, and a caller's array is never modified (we copy when we must convert)."""
 
+import contextlib
 import functools
 import numbers
+import re
 import warnings
 
 import numpy as np
@@ -74,6 +76,20 @@ def check_data(X, name="X", *, min_samples=1):
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinity")
     return arr
+
+
+@contextlib.contextmanager
+def naming(*names):
+    """Re-raise a ValueError/TypeError from a check that is not ours (scikit-learn's check_array,
+    numpy's conversions) with the argument's name in front, when its message does not say it."""
+    try:
+        yield
+    except (ValueError, TypeError) as err:
+        message = str(err)
+        if any(re.search(rf"\b{re.escape(name)}\b", message) for name in names):
+            raise
+        kind = TypeError if isinstance(err, TypeError) else ValueError
+        raise kind(f"{' / '.join(names)}: {message}") from err
 
 
 def check_int(value, name, *, low=None, high=None):

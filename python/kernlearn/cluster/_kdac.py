@@ -21,7 +21,7 @@ from threadpoolctl import threadpool_limits
 from .. import _core
 from .._utils._monitor import Monitor, history_arrays
 from .._utils._param_validation import Interval, StrOptions, validate_params
-from .._utils._validation import check_data, resolve_n_threads
+from .._utils._validation import check_data, naming, resolve_n_threads
 from ..evaluation import nmi
 
 __all__ = ["KDAC", "median_sigma"]
@@ -41,7 +41,8 @@ def median_sigma(X, *, factor=0.5, max_points=MEDIAN_MAX_POINTS, random_state=No
         {"factor": factor, "max_points": max_points, "random_state": random_state},
         "median_sigma",
     )
-    X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X")
+    with naming("X"):
+        X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X")
     if X.shape[0] > max_points:
         rows = check_random_state(random_state).choice(X.shape[0], max_points, replace=False)
         X = X[np.sort(rows)]

@@ -65,7 +65,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
             if F.shape[0] != F.shape[1]:
                 raise ValueError(f"a precomputed kernel must be square, got shape {F.shape}")
             if not np.allclose(F, F.T, rtol=1e-10, atol=1e-12 * np.abs(F).max()):
-                raise ValueError("a precomputed kernel must be symmetric")
+                raise ValueError("X, a precomputed kernel, must be symmetric")
             w, V = scipy.linalg.eigh(F)
             F = V * np.sqrt(np.clip(w, 0.0, None))
         km = KMeans(

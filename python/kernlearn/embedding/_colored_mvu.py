@@ -131,6 +131,8 @@ class ColoredMVU(_DistancePreserving):
             y = np.asarray(y)
             if y.ndim != 1 or y.shape[0] != n:
                 raise ValueError(f"y must be 1-D with one label per sample ({n}), got shape {y.shape}")
+            if y.dtype.kind == "c":
+                raise ValueError("y must hold class labels, got complex values")
             if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
                 raise ValueError("y contains NaN or infinity")
             check_classification_targets(y)  # class labels: continuous values are errors
@@ -157,7 +159,7 @@ class ColoredMVU(_DistancePreserving):
         U, s, _ = np.linalg.svd(Phi, full_matrices=False)
         keep = s > 1e-12 * max(s.max() if s.size else 0.0, 1e-300)
         if not keep.any():
-            raise ValueError("the label kernel is constant after centring (one class only?): nothing to color by")
+            raise ValueError("y: the label kernel is constant after centring (one class only?): nothing to color by")
         s2 = s[keep] ** 2
         return np.ascontiguousarray(U[:, keep]), s2 / s2.max()
 

@@ -320,6 +320,8 @@ def laplacian_quadratic_form(X, W):
     """
     X = check_data(X, "X")
     n = X.shape[0]
+    if np.iscomplexobj(W.data if sp.issparse(W) else np.asarray(W)):
+        raise TypeError("W must hold real numbers, got complex values")
     W = sp.csr_matrix(W, dtype=np.float64)
     if W.shape != (n, n):
         raise ValueError(f"W must have shape ({n}, {n}) to match X, got {W.shape}")
@@ -331,5 +333,14 @@ def laplacian_quadratic_form(X, W):
         raise ValueError(f"W must be symmetric: max |W - W'| = {asym.max():.3g}")
     degree = np.asarray(W.sum(axis=1)).ravel()
     L = sp.diags(degree) - W
-    T = X.T @ (L @ X)
-    return 0.5 * (T + T.T)
+    # On X / 2^e, scaled back by 4^e: overflow only where T itself does not fit a float64.
+    peak = float(np.abs(X).max()) if X.size else 0.0
+    scale = float(2.0 ** np.frexp(peak)[1]) if peak > 0 else 1.0
+    Xs = X / scale
+    T = Xs.T @ (L @ Xs)
+    T = 0.5 * (T + T.T)
+    with np.errstate(over="ignore"):
+        T = T * scale * scale
+    if not np.all(np.isfinite(T)):
+        raise ValueError("X' (D - W) X overflows float64 for this X and W: rescale X or W")
+    return T

@@ -35,10 +35,10 @@ import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .._utils._param_validation import Interval, StrOptions, validate_params
-from .._utils._validation import check_data
+from .._utils._validation import check_data, naming
 from ..constraints import check_pairs, from_labels
 from ._affinity import initial_affinities, laplacian_quadratic_form, propagate_affinities
 from ._sice import sparse_inverse_covariance
@@ -64,15 +64,30 @@ def admissible_beta(prior_inverse, T, rho):
         1 / lambda_max(-T, B) with B = prior_inverse + rho I, or inf when -T has no positive
         generalised eigenvalue (then every beta >= 0 is admissible).
     """
+    validate_params({"rho": [Interval(Real, 0, None)]}, {"rho": rho}, "admissible_beta")
+    with naming("T"):
+        T = check_array(T, dtype=np.float64, input_name="T")
     m = T.shape[0]
+    with naming("prior_inverse"):
+        prior_inverse = check_array(prior_inverse, dtype=np.float64, input_name="prior_inverse")
+    if T.shape != (m, m) or prior_inverse.shape != (m, m):
+        raise ValueError(f"T and prior_inverse must be square of one size, got {T.shape} and {prior_inverse.shape}")
     B = prior_inverse + rho * np.eye(m)
+    # lambda_max(-T, B) of T / 2^e, scaled back: LAPACK loses a subnormal or huge T.
+    scale = _power_of_two_scale(T)
     try:
-        top = scipy.linalg.eigh(-T, B, eigvals_only=True)[-1]
+        top = scipy.linalg.eigh(-T / scale, B, eigvals_only=True)[-1]
     except np.linalg.LinAlgError:
         raise ValueError(
             f"the prior M0^-1 + rho I is not positive definite (rho = {rho!r}); increase rho or use prior='identity'"
         ) from None
-    return float(1.0 / top) if top > 0 else np.inf
+    return float(1.0 / top / scale) if top > 0 else np.inf
+
+
+def _power_of_two_scale(A):
+    """2^e near max |A| (1 for a zero A): dividing by it is exact."""
+    peak = float(np.abs(A).max()) if A.size else 0.0
+    return float(2.0 ** np.frexp(peak)[1]) if peak > 0 else 1.0
 
 
 class S3ML(TransformerMixin, BaseEstimator):
@@ -214,8 +229,9 @@ class S3ML(TransformerMixin, BaseEstimator):
             raise ValueError("pair_labels is required with pairs (+1 must-link, -1 cannot-link)")
         pairs, labels = check_pairs(pairs, n, pair_labels)
         if not np.any(labels < 0):
+            source = "pair_labels" if y is None else "y (its pairs)"
             raise ValueError(
-                "pair_labels has no cannot-link (-1) pair: the constraints show fewer than two "
+                f"{source} has no cannot-link (-1) pair: the constraints show fewer than two "
                 "classes, and without one nothing separates them"
             )
         return pairs, labels
@@ -226,7 +242,8 @@ class S3ML(TransformerMixin, BaseEstimator):
         :func:`kernlearn.constraints.from_labels` does) or ``pairs`` + ``pair_labels``
         (+1 must-link, -1 cannot-link)."""
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
-        X = validate_data(self, X, dtype=np.float64, order="C", ensure_min_samples=2)
+        with naming("X"):
+            X = validate_data(self, X, dtype=np.float64, order="C", ensure_min_samples=2)
         n, m = X.shape
         if y is not None:
             y = np.asarray(y)
@@ -302,7 +319,9 @@ class S3ML(TransformerMixin, BaseEstimator):
 
     def _standardized(self, X, name="X"):
         check_is_fitted(self, "components_")
-        X = validate_data(self, X, dtype=np.float64, order="C", reset=False) if name == "X" else X
+        if name == "X":
+            with naming("X"):
+                X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
         return (X - self.mean_) / self.scale_
 
     def transform(self, X):
