@@ -172,3 +172,132 @@ def test_inexact_scalings_agree_across_algorithms(rng, scale):
         ref_ind, ref_dist = knn(X, 5, algorithm="kd_tree")
         np.testing.assert_array_equal(ind, ref_ind)
         np.testing.assert_array_equal(dist, ref_dist)
+
+
+# --- data of any finite magnitude (issue 27, defect 1) ---------------------------------------
+
+
+def _reference_scaled(X, k, e):
+    """The dense reference on X 2^-e (exact: a power of two), distances scaled back by 2^e."""
+    ind, dist = reference_knn(np.ldexp(X, -e), k)
+    return ind, np.ldexp(dist, e)
+
+
+@pytest.mark.parametrize("algorithm", ["brute", "kd_tree", "auto"])
+def test_huge_values_give_exact_neighbours(algorithm):
+    # The screen's squared scale underflowed above about 1e161: NaN thresholds, no candidate
+    # survived, and the output was memory never written (indices like 94266373615017).
+    X = np.array([[0.0], [1e300], [-1e300], [2e300]])
+    ind, dist = knn(X, 2, algorithm=algorithm)
+    np.testing.assert_array_equal(ind, [[1, 2], [0, 3], [0, 1], [1, 0]])
+    np.testing.assert_allclose(dist, [[1e300, 1e300], [1e300, 1e300], [1e300, 2e300], [1e300, 2e300]], rtol=1e-15)
+
+
+@pytest.mark.parametrize("algorithm", ["brute", "kd_tree"])
+def test_one_huge_coordinate_keeps_the_others_exact(rng, algorithm):
+    X = rng.standard_normal((30, 3))
+    X[0, 0] = 1e170
+    ind, dist = knn(X, 5, algorithm=algorithm)
+    ref_ind, ref_dist = _reference_scaled(X, 5, 366)  # X 2^-366: every squared difference normal
+    np.testing.assert_array_equal(ind, ref_ind)
+    np.testing.assert_allclose(dist, ref_dist, rtol=1e-14)
+    assert np.isfinite(dist).all()
+
+
+@pytest.mark.parametrize("e", [-1074, -1060, -1000, -700, 700, 970])
+@pytest.mark.parametrize("algorithm", ["brute", "kd_tree"])
+def test_integer_grid_at_any_exponent_is_exact(rng, e, algorithm):
+    # Small integers times 2^e: subnormal (e = -1074) up to near the largest double. The exact
+    # distances are sqrt(integer) 2^e, rounded once; ties go to the lower index.
+    grid = rng.integers(-3, 4, size=(200, 3)).astype(float)
+    ref_ind, ref_dist = reference_knn(grid, 6)
+    ind, dist = knn(np.ldexp(grid, e), 6, algorithm=algorithm, n_jobs=2)
+    np.testing.assert_array_equal(ind, ref_ind)
+    np.testing.assert_array_equal(dist, np.ldexp(ref_dist, e))
+
+
+@pytest.mark.parametrize("e", [-1074, -1000, 1000])
+def test_cosine_is_scale_free_at_any_exponent(rng, e):
+    X = rng.integers(-3, 4, size=(150, 4)).astype(float)
+    X[7] = 0.0
+    a = knn(X, 5, metric="cosine")
+    b = knn(np.ldexp(X, e), 5, metric="cosine")
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+
+
+def test_distances_beyond_float64_warn():
+    X = np.array([[-1.5e308], [1.5e308], [1.0e308]])
+    with pytest.warns(RuntimeWarning, match="exceed the largest float64"):
+        ind, dist = knn(X, 2)
+    np.testing.assert_array_equal(ind, [[2, 1], [2, 0], [1, 0]])  # ranked in the scaled domain
+    assert np.isinf(dist[0]).all() and np.isfinite(dist[1:, 0]).all()
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_x_is_rejected_naming_x(bad):
+    X = np.random.default_rng(0).random((10, 2))
+    X[3, 1] = bad
+    with pytest.raises(ValueError, match="X"):
+        knn(X, 2)
+
+
+# --- the raw binding (issue 27, defect 8) ------------------------------------------------------
+
+
+def _raw_knn(X, k, metric="euclidean", algorithm="brute", **kw):
+    from kernlearn import _core
+
+    nb = _core.neighbors
+    return nb.knn(X, k, metric=nb.Metric.__members__[metric], algorithm=nb.KnnAlgorithm.__members__[algorithm], **kw)
+
+
+@pytest.mark.parametrize("algorithm", ["brute", "kd_tree", "auto"])
+@pytest.mark.parametrize(
+    "shape, k, match",
+    [
+        ((5, 0), 2, "column"),  # segfaulted
+        ((0, 3), 1, "2 points"),
+        ((1, 3), 1, "2 points"),
+        ((5, 3), 0, "n_neighbors"),
+        ((5, 3), -1, "n_neighbors"),
+        ((5, 3), 5, "n_neighbors"),
+        ((5, 3), 2**62, "n_neighbors"),
+    ],
+)
+def test_raw_knn_rejects_malformed_input(algorithm, shape, k, match):
+    with pytest.raises(ValueError, match=match):
+        _raw_knn(np.zeros(shape), k, algorithm=algorithm)
+
+
+@pytest.mark.parametrize("algorithm", ["brute", "kd_tree"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_raw_knn_rejects_non_finite_x(algorithm, bad):
+    X = np.random.default_rng(0).random((40, 2))
+    X[5, 0] = bad
+    with pytest.raises(ValueError, match="X must be finite"):
+        _raw_knn(X, 3, algorithm=algorithm)
+
+
+def test_raw_knn_rejects_bad_threads_and_kd_tree_cosine():
+    X = np.random.default_rng(0).random((40, 2))
+    for n_threads in (0, -5):
+        with pytest.raises(ValueError, match="n_threads"):
+            _raw_knn(X, 3, n_threads=n_threads)
+    with pytest.raises((TypeError, ValueError)):  # beyond a C int: pybind11 refuses the conversion
+        _raw_knn(X, 3, n_threads=2**40)
+    with pytest.raises(ValueError, match="kd_tree"):
+        _raw_knn(X, 3, metric="cosine", algorithm="kd_tree")
+    ind = _raw_knn(X, 3, n_threads=10**6).indices  # more threads than work: capped, not a failure
+    np.testing.assert_array_equal(ind, _raw_knn(X, 3).indices)
+
+
+@pytest.mark.parametrize("n_jobs", [2**31, 2**63, 2**64, -(2**64)])
+def test_huge_n_jobs_never_reach_the_binding_unchecked(n_jobs):
+    X = np.random.default_rng(0).random((40, 2))
+    try:
+        ind, _ = knn(X, 3, n_jobs=n_jobs)
+    except ValueError as exc:
+        assert "n_jobs" in str(exc)
+    else:
+        np.testing.assert_array_equal(ind, knn(X, 3)[0])

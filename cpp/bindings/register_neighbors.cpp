@@ -65,7 +65,8 @@ void register_neighbors(py::module_& m) {
   m.def(
       "knn_graph",
       [](const Neighbors& neighbors, GraphMode mode, EdgeWeight weight, std::optional<double> sigma) {
-        return csr_to_python(run_interruptible([&] { return knn_graph(neighbors, mode, weight, sigma); }));
+        return csr_to_python(
+            run_interruptible([&] { return knn_graph(neighbors, mode, weight, sigma, python_interrupt_poll()); }));
       },
       "neighbors"_a, "mode"_a, "weight"_a, "sigma"_a = py::none(),
       "Symmetric kNN graph of a knn() result as CSR arrays (data, indices, indptr); sigma: the heat "
@@ -77,7 +78,7 @@ void register_neighbors(py::module_& m) {
          const py::array_t<Index, py::array::c_style>& indptr, LaplacianKind kind) {
         if (indptr.ndim() != 1 || indptr.shape(0) < 1) throw std::invalid_argument("indptr must be 1-D, non-empty");
         Csr S = csr_from_python(indptr.shape(0) - 1, data, indices, indptr);
-        return csr_to_python(run_interruptible([&] { return laplacian(S, kind); }));
+        return csr_to_python(run_interruptible([&] { return laplacian(S, kind, python_interrupt_poll()); }));
       },
       "data"_a.noconvert(), "indices"_a.noconvert(), "indptr"_a.noconvert(), "kind"_a,
       "Graph Laplacian of a symmetric n x n CSR matrix (n = len(indptr) - 1), as CSR arrays (data, indices, "

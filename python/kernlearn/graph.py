@@ -11,6 +11,7 @@ Conventions
 """
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -20,6 +21,7 @@ from ._utils._validation import (
     check_choice,
     check_data,
     check_int,
+    check_real,
     check_square_sparse,
     resolve_n_threads,
 )
@@ -55,6 +57,9 @@ def knn(X, n_neighbors, *, metric="euclidean", algorithm="auto", n_jobs=None):
     indices : ndarray of shape (n_samples, n_neighbors), int64
         Sorted by increasing distance, ties by increasing index; ``i`` itself never appears.
     distances : ndarray of shape (n_samples, n_neighbors), float64
+        Exact for data of any finite magnitude (the search runs on X scaled by a power of two
+        when its entries are above 2**200 or below 2**-200); a distance above the largest
+        float64 is inf, with a RuntimeWarning.
     """
     result = _knn(X, n_neighbors, metric=metric, algorithm=algorithm, n_jobs=n_jobs)
     # The core's fields are read-only views; the caller gets arrays of its own (2 n k entries,
@@ -74,13 +79,20 @@ def _knn(X, n_neighbors, *, metric, algorithm, n_jobs):
     if algorithm == "kd_tree" and metric != "euclidean":
         raise ValueError("algorithm='kd_tree' supports metric='euclidean' only")
     neighbors = _core.neighbors
-    return neighbors.knn(
+    result = neighbors.knn(
         X,
         n_neighbors=n_neighbors,
         metric=neighbors.Metric.__members__[metric],
         algorithm=neighbors.KnnAlgorithm.__members__[algorithm],
         n_threads=resolve_n_threads(n_jobs),
     )
+    if not np.isfinite(result.distances).all():
+        warnings.warn(
+            "some kNN distances exceed the largest float64 (X spans more than about 1e308) and are inf",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return result
 
 
 def knn_graph(
@@ -169,14 +181,18 @@ def laplacian(S, kind="normalized", *, symmetry_tol=1e-12):
         Symmetric (to ``symmetry_tol`` relative to its largest entry), non-negative, finite.
     kind : {"normalized", "unnormalized", "random_walk"}
     symmetry_tol : float
-        Relative tolerance of the symmetry check.
+        Relative tolerance of the symmetry check, finite and >= 0.
 
     Returns
     -------
     L : scipy.sparse.csr_matrix, or ndarray if S was dense
-        The pattern of S's off-diagonal plus the whole diagonal, sorted indices.
+        The pattern of S's off-diagonal plus the whole diagonal, sorted indices. Finite for
+        weights of any finite magnitude, subnormal included (degrees are summed and divided in a
+        scaled form); only an unnormalized degree above the largest float64 is inf, with a
+        RuntimeWarning.
     """
     check_choice(kind, "kind", ("normalized", "unnormalized", "random_walk"))
+    check_real(symmetry_tol, "symmetry_tol", low=0.0)
     dense_input = not sp.issparse(S)
     S = check_square_sparse(S, "S")
     if S.data.size and S.data.min() < 0:
@@ -195,5 +211,7 @@ def laplacian(S, kind="normalized", *, symmetry_tol=1e-12):
         S.indptr.astype(np.int64),
         kind=_core.neighbors.LaplacianKind.__members__[kind],
     )
+    if not np.isfinite(data).all():
+        warnings.warn("some degrees of S exceed the largest float64 and are inf in L", RuntimeWarning, stacklevel=2)
     L = sp.csr_matrix((data, cols, indptr), shape=(n, n))
     return L.toarray() if dense_input else L

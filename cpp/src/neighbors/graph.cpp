@@ -9,6 +9,12 @@ namespace kernlearn {
 
 namespace {
 
+// Rows between two polls: a poll is a clock read, a row a few hundred nanoseconds.
+constexpr Index kPollRows = 4096;
+
+// exp(-r^2 / 2) for r = d / sigma: no d^2 or sigma^2 to overflow or underflow (0 / 0 is impossible).
+double heat(double r) { return r > 0x1p500 ? 0.0 : std::exp(-0.5 * (r * r)); }
+
 struct Edge {
   Index col;
   double dist;
@@ -25,15 +31,27 @@ std::vector<Edge> sorted_row(const Neighbors& nb, Index i) {
 
 }  // namespace
 
-Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, std::optional<double> width) {
+Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, std::optional<double> width,
+              const InterruptPoll& poll) {
   const Index n = nb.indices.rows(), k = nb.indices.cols();
-  if (weight == EdgeWeight::heat && !width) throw std::invalid_argument("weight heat needs sigma");
-  const double sigma = width.value_or(0.0);  // read by the heat weight only
+  if (weight == EdgeWeight::heat && !(width && std::isfinite(*width) && *width > 0.0))
+    throw std::invalid_argument("weight heat needs a positive finite sigma");
+  const double sigma = width.value_or(1.0);  // read by the heat weight only
+  if (nb.distances.rows() != n || nb.distances.cols() != k)
+    throw std::invalid_argument("neighbors: indices and distances differ in shape");
+  for (Index i = 0; i < n; ++i)
+    for (Index j = 0; j < k; ++j)
+      if (nb.indices(i, j) < 0 || nb.indices(i, j) >= n || nb.indices(i, j) == i)
+        throw std::invalid_argument("neighbors: index out of range or a point its own neighbour");
+  const auto check = [&poll](Index i) {
+    if (i % kPollRows == 0 && poll && poll()) throw Interrupted();
+  };
 
   // Directed graph A (row i = the kNN of i) and its transpose, both with sorted columns.
   std::vector<Index> out_ptr(static_cast<std::size_t>(n + 1)), in_ptr(static_cast<std::size_t>(n + 1), 0);
   std::vector<Edge> out_edges(static_cast<std::size_t>(n * k)), in_edges(static_cast<std::size_t>(n * k));
   for (Index i = 0; i < n; ++i) {
+    check(i);
     out_ptr[i] = i * k;
     auto row = sorted_row(nb, i);
     std::copy(row.begin(), row.end(), out_edges.begin() + i * k);
@@ -58,7 +76,7 @@ Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, std::optio
       case EdgeWeight::distance:
         return dist;
       case EdgeWeight::heat:
-        return std::exp(-(dist * dist) / (2.0 * sigma * sigma));
+        return heat(dist / sigma);
     }
     return 1.0;
   };
@@ -70,6 +88,7 @@ Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, std::optio
   g.indices.reserve(static_cast<std::size_t>(2 * n * k));
   g.data.reserve(static_cast<std::size_t>(2 * n * k));
   for (Index i = 0; i < n; ++i) {
+    check(i);
     const Edge* a = out_edges.data() + out_ptr[i];
     const Edge* a_end = out_edges.data() + out_ptr[i + 1];
     const Edge* b = in_edges.data() + in_ptr[i];
@@ -96,24 +115,69 @@ Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, std::optio
   return g;
 }
 
-Csr laplacian(const Csr& S, LaplacianKind kind) {
-  const Index n = S.n;
-  std::vector<double> degree(static_cast<std::size_t>(n), 0.0);
-  Index off_diagonal = 0;
-  for (Index i = 0; i < n; ++i)
-    for (Index p = S.indptr[i]; p < S.indptr[i + 1]; ++p)
-      if (S.indices[p] != i) {
-        degree[i] += S.data[p];
-        ++off_diagonal;
-      }
+namespace {
 
-  // scale[i] multiplies row i and column i (normalized), or row i only (random walk).
-  std::vector<double> scale(static_cast<std::size_t>(n), 1.0);
-  if (kind != LaplacianKind::unnormalized)
-    for (Index i = 0; i < n; ++i) {
-      const double di = degree[i];
-      scale[i] = di > 0.0 ? (kind == LaplacianKind::normalized ? 1.0 / std::sqrt(di) : 1.0 / di) : 0.0;
+// A non-negative number as m 2^e with m in [1/2, 1) (0 as m = 0). Degrees, their roots and the
+// weights divided by them are computed on mantissas and put together by one final ldexp, so
+// weights of any finite magnitude, subnormal to 1e308, neither overflow nor lose bits to
+// underflow along the way: the result is rounded once unless it is itself subnormal or huge.
+struct Split {
+  double m = 0.0;
+  int e = 0;
+};
+
+Split split(double x) {
+  Split s;
+  s.m = std::frexp(x, &s.e);
+  return s;
+}
+
+// d_i = sum_{j != i} S_ij, summed as S_ij 2^-shift with the row's largest weight near 1 (exact
+// scaling: the sum cannot overflow, and is the plain sum's bits wherever that does not).
+Split degree_of_row(const Csr& S, Index i) {
+  double top = 0.0;
+  for (Index p = S.indptr[i]; p < S.indptr[i + 1]; ++p)
+    if (S.indices[p] != i) top = std::max(top, S.data[p]);
+  if (top == 0.0) return {};
+  const int shift = std::ilogb(top);
+  double sum = 0.0;
+  for (Index p = S.indptr[i]; p < S.indptr[i + 1]; ++p)
+    if (S.indices[p] != i) sum += std::ldexp(S.data[p], -shift);
+  Split d = split(sum);
+  d.e += shift;
+  return d;
+}
+
+// sqrt(d) with an even exponent, so the square root of the mantissa is the only rounding.
+Split root_of(Split d) {
+  if (d.e % 2 != 0) {
+    d.m *= 2.0;
+    d.e -= 1;
+  }
+  return {std::sqrt(d.m), d.e / 2};
+}
+
+}  // namespace
+
+Csr laplacian(const Csr& S, LaplacianKind kind, const InterruptPoll& poll) {
+  const Index n = S.n;
+  const auto check = [&poll](Index i) {
+    if (i % kPollRows == 0 && poll && poll()) throw Interrupted();
+  };
+  std::vector<Split> degree(static_cast<std::size_t>(n)), root(static_cast<std::size_t>(n));
+  Index off_diagonal = 0;
+  for (Index i = 0; i < n; ++i) {
+    check(i);
+    for (Index p = S.indptr[i]; p < S.indptr[i + 1]; ++p) {
+      const double w = S.data[p];
+      if (!(std::isfinite(w) && w >= 0.0)) throw std::invalid_argument("S must be finite and non-negative");
+      if (p > S.indptr[i] && S.indices[p] <= S.indices[p - 1])
+        throw std::invalid_argument("S must have sorted indices without duplicates in every row");
+      if (S.indices[p] != i) ++off_diagonal;
     }
+    degree[i] = degree_of_row(S, i);
+    root[i] = root_of(degree[i]);
+  }
 
   Csr L;
   L.n = n;
@@ -122,8 +186,11 @@ Csr laplacian(const Csr& S, LaplacianKind kind) {
   L.data.reserve(static_cast<std::size_t>(off_diagonal + n));
   L.indptr[0] = 0;
   for (Index i = 0; i < n; ++i) {
-    const double di = degree[i];
-    const double diag = kind == LaplacianKind::unnormalized ? di : (di > 0.0 ? 1.0 : 0.0);
+    check(i);
+    const Split di = degree[i];
+    const bool connected = di.m > 0.0;
+    // An unnormalized degree above the largest double is +inf: not representable.
+    const double diag = kind == LaplacianKind::unnormalized ? std::ldexp(di.m, di.e) : (connected ? 1.0 : 0.0);
     bool diag_done = false;
     for (Index p = S.indptr[i]; p < S.indptr[i + 1]; ++p) {
       const Index j = S.indices[p];
@@ -134,14 +201,16 @@ Csr laplacian(const Csr& S, LaplacianKind kind) {
         diag_done = true;
       }
       double w = S.data[p];
+      const Split ws = split(w);
       switch (kind) {
         case LaplacianKind::unnormalized:
           break;
-        case LaplacianKind::normalized:
-          w *= scale[i] * scale[j];
+        case LaplacianKind::normalized:  // 0 towards an isolated node (only an asymmetric S has one)
+          w = w > 0.0 && degree[j].m > 0.0 ? std::ldexp(ws.m / root[i].m / root[j].m, ws.e - root[i].e - root[j].e)
+                                           : 0.0;
           break;
-        case LaplacianKind::random_walk:
-          w *= scale[i];
+        case LaplacianKind::random_walk:  // w > 0 implies d_i > 0
+          w = w > 0.0 ? std::ldexp(ws.m / di.m, ws.e - di.e) : 0.0;
           break;
       }
       L.indices.push_back(j);

@@ -9,7 +9,7 @@
 
 namespace kernlearn {
 
-KdTree::KdTree(const MatrixRef& X, Index leaf_size)
+KdTree::KdTree(const MatrixRef& X, Index leaf_size, const InterruptPoll& poll)
     : n_(X.rows()),
       d_(X.cols()),
       leaf_size_(std::max<Index>(leaf_size, 1)),
@@ -17,14 +17,15 @@ KdTree::KdTree(const MatrixRef& X, Index leaf_size)
       order_(static_cast<std::size_t>(X.rows())) {
   std::iota(order_.begin(), order_.end(), Index{0});
   nodes_.reserve(static_cast<std::size_t>(2 * (n_ / leaf_size_ + 1)));
-  build(0, n_);
+  build(0, n_, poll);
   // Reorder the points once so that leaves are contiguous.
   RowMatrixXd sorted(n_, d_);
   for (Index r = 0; r < n_; ++r) sorted.row(r) = X.row(order_[r]);
   points_.swap(sorted);
 }
 
-Index KdTree::build(Index begin, Index end) {
+Index KdTree::build(Index begin, Index end, const InterruptPoll& poll) {
+  if (poll && poll()) throw Interrupted();
   const Index id = static_cast<Index>(nodes_.size());
   nodes_.push_back({begin, end, -1, -1});
   const std::size_t off = (id * d_);
@@ -60,8 +61,8 @@ Index KdTree::build(Index begin, Index end) {
     const double va = points_(a, dim), vb = points_(b, dim);
     return va < vb || (va == vb && a < b);
   });
-  const Index left = build(begin, mid);
-  const Index right = build(mid, end);
+  const Index left = build(begin, mid, poll);
+  const Index right = build(mid, end, poll);
   nodes_[id].left = left;
   nodes_[id].right = right;
   return id;
@@ -108,6 +109,7 @@ Neighbors KdTree::self_query(Index k, int n_threads, const InterruptPoll& poll) 
           const Index self = order_[r];
           NeighborHeap heap(out.distances.row(self).data(), out.indices.row(self).data(), k);
           search(0, points_.data() + static_cast<Index>(r) * d_, self, heap);
+          require_full(heap, self, k);
           heap.sort();
           for (Index j = 0; j < k; ++j) out.distances(self, j) = std::sqrt(out.distances(self, j));
         }

@@ -102,6 +102,7 @@ class BruteSearch {
   Neighbors finish(int n_threads) {
     parallel_for(static_cast<std::size_t>(n_), n_threads, 4096, [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
+        require_full(heaps_[i], static_cast<Index>(i), k_);
         heaps_[i].sort();
         auto row = out_.distances.row(static_cast<Index>(i));
         if (euclidean_) {
@@ -142,7 +143,10 @@ class BruteSearch {
       Z_.rowwise() -= X_.colwise().mean();
       const double largest = Z_.cwiseAbs().maxCoeff();
       if (largest > 0.0) {
-        const double scale = std::ldexp(1.0, -std::ilogb(largest) - 1);  // exact: a power of two
+        // Exact: a power of two. Capped so that c stays finite: with X in the safe range (knn below) and the
+        // cap, c lies in [2^-404, 2^1000], so c times a bound is never NaN. Coordinates the cap leaves
+        // tiny underflow in float32, which the underflow term below covers.
+        const double scale = std::ldexp(1.0, std::min(-std::ilogb(largest) - 1, 500));
         Z_ *= scale;
         c_ = scale * scale;
       }
@@ -154,8 +158,12 @@ class BruteSearch {
         a_(i) = shrunk - underflow;
       }
     } else {
+      // A row outside the safe range is first scaled by a power of two, so its squared norm neither
+      // overflows nor underflows; the unit row is the same (bitwise, for rows that need no scaling).
       for (Index i = 0; i < n_; ++i) {
-        const double len = std::sqrt(ranking_dot(X_.row(i).data(), X_.row(i).data(), d_));
+        const int e = safe_exponent(Z_.row(i).cwiseAbs().maxCoeff());
+        if (e != 0) Z_.row(i) = Z_.row(i).unaryExpr([e](double v) { return std::ldexp(v, -e); });
+        const double len = std::sqrt(ranking_dot(Z_.row(i).data(), Z_.row(i).data(), d_));
         if (len > 0.0) Z_.row(i) /= len;
       }
       a_.setConstant(1.0 - tol);
@@ -171,7 +179,10 @@ class BruteSearch {
     return euclidean_ ? squared_distance(X_.row(i).data(), X_.row(j).data(), d_)
                       : 1.0 - ranking_dot(Z_.row(i).data(), Z_.row(j).data(), d_);
   }
-  float threshold(Index i) const { return round_up(c_ * heaps_[i].bound() - a_(i)); }
+  // +inf while the heap is not full: every candidate passes, whatever c and a are.
+  float threshold(Index i) const {
+    return heaps_[i].full() ? round_up(c_ * heaps_[i].bound() - a_(i)) : std::numeric_limits<float>::infinity();
+  }
 
   // Task `task`: block pair (I, J), rows side then (off the diagonal) columns side.
   void scan_block_pair(std::size_t task) {
@@ -288,27 +299,52 @@ class BruteSearch {
   std::vector<std::mutex> locks_;
 };
 
-}  // namespace
+void check_knn_arguments(const MatrixRef& X, Index k, int n_threads) {
+  const Index n = X.rows();
+  if (n < 2) throw std::invalid_argument("knn needs at least 2 points (rows of X), got " + std::to_string(n));
+  if (X.cols() < 1) throw std::invalid_argument("X must have at least 1 column, got 0");
+  if (k < 1 || k >= n)
+    throw std::invalid_argument("n_neighbors must satisfy 0 < n_neighbors < n_samples = " + std::to_string(n) +
+                                ", got " + std::to_string(k));
+  if (n_threads < 1) throw std::invalid_argument("n_threads must be >= 1, got " + std::to_string(n_threads));
+  if (!X.allFinite()) throw std::invalid_argument("X must be finite (no NaN or infinity)");
+}
 
-Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads, const InterruptPoll& poll) {
+// Runs search on X, or on X 2^-e when X lies outside the safe range (the scaling is exact, so is the
+// ranking), and scales euclidean distances back; cosine distances are scale-free.
+template <class Search>
+Neighbors in_safe_range(const MatrixRef& X, Metric metric, Search&& search) {
+  const int e = metric == Metric::euclidean ? safe_exponent(X.cwiseAbs().maxCoeff()) : 0;
+  if (e == 0) return search(X);
+  const RowMatrixXd scaled = X.unaryExpr([e](double v) { return std::ldexp(v, -e); });
+  Neighbors nb = search(MatrixRef(scaled));
+  nb.distances = nb.distances.unaryExpr([e](double v) { return std::ldexp(v, e); });
+  return nb;
+}
+
+Neighbors brute(const MatrixRef& X, Index k, Metric metric, int n_threads, const InterruptPoll& poll) {
   BruteSearch search(X, k, metric);
   search.scan(n_threads, poll);
   return search.finish(n_threads);
 }
 
+}  // namespace
+
+Neighbors knn_brute(const MatrixRef& X, Index k, Metric metric, int n_threads, const InterruptPoll& poll) {
+  check_knn_arguments(X, k, n_threads);
+  return in_safe_range(X, metric, [&](const MatrixRef& Y) { return brute(Y, k, metric, n_threads, poll); });
+}
+
 Neighbors knn(const MatrixRef& X, Index k, Metric metric, KnnAlgorithm algorithm, int n_threads,
               const InterruptPoll& poll) {
-  const Index n = X.rows();
-  if (n < 2) throw std::invalid_argument("knn needs at least 2 points, got " + std::to_string(n));
-  if (k < 1 || k >= n)
-    throw std::invalid_argument("n_neighbors must satisfy 0 < n_neighbors < n_samples = " + std::to_string(n) +
-                                ", got " + std::to_string(k));
-  if (n_threads < 1) throw std::invalid_argument("n_threads must be >= 1");
-  if (algorithm == KnnAlgorithm::automatic) algorithm = choose_knn_algorithm(n, X.cols(), metric);
-  if (algorithm == KnnAlgorithm::kd_tree) {  // euclidean only: kernlearn/graph.py checks the pair
-    return KdTree(X).self_query(k, n_threads, poll);
-  }
-  return knn_brute(X, k, metric, n_threads, poll);
+  check_knn_arguments(X, k, n_threads);
+  if (algorithm == KnnAlgorithm::automatic) algorithm = choose_knn_algorithm(X.rows(), X.cols(), metric);
+  if (algorithm == KnnAlgorithm::kd_tree && metric != Metric::euclidean)
+    throw std::invalid_argument("algorithm kd_tree supports metric euclidean only");
+  return in_safe_range(X, metric, [&](const MatrixRef& Y) {
+    if (algorithm == KnnAlgorithm::kd_tree) return KdTree(Y, 32, poll).self_query(k, n_threads, poll);
+    return brute(Y, k, metric, n_threads, poll);
+  });
 }
 
 }  // namespace kernlearn

@@ -2,6 +2,8 @@
 // the kd-tree and the brute force agree bitwise (no -ffast-math: summation order is fixed).
 #pragma once
 
+#include <cmath>
+
 #include "kernlearn/core/types.hpp"
 
 namespace kernlearn {
@@ -30,6 +32,18 @@ inline double squared_distance(const double* a, const double* b, Index d) {
     const double diff = a[j] - b[j];
     return diff * diff;
   });
+}
+
+// Data whose largest magnitude lies in [2^-200, 2^200] has squared distances far from overflow
+// (4 d 2^400 < 2^1023 for any d) and keeps differences down to 2^-511 clear of underflow; it is
+// searched as given. Data outside is searched as X 2^-e, e = safe_exponent(max |x|), which puts
+// the largest entry in [2^199, 2^200): exact (a power of two), and the top of the range leaves the
+// most room below for small differences (1e170 next to O(1) data keeps both exact). Distances
+// are scaled back by 2^e.
+inline constexpr double kSafeMin = 0x1p-200, kSafeMax = 0x1p200;
+inline int safe_exponent(double largest) {
+  if (largest == 0.0 || (largest >= kSafeMin && largest <= kSafeMax)) return 0;
+  return std::ilogb(largest) - 199;
 }
 
 // Named apart from vector_ops.hpp's SIMD dot, which sums in another order.

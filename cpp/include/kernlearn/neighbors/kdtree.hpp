@@ -14,7 +14,9 @@ namespace kernlearn {
 
 class KdTree {
  public:
-  explicit KdTree(const MatrixRef& X, Index leaf_size = 32);
+  // The build polls at every node (a poll is a clock read between its real checks) and throws
+  // Interrupted when poll() returns true.
+  explicit KdTree(const MatrixRef& X, Index leaf_size = 32, const InterruptPoll& poll = {});
 
   // kNN of every indexed point among the others, self excluded (knn.hpp's contract).
   Neighbors self_query(Index k, int n_threads, const InterruptPoll& poll = {}) const;
@@ -27,7 +29,7 @@ class KdTree {
     Index left, right;  // child node ids, -1 for a leaf
   };
 
-  Index build(Index begin, Index end);
+  Index build(Index begin, Index end, const InterruptPoll& poll);
   void search(Index node, const double* q, Index self, class NeighborHeap& heap) const;
   double box_distance2(Index node, const double* q) const;
 

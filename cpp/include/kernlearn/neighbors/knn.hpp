@@ -22,9 +22,11 @@ struct Neighbors {
 // The search "automatic" picks for n points in d dimensions (measured in bench/bench_knn.py).
 KnnAlgorithm choose_knn_algorithm(Index n, Index d, Metric metric);
 
-// Exact kNN of each row of X among the other rows. Requires 0 < k < n and finite X.
-// algorithm kd_tree requires the euclidean metric (the caller's check). Cosine distance always uses the brute force (it
-// is an inner-product ranking); rows of zero norm have cosine distance 1 to everything, as in scikit-learn.
+// Exact kNN of each row of X among the other rows, for finite X of any magnitude (distances of
+// the scaled data, scaled back: distance.hpp's safe range). Throws std::invalid_argument unless
+// 0 < k < n, X has a column and is finite, and algorithm kd_tree comes with the euclidean metric. Cosine distance
+// always uses the brute force (it is an inner-product ranking); rows of zero norm have cosine distance 1 to everything,
+// as in scikit-learn.
 Neighbors knn(const MatrixRef& X, Index k, Metric metric, KnnAlgorithm algorithm, int n_threads,
               const InterruptPoll& poll = {});
 

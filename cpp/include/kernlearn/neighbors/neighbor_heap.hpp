@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace kernlearn {
 
@@ -90,5 +92,13 @@ class NeighborHeap {
   std::int64_t k_;
   std::int64_t size_ = 0;
 };
+
+// Every heap holds k entries before it is written out: a search that left one short (NaN bounds,
+// a bug) raises here instead of returning slots it never wrote.
+inline void require_full(const NeighborHeap& heap, std::int64_t query, std::int64_t k) {
+  if (heap.size() != k)
+    throw std::runtime_error("kNN internal error: point " + std::to_string(query) + " has " +
+                             std::to_string(heap.size()) + " of its " + std::to_string(k) + " neighbours");
+}
 
 }  // namespace kernlearn
