@@ -9,7 +9,7 @@ import pytest
 
 from kernlearn.cluster import median_sigma
 from kernlearn.constraints import ALL_PAIRS_LIMIT, from_labels
-from kernlearn.embedding import ColoredMVU
+from kernlearn.embedding import ColoredMVU, MinimumVolumeEmbedding
 from kernlearn.indefinite import krein_decomposition
 from kernlearn.kernels import negative_part, spectrum_bounds
 from kernlearn.npkl import SimpleNPKL
@@ -117,3 +117,18 @@ def test_median_sigma_is_exact_at_any_magnitude():
     # pdist overflowed to inf on data near 1e300; the distances are now taken on X / 2^e.
     for scale in (1e-300, 1.0, 1e300):
         np.testing.assert_allclose(median_sigma(X * scale), median_sigma(X) * scale, rtol=1e-14)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # random data, default tol
+@pytest.mark.parametrize("estimator", [MinimumVolumeEmbedding, ColoredMVU])
+def test_distance_embeddings_work_at_any_representable_scale(estimator):
+    # X near 1e-150 divided by zero and near 1e150 overflowed (squared distances, their squares
+    # in the bound B); the solver now runs on X / 2^e, so a power-of-two scale changes nothing.
+    Xs = RNG.standard_normal((20, 3))
+    y = np.arange(20) % 2
+    reference = estimator(2, random_state=0).fit(Xs, y).embedding_
+    for exponent in (-495, 495):
+        fitted = estimator(2, random_state=0).fit(np.ldexp(Xs, exponent), y)
+        np.testing.assert_array_equal(np.ldexp(fitted.embedding_, -exponent), reference)
+    with pytest.raises(ValueError, match="X's squared distances .* rescale X"):
+        estimator(2).fit(Xs * 1e200, y)

@@ -233,23 +233,38 @@ class _DistancePreserving(_SaddleEmbedding):
     """Colored MVU and MVE: square loss on the kNN distances, alpha free."""
 
     def _setup(self, X, seed):
+        # Everything below runs on X / 2^e with the largest entry near 1 (exact), so squared
+        # distances and the bound B (fourth powers) neither overflow nor underflow; the kernel
+        # comes back in the input's units through the returned scale.
+        peak = float(np.abs(X).max())
+        exponent = int(np.frexp(peak)[1]) if peak > 0 else 0
+        X = np.ldexp(X, -exponent)
         pairs, D = self._distance_pairs(X)
         scale = float(D.mean())
         if scale <= 0.0:
             raise ValueError("every kNN distance is 0 (duplicate points): nothing to unfold")
+        with np.errstate(over="ignore", under="ignore"):
+            input_scale = float(np.ldexp(scale, 2 * exponent))  # K = input_scale * K' in the input's units
+        if not 0.0 < input_scale < np.inf or input_scale < np.finfo(np.float64).tiny:
+            raise ValueError(
+                f"X's squared distances (mean over the kNN pairs 2^{2 * exponent} x {scale:.3g}) are beyond "
+                "float64's normal range, and so would be the kernel: rescale X"
+            )
         n = X.shape[0]
         W = None  # the kNN graph, weighted by distance: only the geodesic bound and the basis use it
         if (self.B is None and self._unfolds) or self.basis is not None:
             W = sp.coo_matrix((np.sqrt(D), (pairs[:, 0], pairs[:, 1])), shape=(n, n)).tocsr()
             W = W + W.T
+        # B is a bound on |K|_F^2: fourth powers of the input's units, 2^(4e) of the scaled ones.
         if self.B is not None:
-            self.B_ = float(self.B)
+            B = float(np.ldexp(float(self.B), -4 * exponent))
         elif self._unfolds:  # MVE: room for the unrolled data
-            self.B_ = geodesic_trace(W, seed) ** 2
+            B = geodesic_trace(W, seed) ** 2
         else:  # colored MVU: the input's own centred linear kernel (the geodesic bound made its
             Xc = X - X.mean(axis=0)  # dual crawl: bench/results/embedding.md)
-            self.B_ = float(np.linalg.norm(Xc.T @ Xc) ** 2)
-        B = self.B_
+            B = float(np.linalg.norm(Xc.T @ Xc) ** 2)
+        with np.errstate(over="ignore"):
+            self.B_ = float(self.B) if self.B is not None else float(np.ldexp(B, 4 * exponent))
         m = len(pairs)
         rows = (np.arange(m + 1, dtype=np.int64), np.arange(m, dtype=np.int64), np.ones(m))
         basis = None if self.basis is None else self._laplacian_basis((W > 0).astype(np.float64), seed)
@@ -262,7 +277,7 @@ class _DistancePreserving(_SaddleEmbedding):
             upper=0.0,
             B=B / scale**2,
             basis=basis,
-        ), scale
+        ), input_scale
 
     def _loss(self, out, problem):
         """(C/2) sum (D - d)^2 in units of Dbar at the returned K."""

@@ -60,7 +60,8 @@ class ColoredMVU(_DistancePreserving):
     ----------
     embedding_ : (n, n_components) top eigenvectors of K times sqrt(eigenvalues)
     eigenvalues_, eigenvectors_ : K = V diag(lambda) V' (input units)
-    B_ : the bound on tr K^2 used (input units)
+    B_ : the bound on tr K^2 used (input units; inf where that exceeds float64, |X| beyond about
+        1e77: the solver works on X / 2^e and is unaffected)
     dual_coef_ : alpha, one per kNN pair; pairs_ : the kNN pairs
     n_iter_, converged_, history_ : as in SimpleNPKL (dual, primal, gap, step, matvecs, rank)
     """
