@@ -87,3 +87,60 @@ def test_ctrl_c_interrupts_lanczos_between_restarts():
         "    print('interrupted', flush=True)\n"
     )
     assert_ctrl_c_stops(script, after=2.0, within=10.0)
+
+
+def ctrl_c_latency(script, after):
+    """Run script (it prints 'ready', then starts a long call that prints time.time() from its
+    ``except KeyboardInterrupt``), send SIGINT `after` seconds later, and return the seconds from
+    the signal to that except clause."""
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(after)
+        sent = time.time()
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    caught = [line for line in out.splitlines() if line.startswith("interrupted")]
+    assert caught, f"the call ended before the signal: {out!r}"
+    return float(caught[0].split()[1]) - sent
+
+
+def test_ctrl_c_stops_simple_npkl_dense_within_a_second():
+    """Issue 27, defect 4: 13.1 s at n = 3000 (polled once per saddle-point iteration, each of
+    several dense eigensolves); now polled at every eigensolve and between the panels of the
+    tridiagonal reduction."""
+    script = (
+        "import time, numpy as np\n"
+        "from kernlearn.npkl import SimpleNPKL\n"
+        "rng = np.random.default_rng(0)\n"
+        "X = rng.standard_normal((3000, 5)); y = np.where(rng.random(3000) < 0.05, rng.integers(0, 3, 3000), -1)\n"
+        "model = SimpleNPKL(eigen_solver='dense', max_iter=200, tol=1e-12, random_state=0)\n"
+        "print('ready', flush=True)\n"
+        "try:\n"
+        "    model.fit(X, y)\n"
+        "    print('finished', flush=True)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', time.time(), flush=True)\n"
+    )
+    assert ctrl_c_latency(script, after=1.5) < 1.0
+
+
+def test_ctrl_c_stops_sparse_inverse_covariance_within_a_second():
+    """Issue 27, defect 4: 8.2 s at m = 600 (polled once per Newton iteration); now polled per
+    column of the coordinate-descent sweeps, per CG step and per line-search trial."""
+    script = (
+        "import time, numpy as np\n"
+        "from kernlearn.metric import sparse_inverse_covariance\n"
+        "rng = np.random.default_rng(0)\n"
+        "Z = rng.standard_normal((300, 600)) @ (np.eye(600) + 0.3 * rng.standard_normal((600, 600)))\n"
+        "S = np.cov(Z, rowvar=False)\n"
+        "print('ready', flush=True)\n"
+        "try:\n"
+        "    sparse_inverse_covariance(S, 1e-3 * np.abs(S).max(), tol=1e-12, max_iter=100000)\n"
+        "    print('finished', flush=True)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', time.time(), flush=True)\n"
+    )
+    assert ctrl_c_latency(script, after=1.5) < 1.0

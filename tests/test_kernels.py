@@ -158,3 +158,33 @@ def test_kernel_bad_input():
         affine_invariant_kernel(np.eye(3))
     with pytest.raises(ValueError, match="image"):
         covariance_descriptor(np.ones(5))
+
+
+def test_covariance_descriptor_at_extreme_scales():
+    """Issue 27, defect 7: an image scaled by 1e300 gave all-NaN descriptors. Each image is now
+    scaled by a power of two before its products, so every representable covariance comes out
+    exactly scaled, and one beyond the float64 range is a ValueError naming the image."""
+    from kernlearn.kernels import covariance_descriptor
+
+    img = np.random.default_rng(0).random((8, 9))
+    ref = covariance_descriptor(img, regularization=0.0)
+    for s in (1e-300, 1e-150, 1e150, 1e153):
+        out = covariance_descriptor(img * s, regularization=0.0)
+        assert np.isfinite(out).all()
+        scale = np.ones(9)
+        scale[2:8] = s
+        expected = ref * np.outer(scale, scale)
+        big = np.abs(expected) > 1e-290  # products of 1e-300 intensities underflow
+        assert np.allclose(out[big], expected[big], rtol=1e-12)
+    with pytest.raises(ValueError, match="image exceeds the float64 range"):
+        covariance_descriptor(img * 1e300)
+
+
+def test_spd_kernels_are_scale_free_at_extreme_scales():
+    from kernlearn.kernels import affine_invariant_kernel, covariance_descriptor, log_euclidean_kernel
+
+    S = np.stack([covariance_descriptor(np.random.default_rng(i).random((8, 9))) for i in range(4)])
+    for kernel in (log_euclidean_kernel, affine_invariant_kernel):
+        ref = kernel(S, gamma=0.01)
+        for s in (1e-300, 1e300):
+            assert np.allclose(kernel(S * s, gamma=0.01), ref, atol=1e-12)

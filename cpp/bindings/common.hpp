@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -81,10 +82,12 @@ inline const DenseLapack& scipy_dense_lapack() {
   static const DenseLapack lapack = [] {
     DenseLapack l;
     l.exact = {scipy_lapack<SytrdFn<double>>("dsytrd"), scipy_lapack<StedcFn<double>>("dstedc"),
-               scipy_lapack<OrmtrFn<double>>("dormtr")};
+               scipy_lapack<OrmtrFn<double>>("dormtr"), scipy_lapack<LatrdFn<double>>("dlatrd"),
+               scipy_blas<Syr2kFn<double>>("dsyr2k"),   scipy_lapack<Sytd2Fn<double>>("dsytd2")};
     l.dstemr = scipy_lapack<DstemrFn>("dstemr");
     l.single = {scipy_lapack<SytrdFn<float>>("ssytrd"), scipy_lapack<StedcFn<float>>("sstedc"),
-                scipy_lapack<OrmtrFn<float>>("sormtr")};
+                scipy_lapack<OrmtrFn<float>>("sormtr"), scipy_lapack<LatrdFn<float>>("slatrd"),
+                scipy_blas<Syr2kFn<float>>("ssyr2k"),   scipy_lapack<Sytd2Fn<float>>("ssytd2")};
     l.dsygvd = scipy_lapack<DsygvdFn>("dsygvd");
     l.dgemm = scipy_blas<DgemmFn>("dgemm");
     l.dsyrk = scipy_blas<DsyrkFn>("dsyrk");
@@ -97,6 +100,7 @@ inline const DenseLapack& scipy_dense_lapack() {
 inline Csr csr_from_python(Index n, const py::array_t<double, py::array::c_style>& data,
                            const py::array_t<Index, py::array::c_style>& indices,
                            const py::array_t<Index, py::array::c_style>& indptr) {
+  if (n < 0) throw std::invalid_argument("n must be >= 0, got " + std::to_string(n));
   if (indptr.ndim() != 1 || indptr.shape(0) != n + 1) throw std::invalid_argument("indptr must have n + 1 entries");
   if (indices.ndim() != 1 || data.ndim() != 1 || indices.shape(0) != data.shape(0))
     throw std::invalid_argument("indices and data must be 1-D of equal length");

@@ -138,6 +138,14 @@ def _check_spd_stack(S, name):
     return (arr + arr.transpose(0, 2, 1)) / 2
 
 
+def _common_scale(*stacks):
+    """The power of two that brings the largest entry of the stacks near 1: both kernels below
+    depend on S and T only through log S - log T or S^-1/2 T S^-1/2, which a common factor leaves
+    unchanged, while matrices near the ends of the float64 range overflow in the products."""
+    largest = max(float(np.abs(A).max()) for A in stacks)
+    return 1.0 if largest == 0.0 else float(np.ldexp(1.0, -np.frexp(largest)[1]))
+
+
 def _spd_eigh(S, name):
     values, vectors = np.linalg.eigh(S)
     if (values <= 0).any():
@@ -162,6 +170,8 @@ def log_euclidean_kernel(S, T=None, gamma=1.0, *, n_jobs=None):
         raise ValueError(f"T holds {T.shape[1]} x {T.shape[2]} matrices but S holds {S.shape[1]} x {S.shape[2]}")
     validate_params(_POSITIVE_GAMMA, {"gamma": gamma}, "log_euclidean_kernel")
     gamma = float(gamma)
+    scale = _common_scale(S, T)
+    S, T = S * scale, T * scale
     logs = [_spd_function(*_spd_eigh(A, name), np.log).reshape(len(A), -1) for A, name in ((S, "S"), (T, "T"))]
     # ||log S1 - log S2||_F^2 is the squared Euclidean distance of the flattened logarithms.
     kernel = _core.kernels.PairwiseKernel(kind=_core.kernels.PairwiseKind.rbf, gamma=gamma)
@@ -186,6 +196,8 @@ def affine_invariant_kernel(S, T=None, gamma=1.0, *, n_jobs=None):
         raise ValueError(f"T holds {T.shape[1]} x {T.shape[2]} matrices but S holds {S.shape[1]} x {S.shape[2]}")
     validate_params(_POSITIVE_GAMMA, {"gamma": gamma}, "affine_invariant_kernel")
     gamma = float(gamma)
+    scale = _common_scale(S, T)
+    S, T = S * scale, (S * scale if same else T * scale)
     W = np.ascontiguousarray(_spd_function(*_spd_eigh(S, "S"), lambda v: v**-0.5))
     _spd_eigh(T, "T")
     return _core.kernels.affine_invariant_kernel(
@@ -224,6 +236,11 @@ def covariance_descriptor(image, *, regularization=1e-6):
         raise ValueError("image contains NaN or infinity")
     check_real(regularization, "regularization", low=0.0)
     n, h, w = arr.shape
+    # Each image is scaled by a power of two (exact) so that its derivatives and products cannot
+    # overflow; the intensity rows and columns of C are scaled back at the end.
+    peak = np.abs(arr).max(axis=(1, 2))
+    exponent = np.where(peak > 0, np.frexp(peak)[1], 0)
+    arr = np.ldexp(arr, -exponent[:, None, None])
     gy, gx = np.gradient(arr, axis=(1, 2))
     gyy = np.gradient(gy, axis=1)
     gxx = np.gradient(gx, axis=2)
@@ -244,7 +261,18 @@ def covariance_descriptor(image, *, regularization=1e-6):
     ).reshape(n, h * w, 9)
     centred = features - features.mean(axis=1, keepdims=True)
     C = np.einsum("npi,npj->nij", centred, centred) / (h * w - 1)
-    C += (regularization * np.trace(C, axis1=1, axis2=2) / 9)[:, None, None] * np.eye(9)
+    # Features 2..7 scale with the intensity, the pixel coordinates and the angle do not.
+    power = np.zeros((n, 9), dtype=np.int64)
+    power[:, 2:8] = exponent[:, None]
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported below
+        C = np.ldexp(C, power[:, :, None] + power[:, None, :])
+        C += (regularization * np.trace(C, axis1=1, axis2=2) / 9)[:, None, None] * np.eye(9)
+    if not np.isfinite(C).all():
+        bad = int(np.argmax(~np.isfinite(C).all(axis=(1, 2))))
+        raise ValueError(
+            f"the covariance of image{'' if single else f'[{bad}]'} exceeds the float64 range (intensities up "
+            f"to {float(peak[bad]):.3g}; their squares must stay below about 1e308): rescale the image"
+        )
     return C[0] if single else C
 
 

@@ -121,6 +121,10 @@ class SimpleNPKL(BaseEstimator):
         objective, the duality gap and the constraint values depend on the eigenvalues and on K
         itself, so they stay accurate: K is feasible by construction and tr(A K) uses the
         refined eigenvalues.
+        Ctrl-C stops a fit between the panels of the dense solvers' tridiagonal reduction and
+        between their stages; the one step it cannot break is LAPACK's divide and conquer on the
+        tridiagonal matrix (xstedc), about 0.2 s at n = 3,000 and 1 s at n = 6,000 (it grows as
+        n^3).
     max_iter : int, default 200
     tol : float, default 1e-4
         Relative duality gap at which the saddle-point iteration stops.

@@ -1,6 +1,13 @@
 #include "kernlearn/core/thread_team.hpp"
 
 #include <stdexcept>
+#include <string>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
+#include "kernlearn/core/parallel.hpp"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
@@ -17,14 +24,35 @@ namespace {
 constexpr int kSpinLimit = 1 << 13;
 }  // namespace
 
-ThreadTeam::ThreadTeam(int n_threads) : size_(n_threads) {
-  if (n_threads < 1) throw std::invalid_argument("ThreadTeam: n_threads must be >= 1");
-  errors_.resize(static_cast<std::size_t>(n_threads));
-  workers_.reserve(static_cast<std::size_t>(n_threads - 1));
-  for (int t = 1; t < n_threads; ++t) workers_.emplace_back(&ThreadTeam::work, this, t);
+int usable_threads(int requested) {
+  if (requested < 1) throw std::invalid_argument("n_threads must be >= 1, got " + std::to_string(requested));
+  int cores = 0;
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) cores = CPU_COUNT(&set);
+#endif
+  if (cores < 1) cores = static_cast<int>(std::thread::hardware_concurrency());
+  if (cores < 1) cores = 1;
+  return requested < cores ? requested : cores;
 }
 
-ThreadTeam::~ThreadTeam() {
+ThreadTeam::ThreadTeam(int n_threads) : size_(usable_threads(n_threads)) {
+  errors_.resize(static_cast<std::size_t>(size_));
+  workers_.reserve(static_cast<std::size_t>(size_ - 1));
+  try {
+    for (int t = 1; t < size_; ++t) workers_.emplace_back(&ThreadTeam::work, this, t);
+  } catch (...) {
+    // The destructor does not run for a half-built team: stop and join the workers that started
+    // (they would otherwise wait forever, and a joinable std::thread's destructor terminates).
+    shut_down();
+    throw;
+  }
+}
+
+ThreadTeam::~ThreadTeam() { shut_down(); }
+
+void ThreadTeam::shut_down() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     quit_.store(true);

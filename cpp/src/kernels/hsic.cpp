@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -69,12 +71,16 @@ void kernel_tile(const MatrixRef& Z, const Eigen::VectorXd& sq, double sigma, In
 
 Eigen::VectorXd row_norms2(const MatrixRef& Z) { return Z.rowwise().squaredNorm(); }
 
-void check_sigma(double sigma) {
-  if (!(sigma > 0.0) || !std::isfinite(sigma))
-    throw std::invalid_argument("sigma must be a positive finite number, got " + std::to_string(sigma));
-}
-
 }  // namespace
+
+void check_sigma(double sigma) {
+  if (!(sigma >= kMinSigma && sigma <= kMaxSigma)) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.17g", sigma);
+    throw std::invalid_argument(
+        std::string("sigma must lie in [1e-150, 1e150] (sigma^2 and 1 / sigma^2 finite), got ") + text);
+  }
+}
 
 Eigen::VectorXd gaussian_degree(const MatrixRef& Z, double sigma, ThreadTeam& team, const InterruptPoll& poll) {
   check_sigma(sigma);

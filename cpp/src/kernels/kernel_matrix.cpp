@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include <Eigen/Eigenvalues>
@@ -99,6 +100,11 @@ template <class Scalar>
 void pairwise_kernel(const MatrixRef& X, const MatrixRef& Y, const PairwiseKernel& kernel, Scalar* out, int n_threads,
                      const InterruptPoll& poll) {
   if (X.cols() != Y.cols()) throw std::invalid_argument("pairwise_kernel: X and Y need the same number of features");
+  if (!X.allFinite() || !Y.allFinite()) throw std::invalid_argument("pairwise_kernel: X and Y must be finite");
+  if (kernel.kind == PairwiseKind::tl1 && !std::isfinite(kernel.tau))
+    throw std::invalid_argument("pairwise_kernel: tau must be finite");
+  if (kernel.kind == PairwiseKind::rbf && !(kernel.gamma >= 0.0 && std::isfinite(kernel.gamma)))
+    throw std::invalid_argument("pairwise_kernel: gamma must be finite and >= 0");
   const RowMatrixXd Yt = Y.transpose();
   const Index n = X.rows(), m = Y.rows();
   parallel_for(
@@ -146,6 +152,16 @@ void affine_invariant_rows(const double* W, const double* T, Index n_t, Index d,
 
 void affine_invariant_kernel(const double* W, Index n_w, const double* T, Index n_t, Index d, double gamma, bool same,
                              double* out, int n_threads, const InterruptPoll& poll) {
+  if (n_w < 0 || n_t < 0 || d < 1)
+    throw std::invalid_argument("affine_invariant_kernel: W and T must be (n, d, d), d >= 1");
+  if (same && n_w != n_t) throw std::invalid_argument("affine_invariant_kernel: same=True needs as many W as T");
+  if (!(gamma >= 0.0 && std::isfinite(gamma)))
+    throw std::invalid_argument("affine_invariant_kernel: gamma must be finite and >= 0");
+  const std::size_t dd = static_cast<std::size_t>(d * d);
+  for (std::size_t e = 0; e < static_cast<std::size_t>(n_w) * dd; ++e)
+    if (!std::isfinite(W[e])) throw std::invalid_argument("affine_invariant_kernel: W must be finite");
+  for (std::size_t e = 0; e < static_cast<std::size_t>(n_t) * dd; ++e)
+    if (!std::isfinite(T[e])) throw std::invalid_argument("affine_invariant_kernel: T must be finite");
   parallel_for(
       static_cast<std::size_t>(n_w), n_threads, 4,
       [&](std::size_t begin, std::size_t end) {

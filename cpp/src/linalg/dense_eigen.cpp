@@ -38,16 +38,48 @@ void check_info(int info, const char* routine) {
 // exactly from n = 4096 on, so round up with room to spare.
 int workspace_size(double query) { return std::max(1, static_cast<int>(std::ceil(query * (1.0 + 1e-6))) + 1); }
 
+void check_interrupt(const InterruptPoll& poll) {
+  if (poll && poll()) throw Interrupted();
+}
+
+// xsytrd's panel width and the order below which it reduces unblocked (ILAENV's values for
+// xSYTRD): the loop below is xsytrd's own, so the result is the same.
+constexpr int kPanel = 32, kUnblocked = 32;
+
 // Householder reduction of A (lower triangle) to the tridiagonal (d, e); A keeps the reflectors.
+// With the panel routines, xsytrd's blocked loop runs here and polls between panels (one xsytrd
+// call at n = 3000 takes seconds); without them, one xsytrd call.
 template <class T>
 void reduce_to_tridiagonal(Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& A, const HouseholderRoutines<T>& lapack,
                            Eigen::Matrix<T, Eigen::Dynamic, 1>& d, Eigen::Matrix<T, Eigen::Dynamic, 1>& e,
-                           std::vector<T>& tau) {
-  int n = static_cast<int>(A.rows()), lda = n, lwork = -1, info = 0;
+                           std::vector<T>& tau, const InterruptPoll& poll) {
+  int n = static_cast<int>(A.rows()), lda = std::max(n, 1), lwork = -1, info = 0;
   char uplo = 'L';
   d.resize(n);
   e.setZero(n);  // n - 1 entries, and the workspace entry dstemr wants
   tau.assign(static_cast<std::size_t>(std::max(n - 1, 1)), T(0));
+  if (lapack.panels_available() && n > kUnblocked + kPanel) {
+    char no_transpose = 'N';
+    int nb = kPanel, ldw = n, i = 0;
+    T minus_one = -1, one = 1;
+    std::vector<T> work(static_cast<std::size_t>(n) * static_cast<std::size_t>(nb));
+    const auto at = [&](int row, int col) { return A.data() + static_cast<std::ptrdiff_t>(col) * lda + row; };
+    for (; i < n - kUnblocked; i += nb) {
+      int rows = n - i, rest = n - i - nb;
+      lapack.latrd(&uplo, &rows, &nb, at(i, i), &lda, e.data() + i, tau.data() + i, work.data(), &ldw);
+      lapack.syr2k(&uplo, &no_transpose, &rest, &nb, &minus_one, at(i + nb, i), &lda, work.data() + nb, &ldw, &one,
+                   at(i + nb, i + nb), &lda);
+      for (int j = i; j < i + nb; ++j) {
+        *at(j + 1, j) = e(j);
+        d(j) = *at(j, j);
+      }
+      check_interrupt(poll);
+    }
+    int rows = n - i;
+    lapack.sytd2(&uplo, &rows, at(i, i), &lda, d.data() + i, e.data() + i, tau.data() + i, &info);
+    check_info(info, "xsytd2");
+    return;
+  }
   T query = 0;
   lapack.sytrd(&uplo, &n, A.data(), &lda, d.data(), e.data(), tau.data(), &query, &lwork, &info);
   check_info(info, "xsytrd workspace query");
@@ -55,6 +87,7 @@ void reduce_to_tridiagonal(Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& A, 
   std::vector<T> work(static_cast<std::size_t>(lwork));
   lapack.sytrd(&uplo, &n, A.data(), &lda, d.data(), e.data(), tau.data(), work.data(), &lwork, &info);
   check_info(info, "xsytrd");
+  check_interrupt(poll);
 }
 
 // Every eigenpair of the tridiagonal (d, e) by divide and conquer: d becomes the ascending
@@ -112,18 +145,26 @@ constexpr int kBlockReflectorRoom = 65 * 64;
 template <class T>
 void back_transform(Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& A, std::vector<T>& tau,
                     const HouseholderRoutines<T>& lapack, Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& Z,
-                    Index count) {
-  int rows = static_cast<int>(A.rows()), cols = static_cast<int>(count), lda = rows, info = 0, lwork = -1;
-  if (cols == 0) return;
+                    Index count, const InterruptPoll& poll) {
+  // Columns are transformed independently: blocks of them, polling in between.
+  constexpr Index kColumnBlock = 256;
+  int rows = static_cast<int>(A.rows()), lda = std::max(rows, 1), info = 0, lwork = -1;
+  if (count == 0) return;
   T* V = Z.data() + (Z.cols() - count) * Z.rows();
   char side = 'L', uplo = 'L', trans = 'N';
+  int cols = static_cast<int>(std::min(count, kColumnBlock));
   T query = 0;
-  lapack.ormtr(&side, &uplo, &trans, &rows, &cols, A.data(), &lda, tau.data(), V, &rows, &query, &lwork, &info);
+  lapack.ormtr(&side, &uplo, &trans, &rows, &cols, A.data(), &lda, tau.data(), V, &lda, &query, &lwork, &info);
   check_info(info, "xormtr workspace query");
   lwork = workspace_size(query) + kBlockReflectorRoom;
   std::vector<T> work(static_cast<std::size_t>(lwork));
-  lapack.ormtr(&side, &uplo, &trans, &rows, &cols, A.data(), &lda, tau.data(), V, &rows, work.data(), &lwork, &info);
-  check_info(info, "xormtr");
+  for (Index first = 0; first < count; first += kColumnBlock) {
+    cols = static_cast<int>(std::min(count - first, kColumnBlock));
+    lapack.ormtr(&side, &uplo, &trans, &rows, &cols, A.data(), &lda, tau.data(), V + first * Z.rows(), &lda,
+                 work.data(), &lwork, &info);
+    check_info(info, "xormtr");
+    check_interrupt(poll);
+  }
 }
 
 // Rayleigh-Ritz in double on the span of V (orthonormal only to single precision): the pencil
@@ -179,11 +220,11 @@ Index count_above(const Eigen::VectorXd& d, const Eigen::VectorXd& e, double x) 
 // by MRRR for p <= solver_choice::kMrrrFraction n, by divide and conquer otherwise; only p vectors transformed
 // back.
 void exact_route(Eigen::MatrixXd& A, double lower, Index max_count, const DenseLapack& lapack, Eigen::VectorXd& values,
-                 Eigen::MatrixXd& vectors) {
+                 Eigen::MatrixXd& vectors, const InterruptPoll& poll) {
   const Index n = A.rows();
   Eigen::VectorXd d, e, w;
   std::vector<double> tau;
-  reduce_to_tridiagonal(A, lapack.exact, d, e, tau);
+  reduce_to_tridiagonal(A, lapack.exact, d, e, tau, poll);
   Index wanted = count_above(d, e, lower);
   if (max_count > 0) wanted = std::min(wanted, max_count);
   if (wanted == 0) {
@@ -196,13 +237,15 @@ void exact_route(Eigen::MatrixXd& A, double lower, Index max_count, const DenseL
   if (few) {
     Eigen::VectorXd d_mrrr = d, e_mrrr = e;  // MRRR destroys them; divide and conquer may need them
     if (top_tridiagonal_pairs(d_mrrr, e_mrrr, wanted, lapack, w, Z)) {
-      back_transform(A, tau, lapack.exact, Z, Z.cols());
+      check_interrupt(poll);
+      back_transform(A, tau, lapack.exact, Z, Z.cols(), poll);
       select_top(w, Z, lower, max_count, values, vectors);
       return;
     }
   }
   all_tridiagonal_pairs(d, e, lapack.exact, Z);
-  back_transform(A, tau, lapack.exact, Z, wanted);
+  check_interrupt(poll);
+  back_transform(A, tau, lapack.exact, Z, wanted, poll);
   select_top(d.tail(wanted), Z.rightCols(wanted), lower, max_count, values, vectors);
 }
 
@@ -233,18 +276,20 @@ void gemm(const DenseLapack& lapack, bool transpose_a, bool transpose_b, const E
 }
 
 bool mixed_eigenpairs_above(Eigen::MatrixXd& A, const SymmetricOperator& op, double lower, Index max_count,
-                            const DenseLapack& lapack, Eigen::VectorXd& values, Eigen::MatrixXd& vectors) {
+                            const DenseLapack& lapack, Eigen::VectorXd& values, Eigen::MatrixXd& vectors,
+                            const InterruptPoll& poll) {
   check_lapack_size(A.rows());
   const Index n = A.rows();
   Eigen::MatrixXf Af = A.cast<float>();
   Eigen::VectorXf d, e;
   std::vector<float> tau;
-  reduce_to_tridiagonal(Af, lapack.single, d, e, tau);
+  reduce_to_tridiagonal(Af, lapack.single, d, e, tau, poll);
   double norm = 0.0;  // Gershgorin bound on |T| = |A| (up to single-precision rounding)
   for (Index i = 0; i < n; ++i)
     norm = std::max<double>(norm, std::abs(d(i)) + std::abs(e(i)) + (i > 0 ? std::abs(e(i - 1)) : 0.0f));
   Eigen::MatrixXf Z;
   all_tridiagonal_pairs(d, e, lapack.single, Z);
+  check_interrupt(poll);
   // Single-precision eigenvalues are off by about sqrt(n) eps_single |A| (1e-5 |A| at n = 10^4):
   // pairs down to 10x that below `lower` enter the Rayleigh-Ritz step. With a cap, the top
   // max_count and some below them.
@@ -255,7 +300,7 @@ bool mixed_eigenpairs_above(Eigen::MatrixXd& A, const SymmetricOperator& op, dou
   if (static_cast<double>(keep) > solver_choice::kMixedMaxFraction * static_cast<double>(n)) {
     Z.resize(0, 0);
     Af.resize(0, 0);
-    exact_route(A, lower, max_count, lapack, values, vectors);
+    exact_route(A, lower, max_count, lapack, values, vectors, poll);
     return false;
   }
   A.resize(0, 0);
@@ -266,7 +311,7 @@ bool mixed_eigenpairs_above(Eigen::MatrixXd& A, const SymmetricOperator& op, dou
   }
   Eigen::MatrixXf Vf = Z.rightCols(keep);
   Z.resize(0, 0);
-  back_transform(Af, tau, lapack.single, Vf, keep);
+  back_transform(Af, tau, lapack.single, Vf, keep, poll);
   Af.resize(0, 0);
   Eigen::VectorXd theta;
   Eigen::MatrixXd ritz;
@@ -280,9 +325,9 @@ bool mixed_eigenpairs_above(Eigen::MatrixXd& A, const SymmetricOperator& op, dou
 }
 
 void dense_eigenpairs_above(Eigen::MatrixXd& A, double lower, Index max_count, const DenseLapack& lapack,
-                            Eigen::VectorXd& values, Eigen::MatrixXd& vectors) {
+                            Eigen::VectorXd& values, Eigen::MatrixXd& vectors, const InterruptPoll& poll) {
   check_lapack_size(A.rows());
-  if (lapack.exact_available()) return exact_route(A, lower, max_count, lapack, values, vectors);
+  if (lapack.exact_available()) return exact_route(A, lower, max_count, lapack, values, vectors, poll);
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(A);
   if (eig.info() != Eigen::Success) throw std::runtime_error("dense eigensolver failed");
   select_top(eig.eigenvalues(), eig.eigenvectors(), lower, max_count, values, vectors);

@@ -58,8 +58,8 @@ class CcicpRun {
 
  private:
   void multiply(const Eigen::VectorXd& x, Eigen::VectorXd& out) {
-    // Polled every 16 mat-vecs: the poll takes the GIL, which costs more than a small mat-vec.
-    if (poll_ && (matvecs_ & 15) == 0 && poll_()) throw Interrupted();
+    // Polled at every mat-vec: a poll is a clock read between its (rate-limited) GIL takes.
+    if (poll_ && poll_()) throw Interrupted();
     K_.multiply(x.data(), out.data(), team_);
     ++matvecs_;
   }
@@ -160,15 +160,28 @@ IklrResult ccicp(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::Vec
                  const Eigen::Ref<const Eigen::VectorXd>& alpha0, const IklrOptions& options,
                  const Eigen::Ref<const VectorXi>& sgd_indices, ThreadTeam& team, const Monitor<IklrIteration>& monitor,
                  const InterruptPoll& poll) {
-  // Shape and index checks only (they guard memory); the parameters are the caller's to check.
+  // Shapes and indices (they guard memory), finiteness and the options, by their Python names.
   const Index n = K.rows();
+  if (n < 1) throw std::invalid_argument("ccicp: K must be at least 1 x 1");
   if (y.size() != n || alpha0.size() != n) throw std::invalid_argument("ccicp: y and alpha0 need n entries");
+  if (!y.allFinite() || !alpha0.allFinite() || !negative.V.allFinite() || !negative.w.allFinite() ||
+      !std::isfinite(negative.shift))
+    throw std::invalid_argument("ccicp: y, alpha0, V, w and shift must be finite");
+  if (!(options.lambda > 0.0) || !std::isfinite(options.lambda))
+    throw std::invalid_argument("ccicp: lambda_ must be a positive finite number");
+  if (!(options.eps >= 0.0) || !std::isfinite(options.eps))
+    throw std::invalid_argument("ccicp: eps must be finite and >= 0");
+  if (options.max_outer < 0 || options.max_inner < 0)
+    throw std::invalid_argument("ccicp: max_outer and max_inner must be >= 0");
+  if (!(options.learning_rate > 0.0) || !std::isfinite(options.learning_rate))
+    throw std::invalid_argument("ccicp: learning_rate must be a positive finite number");
+  if (!(options.decay > 0.0 && options.decay <= 1.0)) throw std::invalid_argument("ccicp: decay must lie in (0, 1]");
   if (negative.V.cols() > 0 && negative.V.rows() != n)
     throw std::invalid_argument("ccicp: negative part V must be n x r");
   if (negative.w.size() != negative.V.cols())
     throw std::invalid_argument("ccicp: w must have one weight per column of V");
   if (options.inner == IklrInner::sgd && options.max_outer > 0 && options.max_inner > 0) {
-    if (sgd_indices.size() < options.max_outer * options.max_inner)
+    if (sgd_indices.size() / options.max_inner < options.max_outer)  // no overflow of the product
       throw std::invalid_argument("ccicp: SGD needs max_outer * max_inner sample indices, got " +
                                   std::to_string(sgd_indices.size()));
     for (Index j = 0; j < sgd_indices.size(); ++j)

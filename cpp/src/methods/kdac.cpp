@@ -385,6 +385,15 @@ IsmResult ism(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, c
               const InterruptPoll& poll) {
   const Index d = X.cols(), q = W0.cols();
   if (W0.rows() != d || q < 1 || q > d) throw std::invalid_argument("ism: W0 must be d x q with 1 <= q <= d");
+  if (X.rows() < 2) throw std::invalid_argument("ism: X must have at least 2 rows");
+  if (A.rows() != X.rows() || c.size() != A.cols())
+    throw std::invalid_argument("ism: A must be n x m and c of length m");
+  if (!X.allFinite() || !W0.allFinite() || !A.allFinite() || !c.allFinite())
+    throw std::invalid_argument("ism: X, W0, A and c must be finite");
+  check_sigma(options.sigma);
+  if (options.max_iter < 0) throw std::invalid_argument("max_iter must be >= 0");
+  if (!(options.tol >= 0.0) || !std::isfinite(options.tol)) throw std::invalid_argument("tol must be finite and >= 0");
+  if (options.anderson_depth < 0) throw std::invalid_argument("anderson_depth must be >= 0");
   // ISM converges linearly (rate: bench/results/kdac.md), one Phi assembly per step; Anderson
   // acceleration is used while the fixed-point residual shrinks and dropped (history cleared,
   // plain steps) as soon as it does not, which also leaves a 2-cycle (constant residual) to the
@@ -403,7 +412,7 @@ IsmResult ism(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, c
 
 namespace {
 
-// Shape checks only (they guard the indexing below); the parameters are the caller's to check.
+// Shapes (they guard the indexing below), finiteness and every option, by its Python field name.
 void check_kdac_shapes(const MatrixRef& X, const MatrixRef& Y, const std::optional<MatrixRef>& W0,
                        const KdacOptions& opt) {
   const Index n = X.rows(), d = X.cols(), k = opt.n_clusters;
@@ -413,6 +422,18 @@ void check_kdac_shapes(const MatrixRef& X, const MatrixRef& Y, const std::option
   if (W0 && (W0->rows() != d || W0->cols() < 1 || W0->cols() > d))
     throw std::invalid_argument("kdac: W0 must be d x q with 1 <= q <= d");
   if (!W0 && opt.q && (*opt.q < 1 || *opt.q > d)) throw std::invalid_argument("kdac: q must satisfy 1 <= q <= d");
+  if (!X.allFinite() || !Y.allFinite() || (W0 && !W0->allFinite()))
+    throw std::invalid_argument("kdac: X, Y and W0 must be finite");
+  check_sigma(opt.sigma);
+  if (!(opt.lambda >= 0.0) || !std::isfinite(opt.lambda))
+    throw std::invalid_argument("lambda_ must be finite and >= 0");
+  if (opt.max_iter < 0 || opt.ism_max_iter < 0) throw std::invalid_argument("max_iter and ism_max_iter must be >= 0");
+  if (opt.anderson_depth < 0) throw std::invalid_argument("anderson_depth must be >= 0");
+  if (!(opt.tol >= 0.0) || !std::isfinite(opt.tol)) throw std::invalid_argument("tol must be finite and >= 0");
+  if (!(opt.ism_tol_factor >= 0.0) || !std::isfinite(opt.ism_tol_factor))
+    throw std::invalid_argument("ism_tol_factor must be finite and >= 0");
+  if (opt.dense_max_n < 0) throw std::invalid_argument("dense_max_n must be >= 0");
+  if (!(opt.eig_tol >= 0.0 && opt.eig_tol < 1.0)) throw std::invalid_argument("eig_tol must lie in [0, 1)");
 }
 
 // Eq. (11): q at the largest gap between consecutive ascending eigenvalues of Phi_0.

@@ -2,6 +2,7 @@
 
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 namespace kernlearn {
 
@@ -12,6 +13,12 @@ SaddleResult simple_npkl(const Csr& L, const Eigen::Ref<const RowMatrixXi>& pair
   const Index m = pairs.rows();
   if (labels.size() != m) throw std::invalid_argument("pair_labels must have one value per pair");
   if (m == 0) throw std::invalid_argument("pairs must not be empty");
+  if (pairs.cols() != 2) throw std::invalid_argument("pairs must have 2 columns");
+  for (Index p = 0; p < m; ++p)
+    if (labels(p) != 1.0 && labels(p) != -1.0) throw std::invalid_argument("pair_labels must be +1 or -1");
+  // rho = 2 / C and the box [0, C] must be representable with room for the iteration's sums.
+  if (!(options.C >= kMinC && options.C <= kMaxC))
+    throw std::invalid_argument("C must lie in [1e-300, 1e300], got " + std::to_string(options.C));
   SaddleProblem pb;
   pb.sparse = L;
   for (double& v : pb.sparse.data) v = -v;

@@ -450,6 +450,7 @@ class SaddlePointSolver {
         second_order_ = false;
         break;
       }
+      check_interrupt();
       hessian.apply(p, Hp);
       const double curvature = p.dot(Hp);
       if (!(curvature > 0.0)) break;  // rounding: keep what has been built (or grad, below)
@@ -559,8 +560,16 @@ class SaddlePointSolver {
     return -trace_MK + loss + (opt_.G ? *opt_.G / opt_.p * K.trace_Kp : 0.0);
   }
 
+  // Ctrl-C between the steps of an iteration (the monitor polls only between iterations, and an
+  // iteration may take many eigensolves): at every eigensolve, inside the dense one between its
+  // LAPACK stages, and at every CG product.
+  void check_interrupt() const {
+    if (poll_ && poll_()) throw Interrupted();
+  }
+
   // A(alpha) = M + sum_q (R' alpha)_q T_q, its positive spectrum, and K from it.
   Kernel kernel_at(const Eigen::VectorXd& alpha, const Kernel* previous) {
+    check_interrupt();
     pb_.rows.apply_transpose(alpha, pb_.pairs.rows(), pair_coef_);
     acc_.assemble(pair_coef_.data(), data_.data());
     Kernel K;
@@ -651,13 +660,13 @@ class SaddlePointSolver {
     // p = 1 needs the top eigenvalue and its copies: all pairs above the level, then trimmed.
     const Index cap = opt_.p == 1.0 ? 0 : opt_.rank.value_or(0);  // 0: every pair above the level
     if (mixed_precision()) {
-      last_dense_mixed_ = mixed_eigenpairs_above(D, op(), zero, cap, opt_.dense_lapack, values, vectors);
+      last_dense_mixed_ = mixed_eigenpairs_above(D, op(), zero, cap, opt_.dense_lapack, values, vectors, poll_);
       return false;
     }
     last_dense_mixed_ = false;
     // (The whole spectrum costs more: every vector is transformed back.)
     const double lower = want_whole ? -std::numeric_limits<double>::infinity() : zero;
-    dense_eigenpairs_above(D, lower, cap, opt_.dense_lapack, values, vectors);
+    dense_eigenpairs_above(D, lower, cap, opt_.dense_lapack, values, vectors, poll_);
     return want_whole;
   }
 
@@ -812,9 +821,41 @@ class SaddlePointSolver {
   Eigen::MatrixXd projected_base_;  // U_b' S U_b
 };
 
+bool finite(double x) { return std::isfinite(x); }
+
+// Every option the iteration reads, by its Python field name (SpectralOptions).
+void check_spectral_options(const SpectralOptions& o) {
+  if (!(o.p >= 1.0) || !finite(o.p)) throw std::invalid_argument("p must be a finite number >= 1");
+  if (o.G && !(*o.G > 0.0 && finite(*o.G))) throw std::invalid_argument("G must be a positive finite number or None");
+  if (!o.G && !(o.B > 0.0 && finite(o.B))) throw std::invalid_argument("B must be a positive finite number");
+  if (o.rank && *o.rank < 1) throw std::invalid_argument("rank must be >= 1 or None");
+  if (!(o.dense_fraction >= 0.0 && o.dense_fraction <= 1.0))
+    throw std::invalid_argument("dense_fraction must lie in [0, 1]");
+  if (o.max_iter < 0) throw std::invalid_argument("max_iter must be >= 0");
+  if (!(o.tol >= 0.0) || !finite(o.tol)) throw std::invalid_argument("tol must be a finite number >= 0");
+  if (o.step && !(*o.step > 0.0 && finite(*o.step)))
+    throw std::invalid_argument("step must be a positive finite number or None");
+  if (!(o.eig_tol >= 0.0 && o.eig_tol < 1.0)) throw std::invalid_argument("eig_tol must lie in [0, 1)");
+  if (o.filter_degree < 0) throw std::invalid_argument("filter_degree must be >= 0");
+}
+
 void check_saddle_problem(const SaddleProblem& pb, const Eigen::MatrixXd& basis) {
   const Index n = pb.sparse.n, m = pb.rows.rows();
   if (n < 2) throw std::invalid_argument("need at least 2 points");
+  if (pb.sparse.indptr.size() != static_cast<std::size_t>(n) + 1)
+    throw std::invalid_argument("sparse must be a Csr with n + 1 indptr entries");
+  for (double v : pb.sparse.data)
+    if (!finite(v)) throw std::invalid_argument("sparse must hold finite values");
+  if (pb.pairs.cols() != 2 && pb.pairs.rows() > 0) throw std::invalid_argument("pairs must have 2 columns");
+  if (!finite(pb.shift)) throw std::invalid_argument("shift must be finite");
+  if (!pb.lowrank.allFinite() || !pb.lowrank_coef.allFinite())
+    throw std::invalid_argument("lowrank and lowrank_coef must be finite");
+  if (!pb.target.allFinite() || !pb.alpha0.allFinite()) throw std::invalid_argument("target and alpha0 must be finite");
+  if (!finite(pb.rho) || pb.rho < 0.0) throw std::invalid_argument("rho must be a finite number >= 0");
+  if (!finite(pb.upper)) throw std::invalid_argument("upper must be finite");
+  for (double v : pb.rows.data)
+    if (!finite(v)) throw std::invalid_argument("rows must hold finite values");
+  if (!basis.allFinite()) throw std::invalid_argument("basis must be finite");
   if (m < 1 && pb.set != DualSet::fixed) throw std::invalid_argument("need at least one constraint");
   if (pb.target.size() != m || pb.alpha0.size() != m)
     throw std::invalid_argument("target and alpha0 need one value per constraint");
@@ -822,6 +863,8 @@ void check_saddle_problem(const SaddleProblem& pb, const Eigen::MatrixXd& basis)
       pb.rows.indptr.back() != static_cast<Index>(pb.rows.indices.size()) ||
       pb.rows.data.size() != pb.rows.indices.size())
     throw std::invalid_argument("constraint rows are inconsistent");
+  for (Index c = 0; c < m; ++c)
+    if (pb.rows.indptr[c] > pb.rows.indptr[c + 1]) throw std::invalid_argument("rows: indptr must be non-decreasing");
   for (Index q : pb.rows.indices)
     if (q < 0 || q >= pb.pairs.rows()) throw std::invalid_argument("constraint rows name a pair out of range");
   if (pb.lowrank.cols() > 0 && (pb.lowrank.rows() != n || pb.lowrank_coef.size() != pb.lowrank.cols()))
@@ -843,12 +886,14 @@ SaddleResult solve_saddle_point(const SaddleProblem& pb, const SpectralOptions& 
                                 const Monitor<SaddleIteration>& monitor, const InterruptPoll& poll,
                                 const Eigen::MatrixXd& basis) {
   check_saddle_problem(pb, basis);
+  check_spectral_options(options);
   return SaddlePointSolver(pb, options, team, poll, basis).run(monitor);
 }
 
 Eigen::VectorXd saddle_hessian_product(const SaddleProblem& pb, const SpectralOptions& options,
                                        const Eigen::VectorXd& v, ThreadTeam& team) {
   check_saddle_problem(pb, {});
+  check_spectral_options(options);
   const InterruptPoll never;
   return SaddlePointSolver(pb, options, team, never, {}).hessian_product(v);
 }

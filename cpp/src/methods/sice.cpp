@@ -354,7 +354,7 @@ class FreePairs {
 // Solves H v = rhs on the free pairs by preconditioned conjugate gradients from v = 0, to a
 // relative residual of `forcing` (inexact Newton). Returns the iteration count.
 Index conjugate_gradients(FreePairs& pairs, const MatrixXd& W, const MatrixXd& X, const VectorXd& rhs, double forcing,
-                          Index max_iter, VectorXd& v) {
+                          Index max_iter, VectorXd& v, const InterruptPoll& poll) {
   const Index n = pairs.size();
   v = VectorXd::Zero(n);
   VectorXd r = rhs, z, dir, Hdir;
@@ -364,6 +364,7 @@ Index conjugate_gradients(FreePairs& pairs, const MatrixXd& W, const MatrixXd& X
   const double target = forcing * rhs.norm();
   Index it = 0;
   while (it < max_iter && r.norm() > target && rz > 0.0) {
+    check_interrupt(poll);
     pairs.hessian_times(W, dir, Hdir);
     const double curvature = dir.dot(Hdir);
     if (!(curvature > 0.0)) break;  // rounding: H is positive definite in exact arithmetic
@@ -389,7 +390,7 @@ Index conjugate_gradients(FreePairs& pairs, const MatrixXd& W, const MatrixXd& X
 // the sweep reads (a strided row of Ut) is copied once per j.
 void coordinate_descent_direction(const MatrixXd& X, const MatrixXd& W, const MatrixXd& S, const MatrixXd& R,
                                   Index sweeps, std::vector<std::pair<Index, Index>>& free_set, std::vector<double>& D,
-                                  MatrixXd& Ut) {
+                                  MatrixXd& Ut, const InterruptPoll& poll) {
   const Index m = X.rows();
   free_set.clear();
   free_set.reserve(static_cast<std::size_t>(m * (m + 1) / 2));  // at most; untouched pages cost nothing
@@ -403,7 +404,8 @@ void coordinate_descent_direction(const MatrixXd& X, const MatrixXd& W, const Ma
     Index column = -1;
     for (std::size_t p = 0; p < free_set.size(); ++p) {
       const auto [i, j] = free_set[p];
-      if (j != column) {
+      if (j != column) {  // a column of pairs costs O(m^2): poll there
+        check_interrupt(poll);
         u = Ut.row(j).transpose();
         column = j;
       }
@@ -430,7 +432,8 @@ void coordinate_descent_direction(const MatrixXd& X, const MatrixXd& W, const Ma
 // -log det X + <S + R o s, X>, and v solves its Newton system H v = rhs = -c o (S - W + R o s)
 // inexactly by preconditioned CG. Returns false when no pair is free.
 bool orthant_direction(const MatrixXd& X, const MatrixXd& W, const MatrixXd& S, const MatrixXd& R, Index max_cg,
-                       FreePairs& pairs, std::vector<double>& sign, VectorXd& rhs, VectorXd& v) {
+                       FreePairs& pairs, std::vector<double>& sign, VectorXd& rhs, VectorXd& v,
+                       const InterruptPoll& poll) {
   const Index m = X.rows();
   std::vector<std::pair<Index, Index>> free;
   sign.clear();
@@ -453,7 +456,7 @@ bool orthant_direction(const MatrixXd& X, const MatrixXd& W, const MatrixXd& S, 
   // Forcing term min(0.1, |rhs|): quadratic convergence near the solution. CG steps cost
   // O(|pairs| m) against the O(m^3) of a Newton step, and the tighter solve saved a Newton step in
   // 4 of 6 bench problems over min(0.1, sqrt|rhs|) (1e-8 certified; a fixed 1e-6 cost more CG).
-  conjugate_gradients(pairs, W, X, rhs, std::min(0.1, rhs.norm()), max_cg, v);
+  conjugate_gradients(pairs, W, X, rhs, std::min(0.1, rhs.norm()), max_cg, v, poll);
   return true;
 }
 
@@ -472,7 +475,8 @@ bool orthant_direction(const MatrixXd& X, const MatrixXd& W, const MatrixXd& S, 
 // never cut short: that measured worse than finishing it (bench/results/sice.md). Returns false if the
 // sweeps break down (non-finite values); the caller checks that the start is positive definite
 // and better than the diagonal one. W and B are m x m work space; X receives the start.
-bool block_descent_start(const MatrixXd& S, const MatrixXd& R, MatrixXd& W, MatrixXd& B, MatrixXd& X) {
+bool block_descent_start(const MatrixXd& S, const MatrixXd& R, MatrixXd& W, MatrixXd& B, MatrixXd& X,
+                         const InterruptPoll& poll) {
   constexpr Index max_sweeps = 6, max_passes = 20;
   const Index m = S.rows();
   W = S;
@@ -486,6 +490,7 @@ bool block_descent_start(const MatrixXd& S, const MatrixXd& R, MatrixXd& W, Matr
   for (Index sweep = 0; sweep < max_sweeps && updates <= 64 * m * m; ++sweep) {
     double moved = 0.0;
     for (Index j = 0; j < m; ++j) {
+      check_interrupt(poll);  // one column's lasso: O(m^2) per pass
       double* b = B.col(j).data();
       const double* r = R.col(j).data();
       g = -S.col(j);
@@ -574,6 +579,7 @@ class NewtonSolver {
   SiceResult run() {
     if (!start()) return std::move(result_);
     for (Index iter = result_.n_iter; iter < opt_.max_iter; ++iter) {
+      check_interrupt(poll_);
       if (gap_met()) {
         result_.status = SolverStatus::converged;
         break;
@@ -638,7 +644,7 @@ class NewtonSolver {
   // the sweeps' work space, Ut and trial as well). Returns whether it did.
   bool take_block_descent_start() {
     bool taken = false;
-    if (block_descent_start(S_, R_, W_, Ut_, trial_) && factor_.compute(trial_)) {
+    if (block_descent_start(S_, R_, W_, Ut_, trial_, poll_) && factor_.compute(trial_)) {
       const double linear_start = linear_part(trial_, S_, R_), f_start = -factor_.logdet() + linear_start;
       if ((taken = f_start < f_)) {
         X_.swap(trial_);
@@ -668,7 +674,7 @@ class NewtonSolver {
   }
 
   Step orthant_step() {
-    if (!orthant_direction(X_, W_, S_, R_, opt_.max_cg, pairs_, sign_, rhs_, v_)) return Step::stop;
+    if (!orthant_direction(X_, W_, S_, R_, opt_.max_cg, pairs_, sign_, rhs_, v_, poll_)) return Step::stop;
     moved_ = pairs_.list();
     double step = 1.0;
     const bool accepted = orthant_line_search(step);
@@ -693,6 +699,7 @@ class NewtonSolver {
         return t;
       });
       if (!(predicted < 0.0)) return false;
+      check_interrupt(poll_);  // each trial costs a factorisation
       if (!factor_.compute(trial_)) continue;
       f_trial_ = -factor_.logdet() + linear_trial_;
       if (f_trial_ <= f_ + kArmijo * predicted + slack) return true;
@@ -703,7 +710,7 @@ class NewtonSolver {
   Step cd_step() {
     // More sweeps as the iterates settle (QUIC's 1 + k / 3), capped: late accuracy is phase 2's.
     cd_next_ = false;
-    coordinate_descent_direction(X_, W_, S_, R_, std::min<Index>(1 + cd_steps_ / 3, 10), moved_, D_, Ut_);
+    coordinate_descent_direction(X_, W_, S_, R_, std::min<Index>(1 + cd_steps_ / 3, 10), moved_, D_, Ut_, poll_);
     ++cd_steps_;
     const double decrease = cd_model_decrease();
     // The model sees no descent: optimal to rounding, or support settled (then let the orthant
@@ -733,6 +740,7 @@ class NewtonSolver {
     const double slack = rounding_slack();
     for (int attempt = 0; attempt < 40; ++attempt, step *= 0.5) {
       linear_trial_ = write_trial([&](std::size_t p, double x) { return x + step * D_[p]; });
+      check_interrupt(poll_);
       if (!factor_.compute(trial_)) continue;
       f_trial_ = -factor_.logdet() + linear_trial_;
       if (f_trial_ <= f_ + kArmijo * step * decrease + slack) return true;
@@ -770,7 +778,9 @@ class NewtonSolver {
     nnz_ = nnz_trial_;
     f_ = f_trial_;
     linear_ = linear_trial_;
+    check_interrupt(poll_);
     factor_.inverse(W_);
+    check_interrupt(poll_);
     certify();
   }
 
@@ -879,8 +889,9 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
   double best_primal = kInf;
 
   for (Index iter = 0; iter < opt.max_iter; ++iter) {
+    check_interrupt(poll);
     A = Y - mu * (S + Lambda);
-    dense_eigenpairs_above(A, -kInf, 0, opt.dense_lapack, d, V);
+    dense_eigenpairs_above(A, -kInf, 0, opt.dense_lapack, d, V, poll);
     g = (d.array() + (d.array().square() + 4.0 * mu).sqrt()) / 2.0;
     M.noalias() = V * g.asDiagonal() * V.transpose();
     Minv.noalias() = V * g.cwiseInverse().asDiagonal() * V.transpose();
@@ -1030,7 +1041,18 @@ SiceResult solve_sice(const MatrixXd& S, const MatrixXd& R, const std::optional<
   const Index m = S.rows();
   if (S.cols() != m || R.rows() != m || R.cols() != m)
     throw std::invalid_argument("S and R must be square matrices of the same size");
+  if (m < 1) throw std::invalid_argument("S must be at least 1 x 1");
   if (M0 && (M0->rows() != m || M0->cols() != m)) throw std::invalid_argument("M0 must be m x m");
+  if (!S.allFinite()) throw std::invalid_argument("S must be finite");
+  if (!R.allFinite() || (R.array() < 0.0).any()) throw std::invalid_argument("R must be finite and >= 0");
+  if (M0 && !M0->allFinite()) throw std::invalid_argument("M0 must be finite");
+  if (!(options.tol >= 0.0) || !std::isfinite(options.tol))
+    throw std::invalid_argument("tol must be a finite number >= 0, got " + std::to_string(options.tol));
+  if (options.max_iter < 0) throw std::invalid_argument("max_iter must be >= 0");
+  if (options.max_cg < 1) throw std::invalid_argument("max_cg must be >= 1");
+  if (options.mu && !(*options.mu > 0.0 && std::isfinite(*options.mu)))
+    throw std::invalid_argument("mu must be a positive finite number or None");
+  if (options.mu_period < 1) throw std::invalid_argument("mu_period must be >= 1");
   // The default start: a start that is not positive definite (S_ii <= 0) is reported by the
   // solvers' own check.
   MatrixXd start = M0 ? *M0 : MatrixXd(S.diagonal().cwiseInverse().asDiagonal());

@@ -1,6 +1,7 @@
 #include "kernlearn/methods/triplets.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -10,6 +11,10 @@ TripletSearch most_violated_triplets(const MatrixRef& Z, const Csr& graph, doubl
                                      int n_threads, const InterruptPoll& poll) {
   const Index n = Z.rows();
   if (graph.n != n) throw std::invalid_argument("graph must have one row per embedded point");
+  if (graph.indptr.size() != static_cast<std::size_t>(n) + 1) throw std::invalid_argument("graph must be n x n");
+  if (!(margin >= 0.0) || !std::isfinite(margin)) throw std::invalid_argument("margin must be finite and >= 0");
+  if (per_point < 1) throw std::invalid_argument("per_point must be >= 1");
+  if (!Z.allFinite()) throw std::invalid_argument("Z must be finite");
   const Eigen::VectorXd sq = Z.rowwise().squaredNorm();
   constexpr Index kBlock = 64;  // rows per block: a 64 x n distance block stays small
   const Index n_blocks = (n + kBlock - 1) / kBlock;

@@ -4,6 +4,7 @@ float64 and C-contiguous, and a caller's array is never modified (we copy when w
 import contextlib
 import functools
 import numbers
+import os
 import re
 import warnings
 
@@ -162,14 +163,32 @@ def symmetrized(A, name):
     return (A + A.T) / 2.0
 
 
+def _usable_cores():
+    """The cores this process may run on: ``os.process_cpu_count()`` where it exists (Python
+    3.13+), else the size of the CPU affinity mask, else ``os.cpu_count()`` -- the rule
+    scikit-learn, threadpoolctl and joblib follow. (joblib.effective_n_jobs resolves -1 / -2 /
+    None but passes a positive n_jobs through uncapped, hence the cap in resolve_n_threads.)"""
+    count = getattr(os, "process_cpu_count", None)
+    if count is not None:
+        cores = count()
+    elif hasattr(os, "sched_getaffinity"):
+        cores = len(os.sched_getaffinity(0))
+    else:
+        cores = os.cpu_count()
+    return max(1, cores or 1)
+
+
 def resolve_n_threads(n_jobs):
     """Turn scikit-learn's n_jobs (None = 1 unless a joblib context says otherwise, -1 = all
-    cores, -2 = all but one) into the positive thread count the core takes."""
+    cores, -2 = all but one) into the positive thread count the core takes, capped at
+    _usable_cores(): more threads than cores only contend, and a count like 10**6 would exhaust
+    the address space on thread stacks. The core applies the same cap (``usable_threads`` in
+    core/parallel.hpp), so a raw ``_core`` call is bounded too."""
     if n_jobs is not None:
         check_int(n_jobs, "n_jobs")
         if n_jobs == 0:
             raise ValueError("n_jobs must be a non-zero integer or None, got 0")
-    return max(1, int(effective_n_jobs(n_jobs)))
+    return max(1, min(int(effective_n_jobs(n_jobs)), _usable_cores()))
 
 
 def blas_threads(n_threads):

@@ -119,6 +119,10 @@ def sparse_inverse_covariance(
         around 1e-13 to 1e-14.
     max_iter : int
 
+    Ctrl-C stops the solve within a fraction of a second (polled per column of the sweeps, per CG
+    step and per factorisation); "alm"'s eigendecompositions are polled between their stages,
+    except LAPACK's divide and conquer on the tridiagonal matrix (about 0.2 s at m = 3,000).
+
     Returns
     -------
     SparseInverseCovariance

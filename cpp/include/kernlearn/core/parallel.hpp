@@ -12,6 +12,7 @@
 #include <exception>
 #include <functional>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -19,17 +20,26 @@
 
 namespace kernlearn {
 
-// Runs fn(begin, end) over chunks of [0, n) on n_threads threads (the caller included) and returns
-// when all chunks are done. The first exception thrown by any chunk is rethrown here after every
-// thread has joined; the remaining chunks are skipped. If poll() returns true, the remaining
-// chunks are skipped and Interrupted is thrown.
+// The thread count every parallel section uses for a requested n_threads: requested, capped at the
+// cores this process may run on (its CPU affinity mask; std::thread::hardware_concurrency() where
+// that is unavailable). More threads than cores only add contention, and a count like 10^6 would
+// exhaust the address space on thread stacks. Throws std::invalid_argument naming n_threads when
+// requested < 1. ThreadTeam and parallel_for both apply it, so no caller can start more. Python's
+// kernlearn._utils._validation.resolve_n_threads applies the same rule to n_jobs.
+int usable_threads(int requested);
+
+// Runs fn(begin, end) over chunks of [0, n) on usable_threads(n_threads) threads (the caller
+// included) and returns when all chunks are done. A thread that fails to start (std::system_error
+// under a memory or process limit) is not an error: its chunks go to the threads that did start. The first exception
+// thrown by any chunk is rethrown here after every thread has joined; the remaining chunks are skipped. If poll()
+// returns true, the remaining chunks are skipped and Interrupted is thrown.
 template <class Fn>
 void parallel_for(std::size_t n, int n_threads, std::size_t chunk, Fn&& fn, const InterruptPoll& poll = {}) {
+  const int threads = usable_threads(n_threads);
   if (n == 0) return;
-  if (n_threads < 1) throw std::invalid_argument("parallel_for: n_threads must be >= 1");
   chunk = std::max<std::size_t>(chunk, 1);
   const std::size_t n_chunks = (n + chunk - 1) / chunk;
-  const std::size_t n_workers = std::min<std::size_t>(n_threads, n_chunks);
+  const std::size_t n_workers = std::min<std::size_t>(static_cast<std::size_t>(threads), n_chunks);
 
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
@@ -59,7 +69,11 @@ void parallel_for(std::size_t n, int n_threads, std::size_t chunk, Fn&& fn, cons
 
   std::vector<std::thread> workers;
   workers.reserve(n_workers - 1);
-  for (std::size_t t = 1; t < n_workers; ++t) workers.emplace_back(run_chunks, false);
+  try {
+    for (std::size_t t = 1; t < n_workers; ++t) workers.emplace_back(run_chunks, false);
+  } catch (const std::system_error&) {
+    // Fewer threads than asked: the chunk counter hands the rest to those running and the caller.
+  }
   run_chunks(true);
   for (auto& w : workers) w.join();
 

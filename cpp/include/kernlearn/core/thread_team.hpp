@@ -18,7 +18,9 @@ namespace kernlearn {
 
 class ThreadTeam {
  public:
-  explicit ThreadTeam(int n_threads);  // the caller is member 0: n_threads - 1 workers start
+  // The caller is member 0: usable_threads(n_threads) - 1 workers start (parallel.hpp). If one
+  // fails to start, those started are stopped and joined and the std::system_error is rethrown.
+  explicit ThreadTeam(int n_threads);
   ~ThreadTeam();
   ThreadTeam(const ThreadTeam&) = delete;
   ThreadTeam& operator=(const ThreadTeam&) = delete;
@@ -31,6 +33,7 @@ class ThreadTeam {
 
  private:
   void work(int member);
+  void shut_down();  // wakes every worker to quit and joins it
 
   int size_;
   std::vector<std::thread> workers_;

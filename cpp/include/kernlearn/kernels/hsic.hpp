@@ -56,6 +56,11 @@ struct PhiResult {
   double bound_rhs = 0.0;      // sum_ij |gamma_ij| K_ij |x_i - x_j|^4 / sigma^2, the right side of (10)
 };
 
+// The Gaussian bandwidths every function here accepts: sigma^2 and 1 / sigma^2 stay finite and
+// normal. Throws std::invalid_argument naming sigma outside, or for NaN.
+constexpr double kMinSigma = 1e-150, kMaxSigma = 1e150;
+void check_sigma(double sigma);
+
 // Phi(W) of eq. (8) for X (n x d, column-centred), W (d x q), gamma = A diag(c) A' (A: n x m).
 // with_bound also sums the right-hand side of inequality (10) (one more GEMM per tile).
 PhiResult hsic_phi(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W, const MatrixRef& A,

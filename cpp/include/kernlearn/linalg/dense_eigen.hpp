@@ -20,6 +20,7 @@
 
 #include <Eigen/Core>
 
+#include "kernlearn/core/interrupt.hpp"
 #include "kernlearn/core/types.hpp"
 #include "kernlearn/linalg/operator.hpp"
 
@@ -28,6 +29,13 @@ namespace kernlearn {
 // LAPACK / BLAS with 32-bit integers (scipy's LP64 build), Fortran calling convention.
 template <class T>
 using SytrdFn = void (*)(char* uplo, int* n, T* a, int* lda, T* d, T* e, T* tau, T* work, int* lwork, int* info);
+template <class T>
+using LatrdFn = void (*)(char* uplo, int* n, int* nb, T* a, int* lda, T* e, T* tau, T* w, int* ldw);
+template <class T>
+using Syr2kFn = void (*)(char* uplo, char* trans, int* n, int* k, T* alpha, T* a, int* lda, T* b, int* ldb, T* beta,
+                         T* c, int* ldc);
+template <class T>
+using Sytd2Fn = void (*)(char* uplo, int* n, T* a, int* lda, T* d, T* e, T* tau, int* info);
 template <class T>
 using StedcFn = void (*)(char* compz, int* n, T* d, T* e, T* z, int* ldz, T* work, int* lwork, int* iwork, int* liwork,
                          int* info);
@@ -44,13 +52,18 @@ using DgemmFn = void (*)(char* transa, char* transb, int* m, int* n, int* k, dou
 using DsyrkFn = void (*)(char* uplo, char* trans, int* n, int* k, double* alpha, double* a, int* lda, double* beta,
                          double* c, int* ldc);
 
-// The Householder route in one precision.
+// The Householder route in one precision. With latrd, syr2k and sytd2 the reduction runs xsytrd's
+// own blocked loop here, panel by panel, so that Ctrl-C is polled between panels.
 template <class T>
 struct HouseholderRoutines {
   SytrdFn<T> sytrd = nullptr;
   StedcFn<T> stedc = nullptr;
   OrmtrFn<T> ormtr = nullptr;
+  LatrdFn<T> latrd = nullptr;
+  Syr2kFn<T> syr2k = nullptr;
+  Sytd2Fn<T> sytd2 = nullptr;
   bool available() const { return sytrd && stedc && ormtr; }
+  bool panels_available() const { return latrd && syr2k && sytd2; }
 };
 
 struct DenseLapack {
@@ -71,8 +84,10 @@ void gemm(const DenseLapack& lapack, bool transpose_a, bool transpose_b, const E
 
 // The eigenpairs of the symmetric A (column-major n x n, lower triangle read, overwritten) with
 // eigenvalue > lower, at most max_count of them (the largest; 0 = no cap), in decreasing order.
+// poll (Interrupted when it returns true) is called between the reduction's panels and between
+// the stages and column blocks of the rest; the one call it cannot break is xstedc's.
 void dense_eigenpairs_above(Eigen::MatrixXd& A, double lower, Index max_count, const DenseLapack& lapack,
-                            Eigen::VectorXd& values, Eigen::MatrixXd& vectors);
+                            Eigen::VectorXd& values, Eigen::MatrixXd& vectors, const InterruptPoll& poll = {});
 
 // The same in mixed precision: A (the operator `op` as a dense matrix; lower triangle read,
 // freed or overwritten) reduced in single precision, the result refined against `op` in double
@@ -81,6 +96,7 @@ void dense_eigenpairs_above(Eigen::MatrixXd& A, double lower, Index max_count, c
 // than half of the pairs would enter it, the double-precision route runs on A instead: returns
 // whether the mixed route ran. Peak memory 16 n^2 bytes, as the double route's.
 bool mixed_eigenpairs_above(Eigen::MatrixXd& A, const SymmetricOperator& op, double lower, Index max_count,
-                            const DenseLapack& lapack, Eigen::VectorXd& values, Eigen::MatrixXd& vectors);
+                            const DenseLapack& lapack, Eigen::VectorXd& values, Eigen::MatrixXd& vectors,
+                            const InterruptPoll& poll = {});
 
 }  // namespace kernlearn

@@ -32,6 +32,9 @@ enum class NpklLoss { linear, squared_hinge, hinge, square };
 // The saddle-point solver's options plus the loss. simple_npkl runs the Lanczos solves on a
 // degree-kFilterDegree Chebyshev filter of A (chebyshev_filter.hpp) whatever spectral.filter_degree
 // says: it pays on the Laplacian's wide negative spectrum (figures: bench/results/npkl.md).
+// The range of C simple_npkl accepts (std::invalid_argument outside): rho = 2 / C stays finite.
+constexpr double kMinC = 1e-300, kMaxC = 1e300;
+
 struct NpklOptions {
   NpklLoss loss = NpklLoss::squared_hinge;
   double C = 0.3;  // the estimator's default (bench/results/simplenpkl_table2.md)
