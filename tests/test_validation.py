@@ -7,9 +7,9 @@ import warnings
 import numpy as np
 import pytest
 
-from kernlearn.cluster import median_sigma
+from kernlearn.cluster import KDAC, median_sigma
 from kernlearn.constraints import ALL_PAIRS_LIMIT, from_labels
-from kernlearn.embedding import ColoredMVU, MinimumVolumeEmbedding
+from kernlearn.embedding import ColoredMVU, MinimumVolumeEmbedding, StructurePreservingEmbedding
 from kernlearn.indefinite import krein_decomposition
 from kernlearn.kernels import negative_part, spectrum_bounds
 from kernlearn.npkl import SimpleNPKL
@@ -132,3 +132,19 @@ def test_distance_embeddings_work_at_any_representable_scale(estimator):
         np.testing.assert_array_equal(np.ldexp(fitted.embedding_, -exponent), reference)
     with pytest.raises(ValueError, match="X's squared distances .* rescale X"):
         estimator(2).fit(Xs * 1e200, y)
+
+
+@pytest.mark.parametrize("C", [5e-324, 1e-301, 1e301])
+@pytest.mark.parametrize("estimator", [SimpleNPKL, ColoredMVU, StructurePreservingEmbedding])
+def test_penalty_outside_the_core_range_is_a_value_error(estimator, C):
+    # C = 5e-324 made rho = 2 / C infinite and ended in a RuntimeError from LAPACK.
+    args = () if estimator is SimpleNPKL else (2,)
+    with pytest.raises(ValueError, match=f"{estimator.__name__}: C must be >= 1e-300 and <= 1e\\+300"):
+        estimator(*args, C=C).fit(X, Y)
+
+
+@pytest.mark.parametrize("sigma", [1e-300, 1e300])
+def test_kdac_sigma_outside_the_core_range_is_a_value_error(sigma):
+    # sigma = 1e-300 gave NaN kernels and "ism: eigensolver failed on Phi" (RuntimeError).
+    with pytest.raises(ValueError, match="KDAC: sigma must be"):
+        KDAC(2, sigma=sigma).fit(X, Y)

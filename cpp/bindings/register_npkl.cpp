@@ -62,6 +62,8 @@ void bind_saddle_types(py::module_& m) {
 void register_npkl(py::module_& m) {
   // The size from which eigen_solver "auto" makes its dense solves mixed precision.
   m.attr("MIXED_PRECISION_MIN_N") = solver_choice::kMixedPrecisionMinN;
+  // The penalties the saddle-point family accepts (rho = 2 / C and the box [0, C] stay finite).
+  m.attr("C_RANGE") = py::make_tuple(kMinC, kMaxC);
   bind_saddle_types(m);
 
   py::enum_<NpklLoss>(m, "NpklLoss", "SimpleNPKL's loss on the pairs.")

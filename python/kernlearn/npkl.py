@@ -170,7 +170,7 @@ class SimpleNPKL(BaseEstimator):
         "p": [Interval(Real, 1, None)],
         "B": [Interval(Real, 0, None, closed="neither"), None],
         "G": [Interval(Real, 0, None, closed="neither"), None],
-        "C": [Interval(Real, 0, None, closed="neither")],
+        "C": [Interval(Real, *_core.methods.C_RANGE)],
         "n_neighbors": [Interval(Integral, 1, None)],
         "graph": [StrOptions({"symmetric", "mutual"})],
         "rank": [Interval(Integral, 1, None), StrOptions({"auto"})],

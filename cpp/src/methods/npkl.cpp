@@ -1,5 +1,6 @@
 #include "kernlearn/methods/npkl.hpp"
 
+#include <cstdio>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -17,8 +18,11 @@ SaddleResult simple_npkl(const Csr& L, const Eigen::Ref<const RowMatrixXi>& pair
   for (Index p = 0; p < m; ++p)
     if (labels(p) != 1.0 && labels(p) != -1.0) throw std::invalid_argument("pair_labels must be +1 or -1");
   // rho = 2 / C and the box [0, C] must be representable with room for the iteration's sums.
-  if (!(options.C >= kMinC && options.C <= kMaxC))
-    throw std::invalid_argument("C must lie in [1e-300, 1e300], got " + std::to_string(options.C));
+  if (!(options.C >= kMinC && options.C <= kMaxC)) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.17g", options.C);
+    throw std::invalid_argument(std::string("C must lie in [1e-300, 1e300], got ") + text);
+  }
   SaddleProblem pb;
   pb.sparse = L;
   for (double& v : pb.sparse.data) v = -v;

@@ -122,3 +122,5 @@ def pairwise_kernel(
     """
     k(X, Y), float32 when single (values computed in double), else float64.
     """
+
+SIGMA_RANGE: tuple = (1e-150, 1e150)

@@ -1514,4 +1514,5 @@ def simple_npkl(
     SimpleNPKL (linear loss in closed form; the other losses by Algorithm 1's saddle-point iteration).
     """
 
+C_RANGE: tuple = (1e-300, 1e300)
 MIXED_PRECISION_MIN_N: int = 2000

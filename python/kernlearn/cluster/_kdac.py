@@ -258,7 +258,7 @@ class KDAC(ClusterMixin, BaseEstimator):
     _parameter_constraints = {
         "n_clusters": [Interval(numbers.Integral, 1, None)],
         "n_components": [StrOptions({"auto"}), Interval(numbers.Integral, 1, None)],
-        "sigma": [StrOptions({"median"}), Interval(numbers.Real, 0, None, closed="neither")],
+        "sigma": [StrOptions({"median"}), Interval(numbers.Real, *_core.kernels.SIGMA_RANGE)],
         "lambda_": [Interval(numbers.Real, 0, None)],
         "init": [StrOptions({"spectral", "random"})],
         "max_iter": [Interval(numbers.Integral, 1, None)],

@@ -57,7 +57,7 @@ HISTORY_FIELDS = ("dual", "primal", "gap", "step", "matvecs", "rank")
 SADDLE_CONSTRAINTS = {
     "n_components": [Interval(Integral, 1, None)],
     "n_neighbors": [Interval(Integral, 1, None)],
-    "C": [Interval(Real, 0, None, closed="neither")],
+    "C": [Interval(Real, *_core.methods.C_RANGE)],
     "B": [Interval(Real, 0, None, closed="neither"), None],
     "basis": [Interval(Integral, 1, None), None],
     "rank": [Interval(Integral, 1, None), StrOptions({"auto"})],
