@@ -73,7 +73,7 @@ def seconds_to_interrupt(script, after):
         return time.perf_counter() - start
     finally:
         proc.kill()
-        proc.wait()
+        proc.communicate()
 
 
 @pytest.mark.parametrize(
