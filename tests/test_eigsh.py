@@ -174,7 +174,7 @@ def test_warm_blocks_wider_than_the_basis_or_dependent(which):
     more columns than n (the first n independent ones span the space). The answer is exact, and a
     block that already holds it costs its own 40 products and one probe of 20 steps: the basis
     grown to take the block is not kept for the probe (and one product that finds the block
-    close enough to invariant for the step)."""
+    close enough to invariant for the step), and the 5 that measure the residuals."""
     A = random_sparse_symmetric(300, density=0.05, seed=3)
     reference = eigsh(A, 5, which, method="dense")[0]
     _, V, _ = eigsh(A, 40, which, method="lanczos", random_state=0)
@@ -182,7 +182,7 @@ def test_warm_blocks_wider_than_the_basis_or_dependent(which):
     for block in (V, np.c_[V, V[:, :7]], np.c_[V[:, :1], V[:, :1], noise]):
         values, vectors, info = eigsh(A, 5, which, v0=block, ncv=12, method="lanczos")
         check_pairs(A, values, vectors, info, reference)
-    assert eigsh(A, 5, which, v0=V, ncv=12, method="lanczos")[2]["n_matvec"] <= 1 + 40 + 20
+    assert eigsh(A, 5, which, v0=V, ncv=12, method="lanczos")[2]["n_matvec"] <= 1 + 40 + 20 + 5
 
 
 def test_locking_leaves_room_for_late_copies_of_repeated_eigenvalues():
@@ -283,7 +283,8 @@ def test_bad_matrices(A, error, match):
 def test_symmetry_check_opt_out_and_inputs_untouched():
     A = np.triu(np.random.default_rng(0).standard_normal((40, 40)))
     before = A.copy()
-    eigsh(A, 2, check_symmetric=False)
+    with pytest.warns(ConvergenceWarning):  # the pairs of its lower triangle miss tol against A
+        eigsh(A, 2, check_symmetric=False)
     np.testing.assert_array_equal(A, before)
     V0 = np.random.default_rng(1).standard_normal((300, 3))
     V0_before = V0.copy()
@@ -428,7 +429,7 @@ def test_core_threshold_mode_rejects_an_empty_first_guess():
 
     A = random_sparse_symmetric(80)
     start = np.random.default_rng(0).standard_normal((80, 1))
-    with pytest.raises(ValueError, match="k must be positive"):
+    with pytest.raises(ValueError, match="k must satisfy 0 < k <= n"):
         _core.linalg.lanczos_csr(
             A.indptr.astype(np.int64),
             A.indices.astype(np.int64),
@@ -437,3 +438,239 @@ def test_core_threshold_mode_rejects_an_empty_first_guess():
             v0=start,
             n_threads=1,
         )
+
+
+# Magnitudes around the squares' overflow (1e154) and underflow (1e-154) and near the ends of
+# the double range: before the scaling, Lanczos certified wrong eigenvalues with residual 0.
+MAGNITUDES = [1e-300, 1e-170, 1e-160, 10**154.5, 1e156, 1e200, 1e299]
+
+
+def scaled_test_matrix(n=80, seed=0):
+    """A symmetric B of norm about 10 with a spread spectrum, and its eigenvalues (decreasing)."""
+    rng = np.random.default_rng(seed)
+    B = rng.standard_normal((n, n))
+    B = (B + B.T) / 2
+    return B, np.linalg.eigvalsh(B)[::-1]
+
+
+@pytest.mark.parametrize("magnitude", MAGNITUDES)
+@pytest.mark.parametrize("kind", ["dense", "sparse", "operator"])
+def test_badly_scaled_matrices_give_their_eigenpairs(magnitude, kind):
+    """Any finite scale: the eigenvalues of magnitude * B are magnitude times B's, to 1e-12
+    relative, and the residuals, recomputed here on the scaled-back matrix, are at tol."""
+    B, reference = scaled_test_matrix()
+    A = B * magnitude
+    B_back = A / magnitude  # B up to the rounding of the product
+    norm = np.abs(reference).max()
+    operand = {"dense": A, "sparse": sp.csr_matrix(A), "operator": aslinearoperator(A)}[kind]
+    runs = [
+        ({"k": 4, "method": "lanczos"}, reference[:4]),
+        ({"k": 4, "which": "SA", "method": "lanczos"}, reference[::-1][:4]),
+        ({"k": 4, "method": "dense"}, reference[:4]),
+        ({"k": 4, "method": "lanczos", "filter_level": 0.0}, reference[:4]),
+        ({"threshold": 8.0 * magnitude, "method": "lanczos"}, reference[reference > 8.0]),
+        ({"threshold": 8.0 * magnitude, "method": "dense"}, reference[reference > 8.0]),
+    ]
+    for kwargs, expected in runs:
+        values, vectors, info = eigsh(operand, random_state=0, **kwargs)
+        assert info["status"] == "converged", kwargs
+        np.testing.assert_allclose(values / magnitude, expected, rtol=0, atol=1e-12 * norm, err_msg=str(kwargs))
+        residuals = np.linalg.norm(B_back @ vectors - vectors * (values / magnitude), axis=0)
+        assert residuals.max(initial=0.0) <= 1e-10 * norm, kwargs
+        np.testing.assert_allclose(info["residuals"] / magnitude, residuals, rtol=0.1, atol=1e-13 * norm)
+
+
+def test_the_issues_two_by_two_at_1e299():
+    A = np.array([[1.0, 2.0], [2.0, 3.0]])
+    for scale in (1e299, 1e-170, 3e154):
+        values, _, info = eigsh(A * scale, 1, method="lanczos")
+        assert info["status"] == "converged"
+        np.testing.assert_allclose(values[0] / scale, 2.0 + np.sqrt(5.0), rtol=1e-13)
+
+
+def test_estimate_count_beyond_at_any_scale():
+    from kernlearn.linalg import estimate_count_beyond
+
+    B, reference = scaled_test_matrix(300)
+    exact = int(np.sum(reference > 2.0))
+    for magnitude in (1.0, 1e-300, 1e299):
+        estimate = estimate_count_beyond(sp.csr_matrix(B * magnitude), 2.0 * magnitude, random_state=0)
+        assert abs(estimate - exact) <= 0.05 * 300
+
+
+def test_unmet_tol_is_never_certified():
+    """A tol below the rounding level cannot be met: the measured residuals say so, and the
+    status is not "converged" (the dense method included)."""
+    B, _ = scaled_test_matrix(200)
+    for method in ("lanczos", "dense"):
+        with pytest.warns(ConvergenceWarning):
+            _, _, info = eigsh(B, 5, method=method, tol=1e-19, maxiter=20_000, random_state=0)
+        assert info["status"] == "not_converged" and not info["converged"]
+        assert info["residuals"].max() > 1e-19 * info["norm_estimate"]
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"k": 3, "method": "dense", "n_jobs": 0}, ValueError, "n_jobs"),
+        ({"k": 3, "method": "lanczos", "n_jobs": 0}, ValueError, "n_jobs"),
+        ({"k": 3, "n_jobs": 2.5}, TypeError, "n_jobs"),
+        ({"k": 2**64}, ValueError, "k must be < n"),
+        ({"k": 3, "ncv": 2**64}, ValueError, "ncv must satisfy"),
+        ({"k": 3, "tol": "small"}, TypeError, "tol must be a real number"),
+        ({"k": 3, "tol": np.nan}, ValueError, "tol must be a positive"),
+        ({"k": 3, "maxiter": 0}, ValueError, "maxiter must be >= 1"),
+        ({"k": 3, "maxiter": 2.0}, TypeError, "maxiter must be an integer"),
+        ({"threshold": 0.0, "max_rank": 0}, ValueError, "max_rank must be >= 1"),
+        ({"k": 3, "check_symmetric": "yes"}, TypeError, "check_symmetric must be a bool"),
+    ],
+)
+def test_more_bad_arguments(kwargs, error, match):
+    A = random_sparse_symmetric(50, density=0.1)
+    with pytest.raises(error, match=match):
+        eigsh(A, **kwargs)
+
+
+def test_huge_integers_are_clipped_not_passed_to_the_core():
+    """Integers at or above 2^63 (maxiter, max_rank, n_jobs >= 2^31) once reached pybind11 as
+    "incompatible function arguments"; they mean "no cap" / "all cores"."""
+    A = random_sparse_symmetric(300, density=0.05)
+    reference = eigsh(A, 4, method="dense")[0]
+    values = eigsh(A, 4, method="lanczos", maxiter=2**64, random_state=0)[0]
+    np.testing.assert_allclose(values, reference, rtol=0, atol=1e-8)
+    # (Lanczos's threads are capped at the usable cores by resolve_n_threads.)
+    np.testing.assert_allclose(eigsh(A, 4, method="dense", n_jobs=2**40)[0], reference, rtol=0, atol=1e-12)
+    values = eigsh(A, threshold=reference[1], max_rank=2**64, method="lanczos", random_state=0)[0]
+    np.testing.assert_allclose(values, reference[:1], rtol=0, atol=1e-8)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"which": "bogus"}, ValueError, "which must be one of"),
+        ({"threshold": np.nan}, ValueError, "threshold must be finite"),
+        ({"degree": 0}, ValueError, "degree must be >= 1"),
+        ({"degree": 2**64}, ValueError, "degree must be <"),
+        ({"n_probes": 0}, ValueError, "n_probes must be >= 1"),
+        ({"n_probes": 1.5}, TypeError, "n_probes must be an integer"),
+    ],
+)
+def test_estimate_count_beyond_bad_arguments(kwargs, error, match):
+    from kernlearn.linalg import estimate_count_beyond
+
+    arguments = {"threshold": 0.0, **kwargs}
+    with pytest.raises(error, match=match):
+        estimate_count_beyond(random_sparse_symmetric(50, density=0.1), **arguments)
+    with pytest.raises(ValueError, match="A must be square"):
+        estimate_count_beyond(np.ones((3, 4)), 0.0)
+
+
+def test_non_finite_or_empty_matrices_name_a():
+    for A in (np.full((3, 3), np.nan), sp.csr_matrix(np.diag([1.0, np.inf, 1.0])), np.zeros((0, 0))):
+        with pytest.raises(ValueError, match="A"):
+            eigsh(A, 1)
+
+
+def test_zero_matrix():
+    """All eigenvalues are 0: by count they come back, beyond a threshold none does."""
+    values, vectors, info = eigsh(np.zeros((300, 300)), 3, method="lanczos", random_state=0)
+    np.testing.assert_array_equal(values, 0.0)
+    np.testing.assert_allclose(vectors.T @ vectors, np.eye(3), atol=1e-12)
+    assert info["status"] == "converged"
+    for method in ("lanczos", "dense"):
+        assert eigsh(sp.csr_matrix((300, 300)), threshold=0.0, method=method)[0].size == 0
+
+
+def _raw_csr_call(indptr=None, indices=None, data=None, n_threads=1, v0=None, **options):
+    from kernlearn import _core
+
+    A = random_sparse_symmetric(40, density=0.2)
+    option_values = {"k": 3, "max_matvec": 10_000, "seed": 1, **options}
+    return _core.linalg.lanczos_csr(
+        A.indptr.astype(np.int64) if indptr is None else np.asarray(indptr, dtype=np.int64),
+        A.indices.astype(np.int64) if indices is None else np.asarray(indices, dtype=np.int64),
+        A.data if data is None else np.asarray(data, dtype=np.float64),
+        options=_core.linalg.LanczosOptions(**option_values),
+        v0=np.ones((40, 1)) if v0 is None else v0,
+        n_threads=n_threads,
+    )
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: _raw_csr_call(indptr=[0, 5, 3] + [3] * 38), "indptr"),  # decreasing
+        (lambda: _raw_csr_call(indptr=[0] + [2**62] * 40), "indptr"),  # overflowing
+        (lambda: _raw_csr_call(indptr=[0]), "indptr"),  # 0 x 0
+        (lambda: _raw_csr_call(indices=-_raw_indices()), "indices must lie in"),
+        (lambda: _raw_csr_call(data=np.ones(3)), "indices and data"),
+        (lambda: _raw_csr_call(data=_raw_data(np.nan)), "A contains NaN"),
+        (lambda: _raw_csr_call(k=0), "k must satisfy"),
+        (lambda: _raw_csr_call(k=40), "k must satisfy"),
+        (lambda: _raw_csr_call(k=41, threshold=0.0), "k must satisfy"),
+        (lambda: _raw_csr_call(threshold=np.nan), "threshold must not be NaN"),
+        (lambda: _raw_csr_call(ncv=2), "ncv must satisfy"),
+        (lambda: _raw_csr_call(ncv=41), "ncv must satisfy"),
+        (lambda: _raw_csr_call(max_matvec=0), "max_matvec must be >= 1"),
+        (lambda: _raw_csr_call(threshold=0.0, max_rank=0), "max_rank must be >= 1"),
+        (lambda: _raw_csr_call(tol=np.nan), "tol must be a positive"),
+        (lambda: _raw_csr_call(tol=-1.0), "tol must be a positive"),
+        (lambda: _raw_csr_call(v0=np.ones((39, 1))), "v0 must have n = 40 rows"),
+        (lambda: _raw_csr_call(v0=np.zeros((40, 1))), "v0 must not"),
+        (lambda: _raw_csr_call(v0=np.full((40, 1), np.nan)), "v0 contains NaN"),
+        (lambda: _raw_csr_call(n_threads=0), "n_threads"),
+        (lambda: _raw_csr_call(filter=_raw_filter(level=np.nan)), "filter.level"),
+        (lambda: _raw_csr_call(filter=_raw_filter(degree=10**6)), "filter.degree"),
+        (lambda: _raw_csr_call(filter=_raw_filter(degree=-3)), "filter.degree"),
+        (lambda: _raw_dense_call(np.ones((3, 4))), "A must be square"),
+        (lambda: _raw_dense_call(np.ones((0, 0))), "A is empty"),
+        (lambda: _raw_callback_call(0), "n must be >= 1"),
+        (lambda: _raw_eigenpairs(np.ones((3, 4))), "M must be square"),
+        (lambda: _raw_eigenpairs(np.ones((0, 0))), "M is empty"),
+        (lambda: _raw_eigenpairs(np.full((3, 3), np.inf)), "M contains NaN"),
+        (lambda: _raw_eigenpairs(np.eye(3), threshold=np.nan), "threshold must be finite"),
+        (lambda: _raw_eigenpairs(np.eye(3), tol=np.nan), "tol must be"),
+        (lambda: _raw_eigenpairs(np.eye(3), max_count=0), "max_count must be >= 1"),
+    ],
+)
+def test_raw_bindings_reject_malformed_input(call, match):
+    """kernlearn._core.linalg is documented (_core/linalg.pyi): malformed arrays and options get a
+    ValueError, never an out-of-bounds read or a hang (threshold=nan hung)."""
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def _raw_indices():
+    return random_sparse_symmetric(40, density=0.2).indices.astype(np.int64) + 1
+
+
+def _raw_data(value):
+    data = random_sparse_symmetric(40, density=0.2).data.copy()
+    data[0] = value
+    return data
+
+
+def _raw_filter(**kwargs):
+    from kernlearn import _core
+
+    return _core.linalg.LanczosFilter(**kwargs)
+
+
+def _raw_dense_call(A):
+    from kernlearn import _core
+
+    options = _core.linalg.LanczosOptions(k=1, max_matvec=100, seed=1)
+    return _core.linalg.lanczos_dense(np.ascontiguousarray(A), options=options, v0=np.ones((A.shape[0], 1)))
+
+
+def _raw_callback_call(n):
+    from kernlearn import _core
+
+    options = _core.linalg.LanczosOptions(k=1, max_matvec=100, seed=1)
+    return _core.linalg.lanczos_callback(n=n, matmat=lambda X: X, options=options, v0=np.ones((max(n, 1), 1)))
+
+
+def _raw_eigenpairs(M, tol=1e-10, **kwargs):
+    from kernlearn import _core
+
+    return _core.linalg.dense_eigenpairs(np.ascontiguousarray(M), _core.linalg.LanczosWhich.largest, tol, **kwargs)

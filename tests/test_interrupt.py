@@ -7,21 +7,27 @@ import threading
 import time
 
 import numpy as np
+import pytest
 
 from kernlearn.graph import knn
 
 
-def assert_ctrl_c_stops(script, after, within):
-    """Run script (which prints 'ready', then works for long), send SIGINT `after` seconds later,
-    and require the KeyboardInterrupt to arrive within `within` seconds."""
+def seconds_to_interrupt(script, after):
+    """Run script (which prints 'ready', then works for long and prints a line starting with
+    'interrupted' from its ``except KeyboardInterrupt``), send SIGINT `after` seconds later, and
+    return the seconds from the signal to that line."""
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    assert proc.stdout.readline().strip() == "ready"
-    time.sleep(after)
-    start = time.perf_counter()
-    proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=120)
-    assert "interrupted" in out
-    assert time.perf_counter() - start < within
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(after)
+        start = time.perf_counter()
+        proc.send_signal(signal.SIGINT)
+        line = proc.stdout.readline().strip()
+        assert line.startswith("interrupted"), f"the call ended before the signal: {line!r}"
+        return time.perf_counter() - start
+    finally:
+        proc.kill()
+        proc.communicate()
 
 
 def test_ctrl_c_interrupts_a_long_search():
@@ -35,7 +41,7 @@ def test_ctrl_c_interrupts_a_long_search():
         "except KeyboardInterrupt:\n"
         "    print('interrupted', flush=True)\n"
     )
-    assert_ctrl_c_stops(script, after=1.0, within=1.0)  # the search would take far longer
+    assert seconds_to_interrupt(script, after=1.0) < 1.0  # the search would take far longer
 
 
 def test_ctrl_c_interrupts_a_kd_tree_build_and_query_within_a_second():
@@ -51,7 +57,7 @@ def test_ctrl_c_interrupts_a_kd_tree_build_and_query_within_a_second():
         "except KeyboardInterrupt:\n"
         "    print('interrupted', flush=True)\n"
     )
-    assert_ctrl_c_stops(script, after=1.0, within=1.0)
+    assert seconds_to_interrupt(script, after=1.0) < 1.0
 
 
 def test_gil_is_released_during_search():
@@ -75,36 +81,29 @@ def test_gil_is_released_during_search():
     assert len(ticks) > 0.3 * elapsed / 0.001 * 0.5
 
 
-def test_ctrl_c_interrupts_lanczos_between_restarts():
+@pytest.mark.parametrize(
+    "call",
+    [
+        "eigsh(path, 50, which='SA', method='lanczos', tol=1e-14)",  # clustered: very slow
+        "eigsh(path, 50, threshold=-1.999999, which='SA', method='lanczos', tol=1e-14)",
+        "eigsh(path, 50, which='SA', filter_level=-1.9, method='lanczos', tol=1e-14)",
+    ],
+    ids=["by_count", "threshold", "filtered"],
+)
+def test_ctrl_c_interrupts_lanczos_within_a_second(call):
+    """The core polls every Lanczos step, product block and rotation panel (it once polled only
+    between restarts: 44 s at n = 10^5, k = 300)."""
     script = (
         "import numpy as np, scipy.sparse as sp\n"
         "from kernlearn.linalg import eigsh\n"
         "path = sp.diags([1.0, 1.0], [-1, 1], shape=(200000, 200000), format='csr')\n"
         "print('ready', flush=True)\n"
         "try:\n"
-        "    eigsh(path, 50, which='SA', method='lanczos', tol=1e-14)\n"  # clustered: very slow
+        f"    {call}\n"
         "except KeyboardInterrupt:\n"
         "    print('interrupted', flush=True)\n"
     )
-    assert_ctrl_c_stops(script, after=2.0, within=10.0)
-
-
-def ctrl_c_latency(script, after):
-    """Run script (it prints 'ready', then starts a long call that prints time.time() from its
-    ``except KeyboardInterrupt``), send SIGINT `after` seconds later, and return the seconds from
-    the signal to that except clause."""
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout.readline().strip() == "ready"
-        time.sleep(after)
-        sent = time.time()
-        proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    caught = [line for line in out.splitlines() if line.startswith("interrupted")]
-    assert caught, f"the call ended before the signal: {out!r}"
-    return float(caught[0].split()[1]) - sent
+    assert seconds_to_interrupt(script, after=1.5) < 1.0
 
 
 def test_ctrl_c_stops_simple_npkl_dense_within_a_second():
@@ -124,7 +123,7 @@ def test_ctrl_c_stops_simple_npkl_dense_within_a_second():
         "except KeyboardInterrupt:\n"
         "    print('interrupted', time.time(), flush=True)\n"
     )
-    assert ctrl_c_latency(script, after=1.5) < 1.0
+    assert seconds_to_interrupt(script, after=1.5) < 1.0
 
 
 def test_ctrl_c_stops_sparse_inverse_covariance_within_a_second():
@@ -143,4 +142,4 @@ def test_ctrl_c_stops_sparse_inverse_covariance_within_a_second():
         "except KeyboardInterrupt:\n"
         "    print('interrupted', time.time(), flush=True)\n"
     )
-    assert ctrl_c_latency(script, after=1.5) < 1.0
+    assert seconds_to_interrupt(script, after=1.5) < 1.0

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <string>
 
 #include <pybind11/eigen.h>
 #include <pybind11/functional.h>
@@ -96,12 +97,19 @@ void register_linalg(py::module_& m) {
          const Eigen::Ref<const Eigen::VectorXd>& data, const LanczosOptions& options,
          const Eigen::Ref<const RowMatrixXd>& v0, int n_threads) {
         const Index n = indptr.size() - 1;
-        if (n < 1 || indices.size() != data.size() || indptr(0) != 0 || indptr(n) != indices.size())
-          throw std::invalid_argument("inconsistent CSR arrays");
+        if (n < 1)
+          throw std::invalid_argument("indptr must have n + 1 >= 2 entries, got " + std::to_string(indptr.size()));
+        if (indices.size() != data.size())
+          throw std::invalid_argument("indices and data must have the same length, got " +
+                                      std::to_string(indices.size()) + " and " + std::to_string(data.size()));
+        if (indptr(0) != 0 || indptr(n) != indices.size())
+          throw std::invalid_argument("indptr must run from 0 to len(indices) = " + std::to_string(indices.size()));
         for (Index i = 0; i < n; ++i)
           if (indptr(i) > indptr(i + 1)) throw std::invalid_argument("indptr must be non-decreasing");
         for (Index p = 0; p < indices.size(); ++p)
-          if (indices(p) < 0 || indices(p) >= n) throw std::invalid_argument("indices out of range");
+          if (indices(p) < 0 || indices(p) >= n)
+            throw std::invalid_argument("indices must lie in [0, n = " + std::to_string(n) + "), got " +
+                                        std::to_string(indices(p)));
         ThreadTeam team(n_threads);
         CsrOperator A(n, indptr.data(), indices.data(), data.data(), team);
         return solve(A, team, v0, options);
@@ -113,7 +121,9 @@ void register_linalg(py::module_& m) {
       "lanczos_dense",
       [](const Eigen::Ref<const RowMatrixXd>& A, const LanczosOptions& options, const Eigen::Ref<const RowMatrixXd>& v0,
          int n_threads) {
-        if (A.rows() != A.cols()) throw std::invalid_argument("A must be square");
+        if (A.rows() != A.cols())
+          throw std::invalid_argument("A must be square, got shape (" + std::to_string(A.rows()) + ", " +
+                                      std::to_string(A.cols()) + ")");
         ThreadTeam team(n_threads);
         DenseOperator op(A, team);
         return solve(op, team, v0, options);
@@ -125,6 +135,7 @@ void register_linalg(py::module_& m) {
       "lanczos_callback",
       [](Index n, py::function matmat, const LanczosOptions& options, const Eigen::Ref<const RowMatrixXd>& v0,
          int n_threads) {
+        if (n < 1) throw std::invalid_argument("n must be >= 1, got " + std::to_string(n));
         ThreadTeam team(n_threads);
         PythonOperator op(n, std::move(matmat));
         return solve(op, team, v0, options);
@@ -136,7 +147,16 @@ void register_linalg(py::module_& m) {
       "dense_eigenpairs",
       [](const Eigen::Ref<const RowMatrixXd>& M, LanczosWhich which, double tol, std::optional<double> threshold,
          std::optional<Index> max_count) {
-        if (M.rows() != M.cols()) throw std::invalid_argument("M must be square");
+        if (M.rows() != M.cols())
+          throw std::invalid_argument("M must be square, got shape (" + std::to_string(M.rows()) + ", " +
+                                      std::to_string(M.cols()) + ")");
+        if (M.rows() == 0) throw std::invalid_argument("M is empty");
+        if (!M.allFinite()) throw std::invalid_argument("M contains NaN or infinity");
+        if (!(tol >= 0.0 && std::isfinite(tol)))
+          throw std::invalid_argument("tol must be a finite number >= 0, got " + std::to_string(tol));
+        if (threshold && !std::isfinite(*threshold)) throw std::invalid_argument("threshold must be finite");
+        if (max_count && *max_count < 1)
+          throw std::invalid_argument("max_count must be >= 1 or None, got " + std::to_string(*max_count));
         const DenseLapack& lapack = scipy_dense_lapack();
         const bool largest = which == LanczosWhich::largest;
         Eigen::VectorXd values;
@@ -149,8 +169,11 @@ void register_linalg(py::module_& m) {
           if (!largest) A = -A;
           double lower = -std::numeric_limits<double>::infinity();
           if (threshold) {
-            // As Lanczos, a pair within tol |M| of the threshold counts as at it (|M| <= max row sum).
-            lower = (largest ? *threshold : -*threshold) + tol * A.cwiseAbs().colwise().sum().maxCoeff();
+            // As Lanczos, a pair within tol |M| of the threshold counts as at it (|M| <= max row sum,
+            // summed scaled so that it cannot overflow).
+            const double scale = safe_scale(A.cwiseAbs().maxCoeff());
+            const double sum = (scale * A.cwiseAbs()).colwise().sum().maxCoeff();
+            lower = (largest ? *threshold : -*threshold) + tol * sum / scale;
           }
           dense_eigenpairs_above(A, lower, max_count.value_or(0), lapack, values, vectors);
           if (!largest) values = -values;

@@ -36,6 +36,11 @@ DENSE_FRACTION = _solver_choice.DENSE_FRACTION
 
 _WHICH = {"LA": _core.linalg.LanczosWhich.largest, "SA": _core.linalg.LanczosWhich.smallest}
 
+# The core's counts are 64-bit: a larger maxiter means "no cap" and is clipped to this.
+_INDEX_MAX = 2**62
+# The core's thread counts are C ints.
+_INT_MAX = 2**31 - 1
+
 
 def eigsh(
     A,
@@ -119,7 +124,7 @@ def eigsh(
         Check that a sparse or dense A is symmetric (to 1e-10 relative); False skips the O(nnz)
         check.
     n_jobs : int, optional
-        Threads for the sparse mat-vec (scikit-learn's convention).
+        Threads for the sparse mat-vec (scikit-learn's convention; at most the usable cores).
 
     Returns
     -------
@@ -136,8 +141,20 @@ def eigsh(
     Warns
     -----
     ConvergenceWarning
-        When Lanczos stops at ``maxiter`` before every pair converged; the pairs are returned with
-        their residuals.
+        When a returned pair misses ``tol`` (Lanczos stopped at ``maxiter``, or a measured residual
+        is above ``tol * ||A||``, e.g. a ``tol`` below the rounding level); the pairs are returned
+        with their residuals.
+
+    Notes
+    -----
+    The residuals are measured: ``||A v - lambda v||`` recomputed with one product with A per
+    pair (counted in ``n_matvec``). A matrix whose norm lies outside about [1e-144, 1e144] is
+    scaled by a power of two for the solve (as LAPACK's ``dsyevd`` does) and the eigenvalues and
+    residuals scaled back, so any finite A gives its eigenpairs to working accuracy.
+
+    Ctrl-C stops Lanczos within a second. The dense method runs one LAPACK reduction that cannot
+    be interrupted: about a second at n = 2000 and 10 s at n = 5000 (it grows as n^3); so does
+    ``method="auto"`` when it chooses dense (n <= DENSE_MAX_N, or many pairs wanted).
     """
     check_choice(which, "which", ("LA", "SA"))
     check_choice(method, "method", ("auto", "lanczos", "dense"))
@@ -152,10 +169,17 @@ def eigsh(
         threshold = check_finite(threshold, "threshold")
         k = 10 if k is None else check_int(k, "k", low=1)
         k = min(k, n)
-    if not (isinstance(tol, numbers.Real) and np.isfinite(tol) and tol > 0):
+    if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, numbers.Real):
+        raise TypeError(f"tol must be a real number, got {tol!r}")
+    if not (np.isfinite(tol) and tol > 0):
         raise ValueError(f"tol must be a positive finite float, got {tol!r}")
-    maxiter = 100 * n if maxiter is None else check_int(maxiter, "maxiter", low=1)
-    max_rank = n if max_rank is None else check_int(max_rank, "max_rank", low=1)
+    tol = float(tol)
+    maxiter = 100 * n if maxiter is None else min(check_int(maxiter, "maxiter", low=1), _INDEX_MAX)
+    max_rank = n if max_rank is None else min(check_int(max_rank, "max_rank", low=1), n)
+    if not isinstance(check_symmetric, (bool, np.bool_)):
+        raise TypeError(f"check_symmetric must be a bool, got {check_symmetric!r}")
+    # Every method takes n_jobs (the dense one ignores it): checked on every path.
+    n_threads = min(resolve_n_threads(n_jobs), _INT_MAX)
     if ncv is not None:
         ncv = check_int(ncv, "ncv", low=1)
         if not (min(k, n - 1) < ncv <= n):
@@ -178,9 +202,7 @@ def eigsh(
             method = "dense" if k > _solver_choice.DENSE_FRACTION * n else "lanczos"
         else:
             # The count is unknown: estimate it cheaply, then choose (and size Lanczos by it).
-            estimate = estimate_count_beyond(
-                A if isinstance(A, LinearOperator) else operator[1], threshold, which, random_state=rng
-            )
+            estimate = _estimate_count_beyond(operator, n, threshold, which, 100, 20, rng)
             info_extra["estimated_count"] = estimate
             method = "dense" if estimate > _solver_choice.DENSE_FRACTION * n else "lanczos"
             k = max(k, min(n - 1, int(1.1 * estimate) + 10))
@@ -199,16 +221,18 @@ def eigsh(
             ncv,
             max_rank,
             int(rng.randint(np.iinfo(np.int32).max)),
-            resolve_n_threads(n_jobs),
+            n_threads,
             filter_level,
         )
     info.update(info_extra)
+    if not (np.isfinite(values).all() and np.isfinite(vectors).all() and np.isfinite(info["residuals"]).all()):
+        raise ValueError("eigsh: A's eigenpairs are not finite in double precision (A too large to represent them)")
     if info["status"] == "not_converged":
         worst = float(np.max(info["residuals"], initial=0.0))
         warnings.warn(
-            f"eigsh: Lanczos stopped after {info['n_matvec']} mat-vecs (maxiter) before "
-            f"convergence; largest residual {worst:.3g} > tol * ||A|| = "
-            f"{tol * info['norm_estimate']:.3g}",
+            f"eigsh ({info['method']}): stopped after {info['n_matvec']} mat-vecs before convergence "
+            "(every pair meeting tol); "
+            f"largest residual {worst:.3g} > tol * ||A|| = {tol * info['norm_estimate']:.3g}",
             ConvergenceWarning,
             stacklevel=2,
         )
@@ -306,7 +330,7 @@ def _lanczos(operator, n, k, which, threshold, start, tol, maxiter, ncv, max_ran
     converged = result.status == _core.core.SolverStatus.converged
     info = {
         "method": "lanczos",
-        "status": "max_rank_reached" if result.max_rank_reached else ("converged" if converged else "not_converged"),
+        "status": ("max_rank_reached" if result.max_rank_reached else "converged") if converged else "not_converged",
         "converged": converged,
         "n_matvec": result.n_matvec,
         "n_restart": result.n_restart,
@@ -336,18 +360,38 @@ def _dense(operator, n, k, which, threshold, max_rank, tol):
     status = "converged"
     if values.size > max_rank:
         values, vectors, status = values[:max_rank], vectors[:, :max_rank], "max_rank_reached"
-    residuals = np.linalg.norm(M @ vectors - vectors * values, axis=0)
+    residuals, column_norm = _measured_residuals(M, values, vectors)
+    # ||A|| lies between the largest column norm and sqrt(n) times it.
+    norm_estimate = max(float(np.abs(values).max(initial=0.0)), column_norm)
+    # LAPACK's pairs are accurate to rounding, about n eps ||A||: a tol below that is not met.
+    converged = bool(np.all(residuals <= tol * norm_estimate))
     info = {
         "method": "dense",
-        "status": status,
-        "converged": True,
+        "status": status if converged else "not_converged",
+        "converged": converged,
         "n_matvec": n if kind == "callback" else 0,
         "n_restart": 0,
         "residuals": residuals,
-        "norm_estimate": float(np.abs(values).max(initial=0.0)),
+        "norm_estimate": norm_estimate,
         "filtered": False,
     }
     return np.ascontiguousarray(values), np.ascontiguousarray(vectors), info
+
+
+def _power_of_two_scale(size):
+    """A power of two s with s * size about 1 (1 for 0): scaling by it and back is exact."""
+    return 1.0 if size == 0 else float(np.ldexp(1.0, -np.frexp(size)[1]))
+
+
+def _measured_residuals(M, values, vectors):
+    """||M v - lambda v|| per pair and M's largest column norm, computed on M scaled by a power of
+    two so that neither the products nor the squares in the norms overflow or underflow."""
+    s = _power_of_two_scale(float(np.abs(M).max()))
+    S = s * M
+    column_norm = float(np.sqrt(np.einsum("ij,ij->j", S, S).max())) / s
+    if not values.size:
+        return np.zeros(0), column_norm
+    return np.linalg.norm(S @ vectors - vectors * (s * values), axis=0) / s, column_norm
 
 
 def estimate_count_beyond(A, threshold, which="LA", *, degree=100, n_probes=20, random_state=None):
@@ -359,15 +403,38 @@ def estimate_count_beyond(A, threshold, which="LA", *, degree=100, n_probes=20, 
     ``n_probes`` columns plus two rough extreme-eigenvalue solves; accurate to a few percent of
     n, which is all a choice between Lanczos and a dense solver needs.
 
+    Parameters
+    ----------
+    A : sparse matrix, ndarray or LinearOperator of shape (n, n)
+        Real symmetric (not checked).
+    threshold : float
+    which : {"LA", "SA"}
+    degree : int
+        Degree of the expansion, in [1, 100000].
+    n_probes : int
+        Probe vectors, in [1, 100000].
+    random_state : int, RandomState or Generator, optional
+
     Returns
     -------
     int
     """
-    matmat = A.matmat if isinstance(A, LinearOperator) else (lambda X: A @ X)
-    n = A.shape[0]
-    rng = check_random_state(random_state)
-    top = eigsh(A, 1, "LA", tol=1e-4, method="lanczos", random_state=rng, check_symmetric=False)[0][0]
-    bottom = eigsh(A, 1, "SA", tol=1e-4, method="lanczos", random_state=rng, check_symmetric=False)[0][0]
+    check_choice(which, "which", ("LA", "SA"))
+    threshold = check_finite(threshold, "threshold")
+    degree = check_int(degree, "degree", low=1, high=100_001)
+    n_probes = check_int(n_probes, "n_probes", low=1, high=100_001)
+    operator, n = _check_operator(A, check_symmetric=False)
+    return _estimate_count_beyond(operator, n, threshold, which, degree, n_probes, check_random_state(random_state))
+
+
+def _estimate_count_beyond(operator, n, threshold, which, degree, n_probes, rng):
+    """estimate_count_beyond on a validated operator (_check_operator)."""
+    kind, M = operator
+    if n == 1:  # no Lanczos on one row: the eigenvalue is the entry
+        value = float(np.asarray(M.matmat(np.ones((1, 1))) if kind == "callback" else M[0, 0]).ravel()[0])
+        return int(value > threshold if which == "LA" else value < threshold)
+    top = eigsh(M, 1, "LA", tol=1e-4, method="lanczos", random_state=rng, check_symmetric=False)[0][0]
+    bottom = eigsh(M, 1, "SA", tol=1e-4, method="lanczos", random_state=rng, check_symmetric=False)[0][0]
     if which == "SA":
         if threshold <= bottom:
             return 0
@@ -378,8 +445,17 @@ def estimate_count_beyond(A, threshold, which="LA", *, degree=100, n_probes=20, 
             return 0
         if threshold < bottom:
             return n
+    # The expansion runs on s A, s a power of two that makes the spectrum's extent about 1, so that
+    # neither it nor the products overflow (A near 1e308) or underflow (near 1e-308).
+    s = _power_of_two_scale(max(abs(top), abs(bottom)))
+    top, bottom, threshold = s * top, s * bottom, s * threshold
+    if kind == "callback":
+        matmat = lambda X: s * np.asarray(M.matmat(X), dtype=np.float64)  # noqa: E731
+    else:
+        M = s * M
+        matmat = lambda X: M @ X  # noqa: E731
     # Map the spectrum into [-1, 1] with a margin for the rough bounds.
-    center, half = (top + bottom) / 2, 0.51 * (top - bottom) + 1e-12
+    center, half = top / 2 + bottom / 2, 0.51 * (top - bottom) + 1e-12
     cut = np.clip((threshold - center) / half, -1.0, 1.0)
     theta = np.arccos(cut)
     j = np.arange(1, degree + 1)
@@ -395,5 +471,7 @@ def estimate_count_beyond(A, threshold, which="LA", *, degree=100, n_probes=20, 
     for c in coeffs[2:]:
         prev, cur = cur, 2.0 * scaled(cur) - prev
         trace += c * np.sum(Z * cur)
+    if not np.isfinite(trace):
+        raise ValueError("estimate_count_beyond: A's products are not finite (the operator overflows)")
     above = float(np.clip(trace / n_probes, 0.0, n))
     return int(round(above if which == "LA" else n - above))

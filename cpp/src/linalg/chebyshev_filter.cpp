@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -137,7 +138,7 @@ class FilteredLanczos {
     // By count, or up to max_rank: capped (threshold mode with no max_rank: the count is unknown).
     const std::optional<Index> pairs = options_.threshold ? options_.max_rank : std::optional<Index>(options_.k);
     if (pairs && *pairs > 0) {
-      const Index cap = kCapPerPair * *pairs + kCapExtra;
+      const Index cap = kCapPerPair * std::min(*pairs, n_) + kCapExtra;
       budget = budget ? std::min(*budget, cap) : cap;
     }
     filtered_options_.max_matvec = budget;
@@ -149,7 +150,7 @@ class FilteredLanczos {
   LanczosResult rayleigh_ritz() {
     const Index m = found_.vectors.cols();
     Eigen::MatrixXd AV(n_, m);
-    if (m > 0) A_.apply(found_.vectors, AV);
+    if (m > 0) apply_polled(A_, found_.vectors, AV, poll_);
     Eigen::VectorXd quotient(m);
     for (Index c = 0; c < m; ++c) quotient(c) = found_.vectors.col(c).dot(AV.col(c));
     std::vector<Index> order(static_cast<std::size_t>(m));
@@ -249,11 +250,71 @@ LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd
   return solve.finish(solve.rayleigh_ritz());
 }
 
+namespace {
+
+// The size of A's entries: max |a_ij| for a matrix, else |A x| / |x| for a random x (one product;
+// within a few sqrt(n) of |A|, which is all the scaling needs).
+double norm_scale(const SymmetricOperator& A, std::uint64_t seed) {
+  if (A.is_explicit()) {
+    const double largest = A.max_abs();
+    if (std::isnan(largest)) throw std::invalid_argument("A contains NaN or infinity");
+    return largest;
+  }
+  std::mt19937_64 rng(seed + 3);
+  std::normal_distribution<double> normal;
+  Eigen::VectorXd x(A.rows()), y(A.rows());
+  for (Index i = 0; i < x.size(); ++i) x(i) = normal(rng);
+  A.apply(x, y);
+  return y.stableNorm() / x.stableNorm();
+}
+
+// The residuals |A v - lambda v| measured (Lanczos's are the Krylov relation's estimates, which
+// rounding moves away from the truth; the filtered pairs' are measured already), and the
+// certificate withdrawn when one misses tol |A|_est.
+LanczosResult measured(const SymmetricOperator& A, LanczosResult r, const LanczosOptions& options,
+                       const InterruptPoll& poll) {
+  const Index m = r.values.size();
+  if (!r.filtered && m > 0) {
+    Eigen::MatrixXd AV(A.rows(), m);
+    apply_polled(A, r.vectors, AV, poll);
+    r.n_matvec += m;
+    for (Index c = 0; c < m; ++c) r.residuals(c) = (AV.col(c) - r.values(c) * r.vectors.col(c)).norm();
+  }
+  if (r.status == SolverStatus::converged && m > 0 && !(r.residuals.maxCoeff() <= options.tol * r.norm_estimate))
+    r.status = SolverStatus::not_converged;
+  return r;
+}
+
+LanczosResult solve_in_range(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
+                             ThreadTeam& team, const InterruptPoll& poll) {
+  if (!options.filter) return measured(A, lanczos(A, start, options, team, poll), options, poll);
+  Eigen::VectorXd far_end;  // a random estimate of the far end
+  return measured(A, filtered_lanczos(A, start, options, far_end, team, poll), options, poll);
+}
+
+// A level scaled with A: beyond 1e300 (A's norm is about 1 now) it means the same as infinity.
+double scaled_level(double level, double scale) { return std::clamp(level * scale, -1e300, 1e300); }
+
+}  // namespace
+
 LanczosResult solve_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
                             ThreadTeam& team, const InterruptPoll& poll) {
-  if (!options.filter) return lanczos(A, start, options, team, poll);
-  Eigen::VectorXd far_end;  // a random estimate of the far end
-  return filtered_lanczos(A, start, options, far_end, team, poll);
+  check_lanczos_options(A, start, options);
+  // As LAPACK's dsyevd: an operator whose squares would overflow or underflow runs scaled by a
+  // power of two, and its eigenvalues and residuals are scaled back (exactly).
+  const double scale = safe_scale(norm_scale(A, options.seed));
+  if (scale == 1.0) return solve_in_range(A, start, options, team, poll);
+  const ScaledOperator B(A, scale);
+  LanczosOptions scaled = options;
+  if (scaled.threshold) scaled.threshold = scaled_level(*scaled.threshold, scale);
+  if (scaled.filter) scaled.filter->level = scaled_level(scaled.filter->level, scale);
+  LanczosResult r = solve_in_range(B, start, scaled, team, poll);
+  const double back = 1.0 / scale;
+  r.values *= back;
+  r.residuals *= back;
+  r.norm_estimate *= back;
+  if (!r.values.allFinite()) throw std::invalid_argument("A's eigenvalues overflow double precision");
+  return r;
 }
 
 }  // namespace kernlearn

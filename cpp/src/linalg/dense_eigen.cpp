@@ -30,6 +30,30 @@ void check_lapack_size(Index n) {
     throw std::invalid_argument("matrix too large for 32-bit LAPACK");
 }
 
+// max |a_ij| over the lower triangle of the column-major A; NaN when an entry there is NaN or
+// infinite.
+double lower_max_abs(const Eigen::MatrixXd& A) {
+  double largest = 0.0;
+  for (Index j = 0; j < A.cols(); ++j) {
+    const double column = max_abs_entry(A.col(j).data() + j, A.rows() - j);
+    if (std::isnan(column)) return column;
+    largest = std::max(largest, column);
+  }
+  return largest;
+}
+
+// The power of two (safe_scale) that brings A's lower triangle into the range where LAPACK's
+// Householder route neither overflows nor loses accuracy to underflow, applied to that
+// triangle. (dsyevd scales so; dsytrd, which the route calls directly, does not.)
+double scale_lower(Eigen::MatrixXd& A) {
+  const double largest = lower_max_abs(A);
+  if (std::isnan(largest)) throw std::invalid_argument("the matrix contains NaN or infinity");
+  const double scale = safe_scale(largest);
+  if (scale != 1.0)
+    for (Index j = 0; j < A.cols(); ++j) A.col(j).tail(A.rows() - j) *= scale;
+  return scale;
+}
+
 void check_info(int info, const char* routine) {
   if (info != 0) throw std::runtime_error(std::string(routine) + " failed, info = " + std::to_string(info));
 }
@@ -275,12 +299,36 @@ void gemm(const DenseLapack& lapack, bool transpose_a, bool transpose_b, const E
                &zero, C.data(), &ldc);
 }
 
+namespace {
+bool mixed_in_range(Eigen::MatrixXd& A, const SymmetricOperator& op, double lower, Index max_count,
+                    const DenseLapack& lapack, Eigen::VectorXd& values, Eigen::MatrixXd& vectors,
+                    const InterruptPoll& poll);
+}  // namespace
+
 bool mixed_eigenpairs_above(Eigen::MatrixXd& A, const SymmetricOperator& op, double lower, Index max_count,
                             const DenseLapack& lapack, Eigen::VectorXd& values, Eigen::MatrixXd& vectors,
                             const InterruptPoll& poll) {
   check_lapack_size(A.rows());
+  // In double, A and the operator are scaled as on the exact route; the single-precision copy is
+  // scaled to |A|_max about 1 (float overflows at 3e38), and `lower` with each.
+  const double scale = scale_lower(A);
+  const ScaledOperator scaled_op(op, scale);
+  const bool mixed =
+      mixed_in_range(A, scale == 1.0 ? op : scaled_op, lower * scale, max_count, lapack, values, vectors, poll);
+  if (scale != 1.0) values *= 1.0 / scale;
+  return mixed;
+}
+
+namespace {
+
+bool mixed_in_range(Eigen::MatrixXd& A, const SymmetricOperator& op, double lower, Index max_count,
+                    const DenseLapack& lapack, Eigen::VectorXd& values, Eigen::MatrixXd& vectors,
+                    const InterruptPoll& poll) {
   const Index n = A.rows();
-  Eigen::MatrixXf Af = A.cast<float>();
+  const double largest = lower_max_abs(A);
+  const double single_scale = largest > 0.0 ? std::ldexp(1.0, -std::ilogb(largest)) : 1.0;
+  lower *= single_scale;
+  Eigen::MatrixXf Af = (single_scale * A).cast<float>();
   Eigen::VectorXf d, e;
   std::vector<float> tau;
   reduce_to_tridiagonal(Af, lapack.single, d, e, tau, poll);
@@ -300,7 +348,7 @@ bool mixed_eigenpairs_above(Eigen::MatrixXd& A, const SymmetricOperator& op, dou
   if (static_cast<double>(keep) > solver_choice::kMixedMaxFraction * static_cast<double>(n)) {
     Z.resize(0, 0);
     Af.resize(0, 0);
-    exact_route(A, lower, max_count, lapack, values, vectors, poll);
+    exact_route(A, lower / single_scale, max_count, lapack, values, vectors, poll);
     return false;
   }
   A.resize(0, 0);
@@ -320,17 +368,26 @@ bool mixed_eigenpairs_above(Eigen::MatrixXd& A, const SymmetricOperator& op, dou
     Vf.resize(0, 0);
     rayleigh_ritz(op, V, lapack, theta, ritz);
   }
-  select_top(theta, ritz, lower, max_count, values, vectors);
+  select_top(theta, ritz, lower / single_scale, max_count, values, vectors);
   return true;
 }
+
+}  // namespace
 
 void dense_eigenpairs_above(Eigen::MatrixXd& A, double lower, Index max_count, const DenseLapack& lapack,
                             Eigen::VectorXd& values, Eigen::MatrixXd& vectors, const InterruptPoll& poll) {
   check_lapack_size(A.rows());
-  if (lapack.exact_available()) return exact_route(A, lower, max_count, lapack, values, vectors, poll);
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(A);
-  if (eig.info() != Eigen::Success) throw std::runtime_error("dense eigensolver failed");
-  select_top(eig.eigenvalues(), eig.eigenvectors(), lower, max_count, values, vectors);
+  const double scale = scale_lower(A);
+  lower *= scale;
+  if (lapack.exact_available()) {
+    exact_route(A, lower, max_count, lapack, values, vectors, poll);
+  } else {
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(A);
+    if (eig.info() != Eigen::Success) throw std::runtime_error("dense eigensolver failed");
+    select_top(eig.eigenvalues(), eig.eigenvectors(), lower, max_count, values, vectors);
+  }
+  if (scale != 1.0) values *= 1.0 / scale;
+  if (!values.allFinite()) throw std::invalid_argument("the matrix's eigenvalues overflow double precision");
 }
 
 }  // namespace kernlearn

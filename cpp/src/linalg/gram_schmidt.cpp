@@ -461,4 +461,27 @@ void BasisProducts::rotate(const double* V, Index ldv, Index m, const double* S,
   for_blocks([&](Index, Index first, Index rows) { rotate_basis(V + first, ldv, rows, m, S, lds, p, Y + first, ldy); });
 }
 
+void BasisProducts::rotate(const double* V, Index ldv, Index m, const double* S, Index lds, Index p, double* Y,
+                           Index ldy, const InterruptPoll& poll) {
+  if (!poll) return rotate(V, ldv, m, S, lds, p, Y, ldy);
+  // Panels of about 2^25 multiply-adds (milliseconds), on multiples of 8 rows as the blocks, so
+  // the SIMD kernels see the same strips and each row the same arithmetic.
+  constexpr Index kPanelWork = Index{1} << 25;
+  const Index n = starts_.back(), threads = team_.size();
+  const Index panel = std::max<Index>(8 * threads, kPanelWork / std::max<Index>(1, m * p) / 8 * 8);
+  for (Index first = 0; first < n; first += panel) {
+    if (first > 0 && poll()) throw Interrupted();
+    const Index rows = std::min(panel, n - first), strips = rows / 8;
+    auto share = [&](Index member) { return member == threads ? rows : strips * member / threads * 8; };
+    if (threads == 1 || strips < threads) {
+      rotate_basis(V + first, ldv, rows, m, S, lds, p, Y + first, ldy);
+      continue;
+    }
+    team_.run([&](int member) {
+      const Index from = share(member), to = share(member + 1);
+      rotate_basis(V + first + from, ldv, to - from, m, S, lds, p, Y + first + from, ldy);
+    });
+  }
+}
+
 }  // namespace kernlearn

@@ -53,7 +53,7 @@ class ThickRestart {
       }
       if (hit_rank_cap_) return finish(SolverStatus::converged);  // max_rank_reached says why
       if (n_matvec_ >= max_matvec) return finish(SolverStatus::max_iter);
-      if (poll_ && poll_()) throw Interrupted();
+      stop_if_asked();
       restart();
     }
   }
@@ -94,6 +94,12 @@ class ThickRestart {
     ncv_ = ncv;
   }
 
+  // Every Lanczos step, block of a product and panel of a basis rotation polls: a poll is a clock
+  // read between the interpreter's checks, and a restart cycle takes seconds at n = 10^5.
+  void stop_if_asked() const {
+    if (poll_ && poll_()) throw Interrupted();
+  }
+
   void apply(const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::Ref<Eigen::VectorXd> y) {
     A_.apply(x, y);
     if (sign_ < 0) y = -y;
@@ -131,6 +137,7 @@ class ThickRestart {
   void extend() {
     w_.resize(n_);
     for (Index j = kept_; j < ncv_; ++j) {
+      stop_if_asked();
       apply(V_.col(j), w_);
       const Index cols = j + 1;
       coef_.setZero(cols);
@@ -323,7 +330,7 @@ class ThickRestart {
     // Householder QR and GEMMs on one thread, a warm start that locks nothing was slower than a
     // cold one (bench/results/eigsh.md).
     Eigen::MatrixXd W(n_, rank);
-    A_.apply(V_.leftCols(rank), W);
+    apply_polled(A_, V_.leftCols(rank), W, poll_);
     if (sign_ < 0) W = -W;
     n_matvec_ += rank;
     // Q' A Q: its lower triangle is all the eigensolver reads, column c from row c down.
@@ -344,7 +351,7 @@ class ThickRestart {
     // Only the first `count` Ritz pairs are used: V[:, :count] = Q S, then A V into the spare
     // basis, which holds the dead Q after the swap.
     rotate_into_spare(rank, S, count);
-    gs_.rotate(W.data(), n_, rank, S.data(), rank, count, spare_.data(), n_);
+    gs_.rotate(W.data(), n_, rank, S.data(), rank, count, spare_.data(), n_, poll_);
     Eigen::VectorXd res(count);
     for (Index c = 0; c < count; ++c) res(c) = (spare_.col(c) - theta(c) * V_.col(c)).norm();
     shrink_basis(std::max(ncv_asked, count));
@@ -396,6 +403,7 @@ class ThickRestart {
     resize_basis(std::max(ncv_, b));
     Index rank = 0;
     for (Index c = 0; c < block.cols() && rank < b; ++c) {
+      stop_if_asked();
       V_.col(rank) = block.col(c);
       double drawn = 0.0;
       const double left = orthogonalize(rank, V_.col(rank).data(), drawn);
@@ -515,7 +523,7 @@ class ThickRestart {
     // written): restart from a random direction orthogonal to the kept vectors instead.
     // The rotated vectors land in the spare basis; whichever is narrower, the locked columns or
     // the rotated ones, is copied so that both sit in one basis.
-    gs_.rotate(V_.col(L).data(), n_, a, Ssel.data(), a, kept_active, spare_.col(L).data(), n_);
+    gs_.rotate(V_.col(L).data(), n_, a, Ssel.data(), a, kept_active, spare_.col(L).data(), n_, poll_);
     const Index kept = L + kept_active;
     if (L <= kept_active) {
       if (L > 0) spare_.leftCols(L) = V_.leftCols(L);
@@ -549,7 +557,7 @@ class ThickRestart {
   // (n x count, on one thread) cost as much as the rotation itself on two.
   void rotate_into_spare(Index m, Index count) { rotate_into_spare(m, S_, count); }
   void rotate_into_spare(Index m, const Eigen::MatrixXd& S, Index count) {
-    gs_.rotate(V_.data(), n_, m, S.data(), S.rows(), count, spare_.data(), n_);
+    gs_.rotate(V_.data(), n_, m, S.data(), S.rows(), count, spare_.data(), n_, poll_);
     V_.swap(spare_);
   }
 
@@ -564,7 +572,7 @@ class ThickRestart {
     LanczosResult out;
     out.values = sign_ * theta_.head(count);
     out.vectors.resize(n_, count);
-    gs_.rotate(V_.data(), n_, m, S_.data(), S_.rows(), count, out.vectors.data(), n_);
+    gs_.rotate(V_.data(), n_, m, S_.data(), S_.rows(), count, out.vectors.data(), n_, poll_);
     out.residuals = residual_.head(count);
     out.n_matvec = n_matvec_;
     out.n_restart = n_restart_;
@@ -602,19 +610,41 @@ class ThickRestart {
 
 }  // namespace
 
+void check_lanczos_options(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options) {
+  const Index n = A.rows();
+  const std::string n_is = " (n = " + std::to_string(n) + ")";
+  if (n < 1) throw std::invalid_argument("A is empty" + n_is);
+  if (start.rows() != n || start.cols() < 1)
+    throw std::invalid_argument("v0 must have n = " + std::to_string(n) + " rows and a column, got shape (" +
+                                std::to_string(start.rows()) + ", " + std::to_string(start.cols()) + ")");
+  if (!start.allFinite()) throw std::invalid_argument("v0 contains NaN or infinity");
+  if (!options.threshold && (options.k < 1 || options.k >= n))
+    throw std::invalid_argument("k must satisfy 0 < k < n" + n_is + ", got " + std::to_string(options.k));
+  // In threshold mode k is the first guess of the count; the window it sizes must hold a pair.
+  if (options.threshold && (options.k < 1 || options.k > n))
+    throw std::invalid_argument("k must satisfy 0 < k <= n" + n_is + " in threshold mode, got " +
+                                std::to_string(options.k));
+  if (options.threshold && std::isnan(*options.threshold)) throw std::invalid_argument("threshold must not be NaN");
+  if (options.ncv && (*options.ncv <= options.k || *options.ncv > n))
+    throw std::invalid_argument("ncv must satisfy k < ncv <= n" + n_is + ", got ncv = " + std::to_string(*options.ncv) +
+                                " with k = " + std::to_string(options.k));
+  if (options.max_rank && *options.max_rank < 1)
+    throw std::invalid_argument("max_rank must be >= 1, got " + std::to_string(*options.max_rank));
+  if (options.max_matvec && *options.max_matvec < 1)
+    throw std::invalid_argument("max_matvec must be >= 1, got " + std::to_string(*options.max_matvec));
+  if (!(options.tol > 0.0 && std::isfinite(options.tol)))
+    throw std::invalid_argument("tol must be a positive finite number, got " + std::to_string(options.tol));
+  if (options.filter) {
+    if (!std::isfinite(options.filter->level)) throw std::invalid_argument("filter.level must be finite");
+    if (options.filter->degree < 1 || options.filter->degree > kMaxFilterDegree || options.filter->degree % 2 == 0)
+      throw std::invalid_argument("filter.degree must be odd, in [1, " + std::to_string(kMaxFilterDegree) + "], got " +
+                                  std::to_string(options.filter->degree));
+  }
+}
+
 LanczosResult lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
                       ThreadTeam& team, const InterruptPoll& poll) {
-  const Index n = A.rows();
-  if (n < 1) throw std::invalid_argument("the operator is empty");
-  if (start.rows() != n || start.cols() < 1)
-    throw std::invalid_argument("v0 must have n = " + std::to_string(n) + " rows");
-  if (!options.threshold && (options.k < 1 || options.k >= n))
-    throw std::invalid_argument("k must satisfy 0 < k < n = " + std::to_string(n));
-  // In threshold mode k is the first guess of the count; the window it sizes must hold a pair.
-  if (options.threshold && options.k < 1)
-    throw std::invalid_argument("k must be positive in threshold mode, got " + std::to_string(options.k));
-  if (options.ncv && (*options.ncv <= options.k || *options.ncv > n))
-    throw std::invalid_argument("ncv must satisfy k < ncv <= n");
+  check_lanczos_options(A, start, options);
   return ThickRestart(A, options, team, poll).run(start);
 }
 

@@ -1,5 +1,8 @@
 #include "kernlearn/linalg/operator.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "kernlearn/core/solver_choice.hpp"
 
 namespace kernlearn {
@@ -16,6 +19,33 @@ void split_rows(ThreadTeam& team, Index n, Fn&& fn) {
   });
 }
 }  // namespace
+
+void apply_polled(const SymmetricOperator& A, const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y,
+                  const InterruptPoll& poll) {
+  constexpr Index kColumns = 32;
+  for (Index first = 0; first < X.cols(); first += kColumns) {
+    if (first > 0 && poll && poll()) throw Interrupted();
+    const Index cols = std::min(kColumns, X.cols() - first);
+    A.apply(X.middleCols(first, cols), Y.middleCols(first, cols));
+  }
+}
+
+double max_abs_entry(const double* x, Index count) {
+  double largest = 0.0, poison = 0.0;  // poison: 0 * x is NaN exactly when x is NaN or infinite
+  for (Index i = 0; i < count; ++i) {
+    largest = std::max(largest, std::abs(x[i]));
+    poison += 0.0 * x[i];
+  }
+  return poison == 0.0 ? largest : std::numeric_limits<double>::quiet_NaN();
+}
+
+double safe_scale(double norm) {
+  constexpr int kSafeExponent = 480;
+  if (!(norm > 0.0) || !std::isfinite(norm)) return 1.0;
+  const int exponent = std::ilogb(norm);
+  if (exponent >= -kSafeExponent && exponent <= kSafeExponent) return 1.0;
+  return std::ldexp(1.0, -exponent);
+}
 
 void CsrOperator::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const {
   const Index b = X.cols();
@@ -36,6 +66,16 @@ void CsrOperator::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<E
 void DenseOperator::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const {
   split_rows(team_, A_.rows(),
              [&](Index first, Index rows) { Y.middleRows(first, rows).noalias() = A_.middleRows(first, rows) * X; });
+}
+
+double DenseOperator::max_abs() const {
+  double largest = 0.0;
+  for (Index i = 0; i < A_.rows(); ++i) {
+    const double row = max_abs_entry(A_.row(i).data(), A_.cols());
+    if (std::isnan(row)) return row;
+    largest = std::max(largest, row);
+  }
+  return largest;
 }
 
 void StructuredOperator::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const {

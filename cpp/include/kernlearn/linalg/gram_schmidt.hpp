@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "kernlearn/core/interrupt.hpp"
 #include "kernlearn/core/thread_team.hpp"
 #include "kernlearn/core/types.hpp"
 
@@ -51,6 +52,11 @@ class BasisProducts {
   void scale(const double* x, double a, double* y);
   // Y = V S as rotate_basis.
   void rotate(const double* V, Index ldv, Index m, const double* S, Index lds, Index p, double* Y, Index ldy);
+  // The same by panels of rows small enough to poll between (a thick restart's rotation of a wide
+  // basis takes seconds at n = 10^5); throws Interrupted when poll says stop. The rows are
+  // independent, so the result is the same bits as rotate's.
+  void rotate(const double* V, Index ldv, Index m, const double* S, Index lds, Index p, double* Y, Index ldy,
+              const InterruptPoll& poll);
 
  private:
   // fn(block, first row, row count) for every block, spread over the team.

@@ -30,6 +30,8 @@ enum class LanczosWhich { largest, smallest };  // largest (LA) or smallest (SA)
 // The Chebyshev filter's default degree: the best measured on the Adult-like top 200 (figures in
 // bench/results/npkl.md); odd (see chebyshev_filter.hpp).
 constexpr int kFilterDegree = 5;
+// The largest degree accepted: beyond it p overflows for pairs a few widths past the level.
+constexpr int kMaxFilterDegree = 99;
 
 // Lanczos on a degree-`degree` Chebyshev polynomial of A (chebyshev_filter.hpp) that damps the
 // spectrum on the unwanted side of `level`.
@@ -69,6 +71,12 @@ struct LanczosResult {
   bool max_rank_reached = false;  // more than max_rank pairs lie beyond the threshold
   bool filtered = false;          // the pairs came from a Chebyshev filter (chebyshev_filter.hpp)
 };
+
+// Throws std::invalid_argument (naming the option) unless A has a row, start is finite with n
+// rows, 0 < k < n (threshold mode: k <= n), k < ncv <= n, threshold is not NaN, max_rank,
+// max_matvec >= 1, tol is positive and finite and the filter's level finite and its degree odd
+// and at most kMaxFilterDegree. lanczos and solve_lanczos call it.
+void check_lanczos_options(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options);
 
 // start: one vector, or a block (b > 1: the eigenvectors of an earlier, similar problem). A block
 // gets one Rayleigh-Ritz step; the Ritz pairs that already meet 1% of tol are locked, and Lanczos
