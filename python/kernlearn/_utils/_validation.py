@@ -13,8 +13,6 @@ import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn.exceptions import ConvergenceWarning
 
-from ._param_validation import CORE_INT_MAX
-
 __all__ = [
     "check_data",
     "check_int",
@@ -94,10 +92,7 @@ def naming(*names):
 
 
 def check_int(value, name, *, low=None, high=None):
-    """Return value as a Python int in [low, high), raising TypeError/ValueError naming it.
-
-    Without ``high`` the value must still fit the core's C int (``CORE_INT_MAX``), and without
-    ``low`` be at least ``-CORE_INT_MAX``."""
+    """Return value as a Python int in [low, high), raising TypeError/ValueError naming it."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
     value = int(value)
@@ -105,8 +100,6 @@ def check_int(value, name, *, low=None, high=None):
         raise ValueError(f"{name} must be >= {low}, got {value}")
     if high is not None and value >= high:
         raise ValueError(f"{name} must be < {high}, got {value}")
-    if not -CORE_INT_MAX <= value <= CORE_INT_MAX:
-        raise ValueError(f"{name} must be at most {CORE_INT_MAX} in absolute value, got {value}")
     return value
 
 
