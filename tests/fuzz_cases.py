@@ -1879,6 +1879,8 @@ entry(
 def _clcb_call(kw):
     la = _core().linalg
     A = dense(kw["A"])
+    if np.ndim(A) != 2 or A.shape[0] == 0:  # the binding takes no A, only its size n and a callback
+        raise ValueError("matmat / n: the callback's A must be a non-empty 2-D matrix")
     if kw.get("bad_cb") == "shape":
 
         def mm(V):

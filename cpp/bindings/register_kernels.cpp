@@ -66,6 +66,7 @@ void register_kernels(py::module_& m) {
       "kernel_matvec",
       [](const py::array& K, const Eigen::Ref<const Eigen::VectorXd>& x, int n_threads) {
         if (x.size() != K.shape(0)) throw std::invalid_argument("x must have one entry per row of K");
+        if (!x.allFinite()) throw std::invalid_argument("x must be finite");
         Eigen::VectorXd y(x.size());
         with_dense_kernel(K, [&](const auto& kernel) {
           ThreadTeam team(n_threads);

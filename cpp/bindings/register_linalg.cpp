@@ -32,10 +32,10 @@ class PythonOperator final : public SymmetricOperator {
     py::object result = matmat_(block);
     const auto out = result.cast<Eigen::MatrixXd>();
     if (out.rows() != Y.rows() || out.cols() != Y.cols())
-      throw std::invalid_argument("the operator's matvec returned shape (" + std::to_string(out.rows()) + ", " +
+      throw std::invalid_argument("matmat returned shape (" + std::to_string(out.rows()) + ", " +
                                   std::to_string(out.cols()) + "), expected (" + std::to_string(Y.rows()) + ", " +
                                   std::to_string(Y.cols()) + ")");
-    if (!out.allFinite()) throw std::invalid_argument("the operator's matvec returned NaN or infinity");
+    if (!out.allFinite()) throw std::invalid_argument("matmat returned NaN or infinity");
     Y = out;
   }
 

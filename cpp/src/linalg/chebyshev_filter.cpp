@@ -257,7 +257,7 @@ namespace {
 double norm_scale(const SymmetricOperator& A, std::uint64_t seed) {
   if (A.is_explicit()) {
     const double largest = A.max_abs();
-    if (std::isnan(largest)) throw std::invalid_argument("A contains NaN or infinity");
+    if (std::isnan(largest)) throw std::invalid_argument("A (its data) contains NaN or infinity");
     return largest;
   }
   std::mt19937_64 rng(seed + 3);

@@ -32,8 +32,8 @@ ConstraintAccumulator::ConstraintAccumulator(const Eigen::Ref<const RowMatrixXi>
   for (Index p = 0; p < m; ++p) {
     const Index i = pairs(p, 0), j = pairs(p, 1);
     if (i < 0 || j < 0 || i >= n || j >= n || i == j)
-      throw std::invalid_argument("pair " + std::to_string(p) + " = (" + std::to_string(i) + ", " + std::to_string(j) +
-                                  ") is out of range or has i == j");
+      throw std::invalid_argument("pairs[" + std::to_string(p) + "] = (" + std::to_string(i) + ", " +
+                                  std::to_string(j) + ") is out of range or has i == j");
     first_[p] = i;
     second_[p] = j;
     cols[i].push_back(j);

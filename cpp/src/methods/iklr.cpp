@@ -163,6 +163,11 @@ IklrResult ccicp(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::Vec
   // Shapes and indices (they guard memory), finiteness and the options, by their Python names.
   const Index n = K.rows();
   if (n < 1) throw std::invalid_argument("ccicp: K must be at least 1 x 1");
+  for (Index i = 0; i < n; ++i) {  // O(n^2) once, against O(n^2) per mat-vec of the run
+    const Scalar* row = K.row(i);
+    for (Index j = 0; j < n; ++j)
+      if (!std::isfinite(row[j])) throw std::invalid_argument("ccicp: K must be finite");
+  }
   if (y.size() != n || alpha0.size() != n) throw std::invalid_argument("ccicp: y and alpha0 need n entries");
   if (!y.allFinite() || !alpha0.allFinite() || !negative.V.allFinite() || !negative.w.allFinite() ||
       !std::isfinite(negative.shift))
@@ -182,11 +187,11 @@ IklrResult ccicp(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::Vec
     throw std::invalid_argument("ccicp: w must have one weight per column of V");
   if (options.inner == IklrInner::sgd && options.max_outer > 0 && options.max_inner > 0) {
     if (sgd_indices.size() / options.max_inner < options.max_outer)  // no overflow of the product
-      throw std::invalid_argument("ccicp: SGD needs max_outer * max_inner sample indices, got " +
+      throw std::invalid_argument("ccicp: sgd_indices needs max_outer * max_inner entries, got " +
                                   std::to_string(sgd_indices.size()));
     for (Index j = 0; j < sgd_indices.size(); ++j)
       if (sgd_indices[j] < 0 || sgd_indices[j] >= n)
-        throw std::invalid_argument("ccicp: SGD sample index out of range");
+        throw std::invalid_argument("ccicp: sgd_indices holds an index out of range [0, n)");
   }
   CcicpRun<Scalar> run(K, y, negative, options, team, poll);
   return run.run(alpha0, sgd_indices, monitor);

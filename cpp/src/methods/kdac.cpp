@@ -424,6 +424,9 @@ void check_kdac_shapes(const MatrixRef& X, const MatrixRef& Y, const std::option
   if (!W0 && opt.q && (*opt.q < 1 || *opt.q > d)) throw std::invalid_argument("kdac: q must satisfy 1 <= q <= d");
   if (!X.allFinite() || !Y.allFinite() || (W0 && !W0->allFinite()))
     throw std::invalid_argument("kdac: X, Y and W0 must be finite");
+  if (X.cwiseAbs().maxCoeff() > kMaxCoordinate)
+    throw std::invalid_argument(
+        "kdac: X's entries must be at most 1e150 in magnitude (squared distances must be finite)");
   check_sigma(opt.sigma);
   if (!(opt.lambda >= 0.0) || !std::isfinite(opt.lambda))
     throw std::invalid_argument("lambda_ must be finite and >= 0");

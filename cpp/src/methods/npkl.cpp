@@ -12,7 +12,7 @@ SaddleResult simple_npkl(const Csr& L, const Eigen::Ref<const RowMatrixXi>& pair
                          const Monitor<SaddleIteration>& monitor, const InterruptPoll& poll,
                          const Eigen::MatrixXd& basis) {
   const Index m = pairs.rows();
-  if (labels.size() != m) throw std::invalid_argument("pair_labels must have one value per pair");
+  if (labels.size() != m) throw std::invalid_argument("labels must have one value per row of pairs");
   if (m == 0) throw std::invalid_argument("pairs must not be empty");
   if (pairs.cols() != 2) throw std::invalid_argument("pairs must have 2 columns");
   for (Index p = 0; p < m; ++p)

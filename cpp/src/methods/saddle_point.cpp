@@ -845,7 +845,7 @@ void check_saddle_problem(const SaddleProblem& pb, const Eigen::MatrixXd& basis)
   if (pb.sparse.indptr.size() != static_cast<std::size_t>(n) + 1)
     throw std::invalid_argument("sparse must be a Csr with n + 1 indptr entries");
   for (double v : pb.sparse.data)
-    if (!finite(v)) throw std::invalid_argument("sparse must hold finite values");
+    if (!finite(v)) throw std::invalid_argument("the sparse matrix's data must be finite");
   if (pb.pairs.cols() != 2 && pb.pairs.rows() > 0) throw std::invalid_argument("pairs must have 2 columns");
   if (!finite(pb.shift)) throw std::invalid_argument("shift must be finite");
   if (!pb.lowrank.allFinite() || !pb.lowrank_coef.allFinite())

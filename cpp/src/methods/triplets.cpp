@@ -10,11 +10,15 @@ namespace kernlearn {
 TripletSearch most_violated_triplets(const MatrixRef& Z, const Csr& graph, double margin, Index per_point,
                                      int n_threads, const InterruptPoll& poll) {
   const Index n = Z.rows();
-  if (graph.n != n) throw std::invalid_argument("graph must have one row per embedded point");
+  if (graph.n != n) throw std::invalid_argument("Z and graph must have one row per point each");
   if (graph.indptr.size() != static_cast<std::size_t>(n) + 1) throw std::invalid_argument("graph must be n x n");
   if (!(margin >= 0.0) || !std::isfinite(margin)) throw std::invalid_argument("margin must be finite and >= 0");
   if (per_point < 1) throw std::invalid_argument("per_point must be >= 1");
   if (!Z.allFinite()) throw std::invalid_argument("Z must be finite");
+  if (n > 0 && Z.cwiseAbs().maxCoeff() > kMaxCoordinate)
+    throw std::invalid_argument("Z's entries must be at most 1e150 in magnitude (squared distances must be finite)");
+  for (double w : graph.data)
+    if (!std::isfinite(w)) throw std::invalid_argument("graph's data must be finite");
   const Eigen::VectorXd sq = Z.rowwise().squaredNorm();
   constexpr Index kBlock = 64;  // rows per block: a 64 x n distance block stays small
   const Index n_blocks = (n + kBlock - 1) / kBlock;

@@ -34,8 +34,9 @@ std::vector<Edge> sorted_row(const Neighbors& nb, Index i) {
 Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, std::optional<double> width,
               const InterruptPoll& poll) {
   const Index n = nb.indices.rows(), k = nb.indices.cols();
-  if (weight == EdgeWeight::heat && !(width && std::isfinite(*width) && *width > 0.0))
-    throw std::invalid_argument("weight heat needs a positive finite sigma");
+  if (weight == EdgeWeight::heat && !width) throw std::invalid_argument("weight heat needs sigma");
+  if (width && !(std::isfinite(*width) && *width > 0.0))
+    throw std::invalid_argument("sigma must be positive and finite");
   const double sigma = width.value_or(1.0);  // read by the heat weight only
   if (nb.distances.rows() != n || nb.distances.cols() != k)
     throw std::invalid_argument("neighbors: indices and distances differ in shape");
@@ -170,7 +171,8 @@ Csr laplacian(const Csr& S, LaplacianKind kind, const InterruptPoll& poll) {
     check(i);
     for (Index p = S.indptr[i]; p < S.indptr[i + 1]; ++p) {
       const double w = S.data[p];
-      if (!(std::isfinite(w) && w >= 0.0)) throw std::invalid_argument("S must be finite and non-negative");
+      if (!(std::isfinite(w) && w >= 0.0))
+        throw std::invalid_argument("data (the weights) must be finite and non-negative");
       if (p > S.indptr[i] && S.indices[p] <= S.indices[p - 1])
         throw std::invalid_argument("S must have sorted indices without duplicates in every row");
       if (S.indices[p] != i) ++off_diagonal;

@@ -16,6 +16,8 @@
 namespace kernlearn {
 
 KnnAlgorithm choose_knn_algorithm(Index n, Index d, Metric metric) {
+  if (n < 0) throw std::invalid_argument("n must be >= 0");
+  if (d < 0) throw std::invalid_argument("d must be >= 0");
   if (metric == Metric::cosine) return KnnAlgorithm::brute;
   if (n < solver_choice::kKdTreeMinN) return KnnAlgorithm::brute;
   return d <= solver_choice::kKdTreeMaxDim ? KnnAlgorithm::kd_tree : KnnAlgorithm::brute;

@@ -15,6 +15,10 @@ using RowMatrixXi = Eigen::Matrix<Index, Eigen::Dynamic, Eigen::Dynamic, Eigen::
 using VectorXi = Eigen::Matrix<Index, Eigen::Dynamic, 1>;
 using MatrixRef = Eigen::Ref<const RowMatrixXd>;
 
+// The largest coordinate magnitude the distance-based methods accept: squared distances of such
+// points stay finite (sums of d squares below 4e300 for any realistic d).
+constexpr double kMaxCoordinate = 1e150;
+
 // A square CSR matrix with sorted column indices in every row.
 struct Csr {
   Index n = 0;
