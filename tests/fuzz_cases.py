@@ -1879,8 +1879,10 @@ entry(
 def _clcb_call(kw):
     la = _core().linalg
     A = dense(kw["A"])
-    if np.ndim(A) != 2 or A.shape[0] == 0:  # the binding takes no A, only its size n and a callback
-        raise ValueError("matmat / n: the callback's A must be a non-empty 2-D matrix")
+    # The binding takes no A, only its size n and a callback: an A that is not a non-empty matrix
+    # of v0's length is the caller's error, not the binding's.
+    if np.ndim(A) != 2 or A.shape[0] == 0 or (kw.get("v0") is not None and np.shape(kw["v0"])[0] != A.shape[0]):
+        raise ValueError("matmat / n: the callback's A must be a non-empty 2-D matrix of v0's length")
     if kw.get("bad_cb") == "shape":
 
         def mm(V):
