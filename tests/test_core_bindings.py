@@ -72,7 +72,7 @@ def test_valid_calls_still_work():
         (lambda: npkl(pairs=np.array([[0, 9], [1, 2]], dtype=np.int64)), "out of range"),
         (lambda: npkl(pairs=np.array([[0, -1], [1, 2]], dtype=np.int64)), "out of range"),
         (lambda: npkl(pairs=np.array([[0, 1, 2], [1, 2, 3]], dtype=np.int64)), "2 columns"),
-        (lambda: npkl(labels=np.array([1.0])), "one value per pair"),
+        (lambda: npkl(labels=np.array([1.0])), "labels must have one value per row of pairs"),
         (lambda: npkl(labels=np.array([1.0, np.nan])), "pair_labels"),
         (lambda: npkl(spectral={"tol": float("nan")}), "tol"),
         (lambda: npkl(spectral={"max_iter": -1}), "max_iter"),
@@ -159,7 +159,7 @@ def ccicp(K_=None, y=None, **options):
         (lambda: ccicp(max_outer=-1), "max_outer"),
         (lambda: ccicp(learning_rate=float("inf")), "learning_rate"),
         (lambda: ccicp(decay=0.0), "decay"),
-        (lambda: ccicp(inner=M.IklrInner.sgd, max_outer=2**40, max_inner=2**40), "sample indices"),
+        (lambda: ccicp(inner=M.IklrInner.sgd, max_outer=2**40, max_inner=2**40), "sgd_indices needs max_outer"),
         (
             lambda: M.most_violated_triplets(X, path_laplacian(12), margin=float("nan"), per_point=1),
             "margin",

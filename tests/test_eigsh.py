@@ -604,7 +604,7 @@ def _raw_csr_call(indptr=None, indices=None, data=None, n_threads=1, v0=None, **
         (lambda: _raw_csr_call(indptr=[0]), "indptr"),  # 0 x 0
         (lambda: _raw_csr_call(indices=-_raw_indices()), "indices must lie in"),
         (lambda: _raw_csr_call(data=np.ones(3)), "indices and data"),
-        (lambda: _raw_csr_call(data=_raw_data(np.nan)), "A contains NaN"),
+        (lambda: _raw_csr_call(data=_raw_data(np.nan)), r"A \(its data\) contains NaN"),
         (lambda: _raw_csr_call(k=0), "k must satisfy"),
         (lambda: _raw_csr_call(k=40), "k must satisfy"),
         (lambda: _raw_csr_call(k=41, threshold=0.0), "k must satisfy"),

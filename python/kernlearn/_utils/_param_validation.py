@@ -101,7 +101,7 @@ class _Kind:
                 or (isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)))
                 or isinstance(v, (np.random.RandomState, np.random.Generator))
             ),
-            lambda v: not isinstance(v, numbers.Integral) or 0 <= v < 2**32,
+            lambda v: not isinstance(v, numbers.Integral) or 0 <= int(v) < 2**32,
         ),
         None: ("None", lambda v: v is None, None),
     }
