@@ -74,6 +74,8 @@ void register_kernels(py::module_& m) {
           kernel.multiply(x.data(), y.data(), team);
           return 0;
         });
+        // K is checked through its product (x is finite): O(n), where checking K is O(n^2) a call.
+        if (!y.allFinite()) throw std::invalid_argument("K x is not finite: K must be finite");
         return y;
       },
       "K"_a.noconvert(), "x"_a.noconvert(), py::kw_only(), "n_threads"_a = 1);

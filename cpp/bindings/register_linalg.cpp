@@ -30,6 +30,8 @@ class PythonOperator final : public SymmetricOperator {
     py::gil_scoped_acquire gil;
     const Eigen::MatrixXd block = X;  // the callback may keep its argument: hand it a copy
     py::object result = matmat_(block);
+    if (py::isinstance<py::array>(result) && result.cast<py::array>().dtype().kind() == 'c')
+      throw std::invalid_argument("matmat returned complex values; the operator must be real");
     const auto out = result.cast<Eigen::MatrixXd>();
     if (out.rows() != Y.rows() || out.cols() != Y.cols())
       throw std::invalid_argument("matmat returned shape (" + std::to_string(out.rows()) + ", " +

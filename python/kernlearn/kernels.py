@@ -200,9 +200,12 @@ def affine_invariant_kernel(S, T=None, gamma=1.0, *, n_jobs=None):
     S, T = S * scale, (S * scale if same else T * scale)
     W = np.ascontiguousarray(_spd_function(*_spd_eigh(S, "S"), lambda v: v**-0.5))
     _spd_eigh(T, "T")
-    return _core.kernels.affine_invariant_kernel(
+    K = _core.kernels.affine_invariant_kernel(
         W, np.ascontiguousarray(T, dtype=np.float64), gamma=gamma, same=same, n_threads=resolve_n_threads(n_jobs)
     )
+    if same:  # d(S_i, S_i) = 0 exactly; its rounding times a large gamma would not give exp(0)
+        np.fill_diagonal(K, 1.0)
+    return K
 
 
 def covariance_descriptor(image, *, regularization=1e-6):

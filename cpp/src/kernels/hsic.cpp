@@ -84,6 +84,9 @@ void check_sigma(double sigma) {
 
 Eigen::VectorXd gaussian_degree(const MatrixRef& Z, double sigma, ThreadTeam& team, const InterruptPoll& poll) {
   check_sigma(sigma);
+  if (!Z.allFinite()) throw std::invalid_argument("Z must be finite");
+  if (Z.size() > 0 && Z.cwiseAbs().maxCoeff() > kMaxCoordinate)
+    throw std::invalid_argument("Z's entries must be at most 1e150 in magnitude (squared distances must be finite)");
   const Index n = Z.rows();
   const Eigen::VectorXd sq = row_norms2(Z);
   std::vector<Eigen::VectorXd> acc(static_cast<std::size_t>(team.size()), Eigen::VectorXd::Zero(n));

@@ -101,9 +101,10 @@ void pairwise_kernel(const MatrixRef& X, const MatrixRef& Y, const PairwiseKerne
                      const InterruptPoll& poll) {
   if (X.cols() != Y.cols()) throw std::invalid_argument("pairwise_kernel: X and Y need the same number of features");
   if (!X.allFinite() || !Y.allFinite()) throw std::invalid_argument("pairwise_kernel: X and Y must be finite");
-  if (kernel.kind == PairwiseKind::tl1 && !std::isfinite(kernel.tau))
-    throw std::invalid_argument("pairwise_kernel: tau must be finite");
-  if (kernel.kind == PairwiseKind::rbf && !(kernel.gamma >= 0.0 && std::isfinite(kernel.gamma)))
+  // Both fields are checked whatever the kind: a garbage value is a caller's error either way.
+  if (!(kernel.tau > 0.0 && std::isfinite(kernel.tau)))
+    throw std::invalid_argument("pairwise_kernel: tau must be finite and > 0");
+  if (!(kernel.gamma >= 0.0 && std::isfinite(kernel.gamma)))
     throw std::invalid_argument("pairwise_kernel: gamma must be finite and >= 0");
   const RowMatrixXd Yt = Y.transpose();
   const Index n = X.rows(), m = Y.rows();
@@ -175,6 +176,11 @@ void affine_invariant_kernel(const double* W, Index n_w, const double* T, Index 
   if (same)
     for (std::size_t i = 0; i < row_len; ++i)
       for (std::size_t j = 0; j < i; ++j) out[i * row_len + j] = out[j * row_len + i];
+  for (std::size_t e = 0; e < static_cast<std::size_t>(n_w) * row_len; ++e)
+    if (!std::isfinite(out[e]))
+      throw std::invalid_argument(
+          "affine_invariant_kernel: W and T are beyond double precision's range together; rescale them "
+          "(kernlearn.kernels.affine_invariant_kernel does)");
 }
 
 template <class Scalar>

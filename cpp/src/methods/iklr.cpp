@@ -172,6 +172,8 @@ IklrResult ccicp(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::Vec
   if (!y.allFinite() || !alpha0.allFinite() || !negative.V.allFinite() || !negative.w.allFinite() ||
       !std::isfinite(negative.shift))
     throw std::invalid_argument("ccicp: y, alpha0, V, w and shift must be finite");
+  if (negative.shift < 0.0)
+    throw std::invalid_argument("ccicp: shift must be >= 0 (K- = V diag(w) V' + shift I is PSD)");
   if (!(options.lambda > 0.0) || !std::isfinite(options.lambda))
     throw std::invalid_argument("ccicp: lambda_ must be a positive finite number");
   if (!(options.eps >= 0.0) || !std::isfinite(options.eps))

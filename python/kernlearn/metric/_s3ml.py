@@ -62,7 +62,8 @@ def admissible_beta(prior_inverse, T, rho):
     -------
     float
         1 / lambda_max(-T, B) with B = prior_inverse + rho I, or inf when -T has no positive
-        generalised eigenvalue (then every beta >= 0 is admissible).
+        generalised eigenvalue (then every beta >= 0 is admissible) or when 1 / lambda_max exceeds
+        the largest float (then every representable beta is).
     """
     validate_params({"rho": [Interval(Real, 0, None)]}, {"rho": rho}, "admissible_beta")
     with naming("T"):
@@ -81,7 +82,10 @@ def admissible_beta(prior_inverse, T, rho):
         raise ValueError(
             f"the prior M0^-1 + rho I is not positive definite (rho = {rho!r}); increase rho or use prior='identity'"
         ) from None
-    return float(1.0 / top / scale) if top > 0 else np.inf
+    if not top > 0:
+        return np.inf
+    with np.errstate(over="ignore"):  # beyond the largest float: every representable beta is admissible
+        return float(1.0 / float(top) / scale)
 
 
 def _power_of_two_scale(A):
