@@ -55,7 +55,7 @@ def run(cases, state_path, workers, timeout):
     t0 = time.monotonic()
 
     def drive():
-        w = fz.Worker(ROOT)
+        w = fz.Worker()
         try:
             while True:
                 with lock:
@@ -67,7 +67,7 @@ def run(cases, state_path, workers, timeout):
                 except RuntimeError:  # the server itself died (it should not): restart it
                     res = {"cls": "crash", "detail": "fork server died"}
                     w.close()
-                    w = fz.Worker(ROOT)
+                    w = fz.Worker()
                 res["case"] = case
                 with lock:
                     with open(state_path, "a") as f:

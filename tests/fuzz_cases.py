@@ -28,6 +28,7 @@ Each mutation has a kind: ``valid`` (must be ``ok``), ``bad`` (must be ``clear``
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -2935,11 +2936,16 @@ def _serve():
 class Worker:
     """A fork server in a subprocess; ``run(case)`` returns the verdict dict."""
 
-    def __init__(self, repo_root=None):
-        root = repo_root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    def __init__(self):
+        # The server imports the kernlearn this process would import (the installed one in CI,
+        # the source tree under PYTHONPATH=python), and these cases from beside this file.
+        spec = importlib.util.find_spec("kernlearn")
+        if spec is None or spec.origin is None:
+            raise RuntimeError("kernlearn is not importable here")
+        package_parent = os.path.dirname(os.path.dirname(spec.origin))
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(
-            [os.path.join(root, "python"), os.path.join(root, "tests"), env.get("PYTHONPATH", "")]
+            [package_parent, os.path.dirname(os.path.abspath(__file__)), env.get("PYTHONPATH", "")]
         )
         env.setdefault("OPENBLAS_NUM_THREADS", "1")
         env.setdefault("OMP_NUM_THREADS", "1")
