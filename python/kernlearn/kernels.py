@@ -34,6 +34,7 @@ from sklearn.utils.validation import check_array
 from . import _core
 from ._utils import _solver_choice
 from ._utils._param_validation import Interval, validate_params
+from ._utils._scaling import binary_exponent
 from ._utils._validation import (
     SYMMETRY_RTOL,
     check_choice,
@@ -142,8 +143,7 @@ def _common_scale(*stacks):
     """The power of two that brings the largest entry of the stacks near 1: both kernels below
     depend on S and T only through log S - log T or S^-1/2 T S^-1/2, which a common factor leaves
     unchanged, while matrices near the ends of the float64 range overflow in the products."""
-    largest = max(float(np.abs(A).max()) for A in stacks)
-    return 1.0 if largest == 0.0 else float(np.ldexp(1.0, -np.frexp(largest)[1]))
+    return float(np.ldexp(1.0, -binary_exponent(*stacks)))
 
 
 def _spd_eigh(S, name):

@@ -17,6 +17,7 @@ from sklearn.utils import check_random_state
 
 from . import _core
 from ._utils import _solver_choice
+from ._utils._scaling import binary_exponent
 from ._utils._signs import fix_signs
 from ._utils._validation import (
     check_choice,
@@ -378,15 +379,10 @@ def _dense(operator, n, k, which, threshold, max_rank, tol):
     return np.ascontiguousarray(values), np.ascontiguousarray(vectors), info
 
 
-def _power_of_two_scale(size):
-    """A power of two s with s * size about 1 (1 for 0): scaling by it and back is exact."""
-    return 1.0 if size == 0 else float(np.ldexp(1.0, -np.frexp(size)[1]))
-
-
 def _measured_residuals(M, values, vectors):
     """||M v - lambda v|| per pair and M's largest column norm, computed on M scaled by a power of
     two so that neither the products nor the squares in the norms overflow or underflow."""
-    s = _power_of_two_scale(float(np.abs(M).max()))
+    s = float(np.ldexp(1.0, -binary_exponent(M)))
     S = s * M
     column_norm = float(np.sqrt(np.einsum("ij,ij->j", S, S).max())) / s
     if not values.size:
@@ -447,7 +443,7 @@ def _estimate_count_beyond(operator, n, threshold, which, degree, n_probes, rng)
             return n
     # The expansion runs on s A, s a power of two that makes the spectrum's extent about 1, so that
     # neither it nor the products overflow (A near 1e308) or underflow (near 1e-308).
-    s = _power_of_two_scale(max(abs(top), abs(bottom)))
+    s = float(np.ldexp(1.0, -binary_exponent(top, bottom)))
     top, bottom, threshold = s * top, s * bottom, s * threshold
     if kind == "callback":
         matmat = lambda X: s * np.asarray(M.matmat(X), dtype=np.float64)  # noqa: E731

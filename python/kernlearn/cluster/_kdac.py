@@ -21,6 +21,7 @@ from threadpoolctl import threadpool_limits
 from .. import _core
 from .._utils._monitor import Monitor, history_arrays
 from .._utils._param_validation import Interval, StrOptions, validate_params
+from .._utils._scaling import binary_exponent
 from .._utils._validation import check_data, naming, resolve_n_threads
 from ..evaluation import nmi
 
@@ -47,9 +48,9 @@ def median_sigma(X, *, factor=0.5, max_points=MEDIAN_MAX_POINTS, random_state=No
         rows = check_random_state(random_state).choice(X.shape[0], max_points, replace=False)
         X = X[np.sort(rows)]
     # Distances of X / 2^e, scaled back: exact, and finite for any finite X whose distances are.
-    scale = 2.0 ** np.frexp(np.abs(X).max())[1] if X.size and np.abs(X).max() > 0 else 1.0
-    dist = pdist(X / scale)
-    med = float(np.median(dist)) * scale if dist.size else 0.0
+    exponent = binary_exponent(X)
+    dist = pdist(np.ldexp(X, -exponent))
+    med = float(np.ldexp(np.median(dist), exponent)) if dist.size else 0.0
     if not med > 0.0:
         raise ValueError("sigma='median' needs at least two distinct rows in X (the median distance is 0)")
     sigma = factor * med

@@ -38,6 +38,7 @@ from .. import _core
 from .._utils import _solver_choice
 from .._utils._monitor import Monitor, history_arrays
 from .._utils._param_validation import Interval, StrOptions
+from .._utils._scaling import binary_exponent
 from .._utils._signs import fix_signs
 from .._utils._validation import blas_threads, check_int, resolve_n_threads, warn_unconverged_eigensolves
 from ..constraints import core_csr
@@ -236,8 +237,7 @@ class _DistancePreserving(_SaddleEmbedding):
         # Everything below runs on X / 2^e with the largest entry near 1 (exact), so squared
         # distances and the bound B (fourth powers) neither overflow nor underflow; the kernel
         # comes back in the input's units through the returned scale.
-        peak = float(np.abs(X).max())
-        exponent = int(np.frexp(peak)[1]) if peak > 0 else 0
+        exponent = binary_exponent(X)
         X = np.ldexp(X, -exponent)
         pairs, D = self._distance_pairs(X)
         scale = float(D.mean())

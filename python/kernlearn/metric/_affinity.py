@@ -59,6 +59,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from .._utils import _solver_choice
+from .._utils._scaling import binary_exponent
 from .._utils._validation import check_choice, check_data, check_int, check_real, resolve_n_threads
 from ..constraints import check_pairs
 from ..graph import knn
@@ -334,13 +335,12 @@ def laplacian_quadratic_form(X, W):
     degree = np.asarray(W.sum(axis=1)).ravel()
     L = sp.diags(degree) - W
     # On X / 2^e, scaled back by 4^e: overflow only where T itself does not fit a float64.
-    peak = float(np.abs(X).max()) if X.size else 0.0
-    scale = float(2.0 ** np.frexp(peak)[1]) if peak > 0 else 1.0
-    Xs = X / scale
+    exponent = binary_exponent(X)
+    Xs = np.ldexp(X, -exponent)
     T = Xs.T @ (L @ Xs)
     T = 0.5 * (T + T.T)
     with np.errstate(over="ignore"):
-        T = T * scale * scale
+        T = np.ldexp(T, 2 * exponent)
     if not np.all(np.isfinite(T)):
         raise ValueError("X' (D - W) X overflows float64 for this X and W: rescale X or W")
     return T

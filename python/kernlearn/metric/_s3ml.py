@@ -38,6 +38,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .._utils._param_validation import Interval, StrOptions, validate_params
+from .._utils._scaling import binary_exponent
 from .._utils._validation import check_data, naming
 from ..constraints import check_pairs, from_labels
 from ._affinity import initial_affinities, laplacian_quadratic_form, propagate_affinities
@@ -75,7 +76,7 @@ def admissible_beta(prior_inverse, T, rho):
         raise ValueError(f"T and prior_inverse must be square of one size, got {T.shape} and {prior_inverse.shape}")
     B = prior_inverse + rho * np.eye(m)
     # lambda_max(-T, B) of T / 2^e, scaled back: LAPACK loses a subnormal or huge T.
-    scale = _power_of_two_scale(T)
+    scale = float(np.ldexp(1.0, binary_exponent(T)))
     try:
         top = scipy.linalg.eigh(-T / scale, B, eigvals_only=True)[-1]
     except np.linalg.LinAlgError:
@@ -86,12 +87,6 @@ def admissible_beta(prior_inverse, T, rho):
         return np.inf
     with np.errstate(over="ignore"):  # beyond the largest float: every representable beta is admissible
         return float(1.0 / float(top) / scale)
-
-
-def _power_of_two_scale(A):
-    """2^e near max |A| (1 for a zero A): dividing by it is exact."""
-    peak = float(np.abs(A).max()) if A.size else 0.0
-    return float(2.0 ** np.frexp(peak)[1]) if peak > 0 else 1.0
 
 
 class S3ML(TransformerMixin, BaseEstimator):
