@@ -159,5 +159,6 @@ Monitor<Record> python_monitor(const std::optional<py::function>& callback) {
 }
 
 void register_status(py::module_& m);
+void register_threads(py::module_& m);
 
 }  // namespace kernlearn::bindings

@@ -5,8 +5,9 @@
 PYBIND11_MODULE(_core, m) {
   namespace kb = kernlearn::bindings;
   m.doc() = "kernlearn's C++ core, one submodule per layer. Use the Python wrappers, which validate input.";
-  auto core = m.def_submodule("core", "Types shared by every layer: the solver status.");
+  auto core = m.def_submodule("core", "Shared by every layer: the solver status and the thread cap.");
   kb::register_status(core);
+  kb::register_threads(core);
   auto linalg = m.def_submodule("linalg", "Thick-restart Lanczos and dense eigensolvers.");
   kb::register_linalg(linalg);
   auto neighbors = m.def_submodule("neighbors", "Exact kNN, kNN graphs and Laplacians.");

@@ -11,4 +11,8 @@ try:
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
+from ._utils._threadpool import register_with_threadpoolctl
+
+register_with_threadpoolctl()
+
 __all__ = ["__version__"]

@@ -1,11 +1,8 @@
 #include "kernlearn/core/thread_team.hpp"
 
+#include <algorithm>
+#include <limits>
 #include <stdexcept>
-#include <string>
-
-#if defined(__linux__)
-#include <sched.h>
-#endif
 
 #include "kernlearn/core/parallel.hpp"
 
@@ -19,26 +16,14 @@
 namespace kernlearn {
 
 namespace {
-// About a millisecond of pause instructions: longer than the serial work between the sections of
-// one Lanczos step, shorter than anything a user would notice as a busy core.
-constexpr int kSpinLimit = 1 << 13;
+// At most about half a millisecond of pause instructions: longer than the serial work between the
+// sections of one Lanczos step, shorter than anything a user would notice as a busy core.
+constexpr int kSpinMax = 1 << 13;
+constexpr std::uint64_t kRunMask = 0xffffffffu;
 }  // namespace
 
-int usable_threads(int requested) {
-  if (requested < 1) throw std::invalid_argument("n_threads must be >= 1, got " + std::to_string(requested));
-  int cores = 0;
-#if defined(__linux__)
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) cores = CPU_COUNT(&set);
-#endif
-  if (cores < 1) cores = static_cast<int>(std::thread::hardware_concurrency());
-  if (cores < 1) cores = 1;
-  return requested < cores ? requested : cores;
-}
-
-ThreadTeam::ThreadTeam(int n_threads) : size_(usable_threads(n_threads)) {
-  errors_.resize(static_cast<std::size_t>(size_));
+ThreadTeam::ThreadTeam(int n_threads)
+    : reservation_(n_threads), size_(reservation_.threads()), cursors_(new Cursor[size_]) {
   workers_.reserve(static_cast<std::size_t>(size_ - 1));
   try {
     for (int t = 1; t < size_; ++t) workers_.emplace_back(&ThreadTeam::work, this, t);
@@ -56,66 +41,128 @@ void ThreadTeam::shut_down() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     quit_.store(true);
-    generation_.fetch_add(1);
+    tag_.fetch_add(1);
   }
   wake_.notify_all();
   for (auto& w : workers_) w.join();
 }
 
 void ThreadTeam::work(int member) {
-  std::uint64_t seen = 0;
+  std::uint32_t seen = 0;
+  int spin_limit = kSpinMax;
   for (;;) {
-    std::uint64_t now = generation_.load(std::memory_order_acquire);
-    for (int spin = 0; now == seen && spin < kSpinLimit; ++spin) {
+    std::uint32_t now = tag_.load(std::memory_order_acquire);
+    for (int spin = 0; now == seen && spin < spin_limit; ++spin) {
       KERNLEARN_PAUSE();
-      now = generation_.load(std::memory_order_acquire);
+      now = tag_.load(std::memory_order_acquire);
     }
     if (now == seen) {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return generation_.load() != seen; });
-      now = generation_.load();
+      sleepers_.fetch_add(1);
+      wake_.wait(lock, [&] { return tag_.load() != seen; });
+      sleepers_.fetch_sub(1);
+      now = tag_.load();
     }
     if (quit_.load()) return;
     seen = now;
-    try {
-      (*task_)(member);
-    } catch (...) {
-      errors_[static_cast<std::size_t>(member)] = std::current_exception();
-    }
-    pending_.fetch_sub(1, std::memory_order_release);
+    // A worker that keeps arriving after the items are gone (sections too short for it, or a
+    // machine too busy to run it promptly) spins less and less and ends up sleeping until woken;
+    // one that gets work spins longer again.
+    spin_limit = run_items(member, now, nullptr) ? std::min(kSpinMax, 2 * spin_limit + 64) : spin_limit / 2;
   }
 }
 
-void ThreadTeam::run(const std::function<void(int)>& task) {
-  if (size_ == 1) return task(0);
-  task_ = &task;
-  pending_.store(size_ - 1, std::memory_order_relaxed);
-  {
-    // Under the mutex, so a worker about to sleep either sees the new generation or is woken.
-    std::lock_guard<std::mutex> lock(mutex_);
-    generation_.fetch_add(1, std::memory_order_release);
-  }
-  wake_.notify_all();
-  try {
-    task(0);
-  } catch (...) {
-    errors_[0] = std::current_exception();
-  }
-  for (int spin = 0; pending_.load(std::memory_order_acquire) != 0; ++spin) {
-    if (spin < kSpinLimit) {
-      KERNLEARN_PAUSE();
-    } else {
-      std::this_thread::yield();  // a worker was descheduled: give it the core
+bool ThreadTeam::claim(int run, std::uint32_t tag, Item& item) {
+  Cursor& cursor = cursors_[run];
+  std::uint64_t word = cursor.word.load(std::memory_order_acquire);
+  for (;;) {
+    if (static_cast<std::uint32_t>(word >> 32) != tag) return false;  // that section is over
+    const auto next = static_cast<Item>(word & kRunMask);
+    if (next >= cursor.end.load(std::memory_order_relaxed)) return false;
+    if (cursor.word.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel, std::memory_order_acquire)) {
+      item = next;
+      return true;
     }
   }
-  task_ = nullptr;
-  for (auto& e : errors_) {
-    if (e) {
-      std::exception_ptr first = e;
-      for (auto& clear : errors_) clear = nullptr;
-      std::rethrow_exception(first);
+}
+
+bool ThreadTeam::run_items(int member, std::uint32_t tag, const InterruptPoll* poll) {
+  bool ran = false;
+  for (int k = 0; k < size_; ++k) {
+    const int run = (member + k) % size_;  // its own run first, then the others'
+    Item item = 0;
+    while (claim(run, tag, item)) {
+      ran = true;
+      if (poll && *poll && !stop_.load(std::memory_order_relaxed) && (*poll)()) stop_.store(true);
+      if (!stop_.load(std::memory_order_relaxed)) {
+        try {
+          (*fn_.load(std::memory_order_acquire))(member, item);
+        } catch (...) {
+          if (!error_taken_.test_and_set()) error_ = std::current_exception();
+          stop_.store(true);
+        }
+      }
+      finish_item();
     }
   }
+  return ran;
+}
+
+void ThreadTeam::finish_item() {
+  // n_items_ is still this section's: the caller cannot start another before this item counts.
+  const Item n = n_items_.load(std::memory_order_relaxed);
+  if (done_.fetch_add(1) + 1 == n && caller_sleeping_.load()) {
+    std::lock_guard<std::mutex> lock(mutex_);  // the caller is either before its check or waiting
+    all_done_.notify_one();
+  }
+}
+
+void ThreadTeam::for_each(Item n_items, const ItemFn& fn, const InterruptPoll& poll) {
+  if (n_items <= 0) return;
+  if (n_items > std::numeric_limits<std::int32_t>::max())
+    throw std::invalid_argument("ThreadTeam::for_each: more than 2^31 - 1 items");
+  if (size_ == 1 || n_items == 1) {
+    for (Item item = 0; item < n_items; ++item) {
+      if (poll && poll()) throw Interrupted();
+      fn(0, item);
+    }
+    return;
+  }
+  fn_.store(&fn, std::memory_order_relaxed);
+  n_items_.store(n_items, std::memory_order_relaxed);
+  done_.store(0, std::memory_order_relaxed);
+  stop_.store(false, std::memory_order_relaxed);
+  error_taken_.clear();
+  error_ = nullptr;
+  const std::uint32_t tag = tag_.load(std::memory_order_relaxed) + 1;
+  for (int run = 0; run < size_; ++run) {
+    cursors_[run].end.store(n_items * (run + 1) / size_, std::memory_order_relaxed);
+    const auto begin = static_cast<std::uint64_t>(n_items * run / size_);
+    cursors_[run].word.store((std::uint64_t{tag} << 32) | begin, std::memory_order_release);
+  }
+  tag_.store(tag);
+  if (sleepers_.load() > 0) {
+    std::lock_guard<std::mutex> lock(mutex_);  // a worker is either before its check or waiting
+    wake_.notify_all();
+  }
+
+  run_items(0, tag, &poll);  // the caller takes every item nobody else has claimed
+
+  // Only items already in progress remain: spin briefly, then sleep until the last one is done.
+  for (int spin = 0; done_.load(std::memory_order_acquire) != n_items && spin < kSpinMax; ++spin) KERNLEARN_PAUSE();
+  if (done_.load() != n_items) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    caller_sleeping_.store(true);
+    all_done_.wait(lock, [&] { return done_.load() == n_items; });
+    caller_sleeping_.store(false);
+  }
+  fn_.store(nullptr, std::memory_order_relaxed);
+  if (error_) {
+    std::exception_ptr first = error_;
+    error_ = nullptr;
+    std::rethrow_exception(first);
+  }
+  if (stop_.load()) throw Interrupted();
 }
 
 }  // namespace kernlearn

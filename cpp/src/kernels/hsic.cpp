@@ -25,30 +25,20 @@ std::vector<std::pair<Index, Index>> upper_tiles(Index n) {
   return tiles;
 }
 
-// Runs fn(member, i0, bi, j0, bj) over the upper tiles on the team, handing tiles out through an
-// atomic counter. Member 0 (the calling thread, which may take the GIL) polls for interruption
-// every few tiles; a tile is 65k kernel entries (its time: bench/results/kdac.md).
+// Runs fn(member, i0, bi, j0, bj) over the upper tiles on the team, one tile per item. The calling
+// thread (which may take the GIL) polls for interruption between tiles; a tile is 65k kernel
+// entries (its time: bench/results/kdac.md).
 template <class Fn>
 void for_each_upper_tile(Index n, ThreadTeam& team, const InterruptPoll& poll, Fn&& fn) {
   const auto tiles = upper_tiles(n);
-  const Index n_tiles = static_cast<Index>(tiles.size());
-  std::atomic<Index> next{0};
-  std::atomic<bool> stop{false};
-  team.run([&](int member) {
-    for (Index done = 0;; ++done) {
-      if (stop.load(std::memory_order_relaxed)) return;
-      if (member == 0 && poll && done % 8 == 0 && poll()) {
-        stop.store(true);
-        return;
-      }
-      const Index t = next.fetch_add(1);
-      if (t >= n_tiles) return;
-      const Index i0 = tiles[static_cast<std::size_t>(t)].first * kHsicTile;
-      const Index j0 = tiles[static_cast<std::size_t>(t)].second * kHsicTile;
-      fn(member, i0, std::min(kHsicTile, n - i0), j0, std::min(kHsicTile, n - j0));
-    }
-  });
-  if (stop.load()) throw Interrupted();
+  team.for_each(
+      static_cast<Index>(tiles.size()),
+      [&](int member, Index t) {
+        const Index i0 = tiles[static_cast<std::size_t>(t)].first * kHsicTile;
+        const Index j0 = tiles[static_cast<std::size_t>(t)].second * kHsicTile;
+        fn(member, i0, std::min(kHsicTile, n - i0), j0, std::min(kHsicTile, n - j0));
+      },
+      poll);
 }
 
 // K (bi x bj) = exp(-|z_i - z_j|^2 / (2 sigma^2)) for rows i0.., j0.. of Z; sq holds |z_i|^2.

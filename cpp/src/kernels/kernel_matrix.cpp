@@ -187,8 +187,9 @@ template <class Scalar>
 void DenseKernel<Scalar>::multiply(const double* x, double* y, ThreadTeam& team) const {
   const bool avx2 = active_simd() != Simd::none;
   const Index n = n_;
-  team.run([&](int member) {
-    const Index first = n * member / team.size(), last = n * (member + 1) / team.size();
+  // Rows in blocks of kRowBlock, claimed dynamically (thread_team.hpp).
+  team.for_each((n + kRowBlock - 1) / kRowBlock, [&](int, Index b) {
+    const Index first = b * kRowBlock, last = std::min(n, first + kRowBlock);
     for (Index i = first; i < last; ++i) y[i] = row_dot(row(i), x, n, avx2);
   });
 }

@@ -364,13 +364,11 @@ void BasisProducts::for_blocks(Fn&& fn) {
     for (Index b = 0; b < blocks; ++b) block(b);
     return;
   }
-  // Contiguous runs of blocks, as the operators split their rows (operator.cpp): each thread then
-  // sweeps the rows of w and of the newest basis vector that its own mat-vec share just wrote,
-  // from its own cache, which round robin would not (bench/results/eigsh.md).
-  const Index threads = team_.size();
-  team_.run([&](int member) {
-    for (Index b = blocks * member / threads; b < blocks * (member + 1) / threads; ++b) block(b);
-  });
+  // Each thread starts on its own contiguous run of blocks, as the operators split their rows
+  // (operator.cpp): it then sweeps the rows of w and of the newest basis vector that its own
+  // mat-vec share just wrote, from its own cache, which round robin would not
+  // (bench/results/eigsh.md). Blocks left by a preempted thread go to the others.
+  team_.for_each(blocks, [&](int, Index b) { block(b); });
 }
 
 void BasisProducts::reserve(Index cols) {
@@ -467,21 +465,15 @@ void BasisProducts::rotate(const double* V, Index ldv, Index m, const double* S,
   // Panels of about 2^25 multiply-adds (milliseconds), on multiples of 8 rows as the blocks, so
   // the SIMD kernels see the same strips and each row the same arithmetic.
   constexpr Index kPanelWork = Index{1} << 25;
-  const Index n = starts_.back(), threads = team_.size();
-  const Index panel = std::max<Index>(8 * threads, kPanelWork / std::max<Index>(1, m * p) / 8 * 8);
-  for (Index first = 0; first < n; first += panel) {
-    if (first > 0 && poll()) throw Interrupted();
-    const Index rows = std::min(panel, n - first), strips = rows / 8;
-    auto share = [&](Index member) { return member == threads ? rows : strips * member / threads * 8; };
-    if (threads == 1 || strips < threads) {
-      rotate_basis(V + first, ldv, rows, m, S, lds, p, Y + first, ldy);
-      continue;
-    }
-    team_.run([&](int member) {
-      const Index from = share(member), to = share(member + 1);
-      rotate_basis(V + first + from, ldv, to - from, m, S, lds, p, Y + first + from, ldy);
-    });
-  }
+  // One panel per item, the calling thread polling between them.
+  const Index n = starts_.back();
+  const Index panel = std::max<Index>(8, kPanelWork / std::max<Index>(1, m * p) / 8 * 8);
+  team_.for_each((n + panel - 1) / panel,
+                 [&](int, Index item) {
+                   const Index first = item * panel, rows = std::min(panel, n - first);
+                   rotate_basis(V + first, ldv, rows, m, S, lds, p, Y + first, ldy);
+                 },
+                 poll);
 }
 
 }  // namespace kernlearn

@@ -730,20 +730,18 @@ class SaddlePointSolver {
     const Index m = pb_.pairs.rows(), r = basis_.cols(), n_chunks = (m + kChunk - 1) / kChunk;
     std::vector<Eigen::MatrixXd> partial(static_cast<std::size_t>(n_chunks));
     const bool entry = pb_.pattern == PairPattern::entry;
-    parallel_for(static_cast<std::size_t>(n_chunks), team_.size(), 1, [&](std::size_t c0, std::size_t c1) {
-      for (auto c = static_cast<Index>(c0); c < static_cast<Index>(c1); ++c) {
-        const Index first = c * kChunk, rows = std::min(kChunk, m - first);
-        Eigen::MatrixXd left(rows, r), right(rows, r);
-        for (Index t = 0; t < rows; ++t) {
-          const Index q = first + t;
-          const auto ui = basis_rows_.row(pb_.pairs(q, 0)), uj = basis_rows_.row(pb_.pairs(q, 1));
-          left.row(t) = entry ? Eigen::RowVectorXd(ui) : Eigen::RowVectorXd(ui - uj);
-          right.row(t) = pair_coef_(q) * (entry ? Eigen::RowVectorXd(uj) : Eigen::RowVectorXd(ui - uj));
-        }
-        Eigen::MatrixXd block = left.transpose() * right;
-        if (entry) block += block.transpose().eval();
-        partial[static_cast<std::size_t>(c)] = std::move(block);
+    team_.for_each(n_chunks, [&](int, Index c) {
+      const Index first = c * kChunk, rows = std::min(kChunk, m - first);
+      Eigen::MatrixXd left(rows, r), right(rows, r);
+      for (Index t = 0; t < rows; ++t) {
+        const Index q = first + t;
+        const auto ui = basis_rows_.row(pb_.pairs(q, 0)), uj = basis_rows_.row(pb_.pairs(q, 1));
+        left.row(t) = entry ? Eigen::RowVectorXd(ui) : Eigen::RowVectorXd(ui - uj);
+        right.row(t) = pair_coef_(q) * (entry ? Eigen::RowVectorXd(uj) : Eigen::RowVectorXd(ui - uj));
       }
+      Eigen::MatrixXd block = left.transpose() * right;
+      if (entry) block += block.transpose().eval();
+      partial[static_cast<std::size_t>(c)] = std::move(block);
     });
     Eigen::MatrixXd M = projected_base_;
     for (const auto& block : partial) M += block;

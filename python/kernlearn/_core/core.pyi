@@ -1,5 +1,5 @@
 """
-Types shared by every layer: the solver status.
+Shared by every layer: the solver status and the thread cap.
 """
 
 from __future__ import annotations
@@ -46,3 +46,13 @@ class SolverStatus:
     def name(self) -> str: ...
     @property
     def value(self) -> int: ...
+
+def set_thread_limit(limit: typing.SupportsInt | typing.SupportsIndex) -> None:
+    """
+    Caps every later parallel section at limit threads (>= 1); 0 removes the cap.
+    """
+
+def thread_cap() -> int:
+    """
+    The most threads a parallel section may use now: the usable cores, lowered by the process-wide limit (threadpoolctl's threadpool_limits sets it).
+    """

@@ -156,32 +156,38 @@ def symmetrized(A, name):
     return (A + A.T) / 2.0
 
 
-def _usable_cores():
-    """The cores this process may run on: ``os.process_cpu_count()`` where it exists (Python
-    3.13+), else the size of the CPU affinity mask, else ``os.cpu_count()`` -- the rule
-    scikit-learn, threadpoolctl and joblib follow. (joblib.effective_n_jobs resolves -1 / -2 /
-    None but passes a positive n_jobs through uncapped, hence the cap in resolve_n_threads.)"""
-    count = getattr(os, "process_cpu_count", None)
-    if count is not None:
-        cores = count()
-    elif hasattr(os, "sched_getaffinity"):
-        cores = len(os.sched_getaffinity(0))
-    else:
-        cores = os.cpu_count()
-    return max(1, cores or 1)
+def thread_budget():
+    """The threads ``n_jobs=-1`` stands for: the core's cap (the cores this process may run on,
+    lowered by ``threadpoolctl.threadpool_limits``; ``thread_cap`` in core/parallel.hpp), lowered
+    further by ``OMP_NUM_THREADS`` when it is set, as scikit-learn's OpenMP code is. joblib sets
+    that variable in its worker processes (``inner_max_num_threads``, by default cores / n_jobs),
+    so ``GridSearchCV(n_jobs=k)`` over an estimator with ``n_jobs=-1`` does not oversubscribe.
+    Inside one process, the core's thread reservation does the same for concurrent calls
+    (joblib's threading backend, user threads)."""
+    from .. import _core
+
+    budget = int(_core.core.thread_cap())
+    env = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if env.isdigit() and int(env) >= 1:
+        budget = min(budget, int(env))
+    return budget
 
 
 def resolve_n_threads(n_jobs):
-    """Turn scikit-learn's n_jobs (None = 1 unless a joblib context says otherwise, -1 = all
-    cores, -2 = all but one) into the positive thread count the core takes, capped at
-    _usable_cores(): more threads than cores only contend, and a count like 10**6 would exhaust
+    """Turn scikit-learn's n_jobs into the positive thread count the core takes.
+
+    None means 1 unless a joblib ``parallel_config(n_jobs=...)`` context says otherwise; -1 means
+    ``thread_budget()`` threads, -2 one fewer, and so on (at least 1); a positive n_jobs is capped at
+    the budget too: more threads than cores only contend, and a count like 10**6 would exhaust
     the address space on thread stacks. The core applies the same cap (``usable_threads`` in
     core/parallel.hpp), so a raw ``_core`` call is bounded too."""
-    if n_jobs is not None:
-        check_int(n_jobs, "n_jobs")
-        if n_jobs == 0:
-            raise ValueError("n_jobs must be a non-zero integer or None, got 0")
-    return max(1, min(int(effective_n_jobs(n_jobs)), _usable_cores()))
+    if n_jobs is None:
+        n_jobs = effective_n_jobs(None)
+    check_int(n_jobs, "n_jobs")
+    if n_jobs == 0:
+        raise ValueError("n_jobs must be a non-zero integer or None, got 0")
+    budget = thread_budget()
+    return max(1, budget + 1 + int(n_jobs)) if n_jobs < 0 else min(int(n_jobs), budget)
 
 
 def blas_threads(n_threads):

@@ -20,22 +20,49 @@
 
 namespace kernlearn {
 
-// The thread count every parallel section uses for a requested n_threads: requested, capped at the
-// cores this process may run on (its CPU affinity mask; std::thread::hardware_concurrency() where
-// that is unavailable). More threads than cores only add contention, and a count like 10^6 would
-// exhaust the address space on thread stacks. Throws std::invalid_argument naming n_threads when
+// The thread count every parallel section uses for a requested n_threads: requested, capped at
+// thread_cap(). More threads than cores only add contention, and a count like 10^6 would exhaust
+// the address space on thread stacks. Throws std::invalid_argument naming n_threads when
 // requested < 1. ThreadTeam and parallel_for both apply it, so no caller can start more. Python's
 // kernlearn._utils._validation.resolve_n_threads applies the same rule to n_jobs.
 int usable_threads(int requested);
 
-// Runs fn(begin, end) over chunks of [0, n) on usable_threads(n_threads) threads (the caller
-// included) and returns when all chunks are done. A thread that fails to start (std::system_error
+// The most threads one parallel section may use: the cores this process may run on (its CPU
+// affinity mask; std::thread::hardware_concurrency() where that is unavailable), lowered by the
+// process-wide limit if one is set.
+int thread_cap();
+
+// The process-wide limit that threadpoolctl's threadpool_limits sets (bindings/thread_limit_abi.cpp
+// exports it): limit >= 1 caps every later section, 0 removes the cap. Atomic; sections already
+// running keep their threads.
+void set_thread_limit(int limit);
+
+// The threads one parallel section holds, reserved from a process-wide budget of thread_cap():
+// usable_threads(requested), lowered so that the sections running at once in this process (from
+// several Python threads, or joblib's threading backend) hold at most thread_cap() threads
+// together, but never below 1, the calling thread, which runs anyway. Released on destruction.
+// Oversubscribed cores make every thread wait for the preempted ones (bench/results/threads.md).
+class ThreadReservation {
+ public:
+  explicit ThreadReservation(int requested);
+  ~ThreadReservation();
+  ThreadReservation(const ThreadReservation&) = delete;
+  ThreadReservation& operator=(const ThreadReservation&) = delete;
+  int threads() const { return threads_; }
+
+ private:
+  int threads_;
+};
+
+// Runs fn(begin, end) over chunks of [0, n) on ThreadReservation(n_threads).threads() threads (the
+// caller included) and returns when all chunks are done. A thread that fails to start (std::system_error
 // under a memory or process limit) is not an error: its chunks go to the threads that did start. The first exception
 // thrown by any chunk is rethrown here after every thread has joined; the remaining chunks are skipped. If poll()
 // returns true, the remaining chunks are skipped and Interrupted is thrown.
 template <class Fn>
 void parallel_for(std::size_t n, int n_threads, std::size_t chunk, Fn&& fn, const InterruptPoll& poll = {}) {
-  const int threads = usable_threads(n_threads);
+  const ThreadReservation reservation(n_threads);
+  const int threads = reservation.threads();
   if (n == 0) return;
   chunk = std::max<std::size_t>(chunk, 1);
   const std::size_t n_chunks = (n + chunk - 1) / chunk;
