@@ -78,6 +78,8 @@ class Entry:
     min_n: int = 3
     core: bool = False
     allow_inf: bool = False  # +-inf is a documented value of the result (NaN never is)
+    # A harness array that reaches the function through other arguments -> the names an error may use.
+    stands_for: dict = field(default_factory=dict)
 
 
 ENTRIES: dict[str, Entry] = {}
@@ -1882,7 +1884,12 @@ entry(
 
 def _clcb_call(kw):
     la = _core().linalg
-    A = dense(kw["A"])
+    # A complex A stays complex, so that the callback returns complex values (dense() would drop
+    # the imaginary part here, and the binding would never see them).
+    try:
+        A = np.asarray(kw["A"]) if np.iscomplexobj(kw["A"]) else dense(kw["A"])
+    except (TypeError, ValueError):  # the callback could not be written: the caller's error
+        raise ValueError("matmat: the callback's A is not a numeric matrix") from None
     # The binding takes no A, only its size n and a callback: an A that is not a non-empty matrix
     # of v0's length is the caller's error, not the binding's.
     if np.ndim(A) != 2 or A.shape[0] == 0 or (kw.get("v0") is not None and np.shape(kw["v0"])[0] != A.shape[0]):
@@ -1920,6 +1927,7 @@ entry(
         **{k: v for k, v in LANCZOS_EXTRA.items() if k in ("ex:threshold_nan", "ex:k_big", "ex:v0_short")},
     },
     core=True,
+    stands_for={"A": ("matmat", "n", "v0")},  # A is the callback's matrix: its size is n, its product matmat's
 )((_cld_make, _clcb_call, lambda kw, r: _lanczos_result_check(kw["A"], kw, r)))
 
 
@@ -2610,7 +2618,8 @@ def _mut_names(e, mut):
         names = e.extra[mut][2]
         return names or tuple(e.arrays) + tuple(e.params)
     name = re.split("[:=]", mut, maxsplit=1)[0]
-    return (name[4:] if name.startswith("opt_") else name,)
+    name = name[4:] if name.startswith("opt_") else name
+    return e.stands_for.get(name, (name,))
 
 
 def build(case: str):
