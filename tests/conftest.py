@@ -1,3 +1,5 @@
+import os
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
@@ -8,6 +10,12 @@ _COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, Healt
 settings.register_profile("default", max_examples=100, derandomize=True, database=None, **_COMMON)
 settings.register_profile("long", max_examples=1000, derandomize=False, **_COMMON)
 settings.load_profile("default")
+
+
+# Under .ci/sanitize: ASan reserves terabytes of shadow address space, so an RLIMIT_AS cannot
+# apply; its allocator bounds single allocations instead (ASAN_OPTIONS in .ci/sanitize).
+UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
+needs_address_limit = pytest.mark.skipif(UNDER_ASAN, reason="an RLIMIT_AS cannot apply under AddressSanitizer")
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import textwrap
 
 import pytest
 
+from conftest import needs_address_limit
 from kernlearn._utils._validation import resolve_n_threads
 
 
@@ -39,6 +40,7 @@ def test_resolve_n_threads_caps_at_the_usable_cores():
         resolve_n_threads(0)
 
 
+@needs_address_limit
 def test_huge_n_jobs_finishes_under_an_address_space_limit():
     """The issue's repro: n_jobs=10**6 under an 8 GiB address-space limit deadlocked (the thread
     team started workers until one failed, then waited for them forever). Each estimator named
@@ -82,6 +84,7 @@ def test_huge_n_jobs_finishes_under_an_address_space_limit():
 
 
 @pytest.mark.skipif(usable_cores() < 2, reason="needs two usable cores to start a second thread")
+@needs_address_limit
 def test_parallel_for_runs_on_fewer_threads_when_one_cannot_start():
     """parallel_for under an address-space limit that leaves no room for a thread stack: the
     failed std::thread used to escape as a RuntimeError (and with other threads running, it
@@ -110,6 +113,7 @@ def test_parallel_for_runs_on_fewer_threads_when_one_cannot_start():
     assert "done" in out
 
 
+@needs_address_limit
 @pytest.mark.skipif(usable_cores() < 2, reason="needs two usable cores to start a second thread")
 def test_thread_team_that_cannot_start_raises_instead_of_hanging():
     out = run(
