@@ -217,7 +217,8 @@ def main():
     args = parser.parse_args()
     header = (
         f"# bench_threads ({datetime.date.today()}, {platform.node()}, cores {os.cpu_count()}, "
-        f"thread cap {_core.core.thread_cap()}, load at start {os.getloadavg()[0]:.1f})"
+        f"thread cap {getattr(_core.core, 'thread_cap', lambda: 'n/a')()}, "
+        f"load at start {os.getloadavg()[0]:.1f})"
     )
     print(header, flush=True)
     report = [header]
