@@ -16,8 +16,8 @@ Workloads (each about 1 to 3 s on one idle thread):
          in 3-D, tol 1e-8 (the issue's example; Lanczos)
   npkl   SimpleNPKL on 2,000 points (8 Gaussian blobs in 10-D, 10 % labelled), default settings
   phi    one HSIC Phi(W) (KDAC's W-step gradient), n = 20,000, d = 4, q = 3
-  s3ml   S3ML on 3,000 points (kNN, affinity propagation, then SICE)
-  sice   sparse_inverse_covariance alone, m = 200: one BLAS thread by design (bench/results/sice.md),
+  s3ml   S3ML on 1,000 points (kNN, affinity propagation, then SICE)
+  sice   sparse_inverse_covariance alone, m = 1,000, rho = 0.03: one BLAS thread by design (bench/results/sice.md),
          so n_jobs does not apply; shown for its sensitivity to load
 small: Lanczos with n_jobs 1 and 2 for n from 1,024 to 16,384, idle and beside one busy process, to
 place the size below which a team's mat-vecs run on the calling thread.
@@ -80,10 +80,10 @@ def workloads():
     A_phi = np.ascontiguousarray(rng.standard_normal((20_000, 3)) / np.sqrt(20_000))
     c_phi = np.array([1.0, -0.5, 0.25])
 
-    X_s3, y_s3 = make_blobs(3_000, n_features=12, centers=5, cluster_std=4.0, random_state=1)
+    X_s3, y_s3 = make_blobs(1_000, n_features=12, centers=5, cluster_std=4.0, random_state=1)
     y_s3 = np.where(rng.random(y_s3.size) < 0.1, y_s3, -1)
 
-    M = rng.standard_normal((400, 200))
+    M = rng.standard_normal((2_000, 1_000))
     S_sice = np.corrcoef(M, rowvar=False)
 
     return {
@@ -94,7 +94,7 @@ def workloads():
             X_phi, W0, A_phi, c_phi, sigma=1.0, n_threads=resolve_n_threads(n_jobs)
         ),
         "s3ml": lambda n_jobs: S3ML(random_state=0, n_jobs=n_jobs).fit(X_s3, y_s3),
-        "sice": lambda n_jobs: sparse_inverse_covariance(S_sice, 0.1),
+        "sice": lambda n_jobs: sparse_inverse_covariance(S_sice, 0.03),
     }
 
 

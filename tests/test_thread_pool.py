@@ -185,3 +185,43 @@ def test_concurrent_calls_share_the_cores():
         np.testing.assert_array_equal(r, ref)
     # idle + 4 callers + the sampler + at most cores - 1 workers (the callers hold 4 of the budget).
     assert peak[0] - idle - 5 <= max(0, cores() - 1)
+
+
+def blas_thread_counts():
+    return {info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"}
+
+
+def test_blas_threads_never_raises_a_limit_the_caller_set():
+    """SimpleNPKL and the embeddings run LAPACK under blas_threads(n_jobs): inside the caller's
+    threadpool_limits(1, user_api="blas") that must stay one thread."""
+    from kernlearn._utils._validation import blas_threads
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        with blas_threads(2):
+            assert blas_thread_counts() == {1}
+
+
+def test_idle_cores_counts_other_processes_only():
+    """Our own threads never count (a team must not shrink because of itself); a busy process does."""
+    assert 1 <= _core.core.idle_cores() <= cores()
+    stop = threading.Event()
+    spinners = [threading.Thread(target=busy_loop, args=(stop,)) for _ in range(3)]
+    for t in spinners:
+        t.start()
+    try:
+        own_busy = _core.core.idle_cores()
+    finally:
+        stop.set()
+        for t in spinners:
+            t.join()
+    if os.getloadavg()[0] < 0.5:  # an idle machine: nothing else should count
+        assert own_busy == cores()
+    if cores() < 2 or cores() != os.cpu_count():
+        return
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.3)
+        assert _core.core.idle_cores() <= cores() - 1
+    finally:
+        busy.kill()
+        busy.wait()

@@ -23,6 +23,9 @@ void register_threads(py::module_& m) {
   m.def("thread_cap", &thread_cap,
         "The most threads a parallel section may use now: the usable cores, lowered by the process-wide "
         "limit (threadpoolctl's threadpool_limits sets it).");
+  m.def("idle_cores", &idle_cores,
+        "The usable cores minus the runnable tasks of other processes at this instant (Linux /proc), at least 1; "
+        "all usable cores where that count does not describe them (a CPU subset, no /proc).");
   m.def(
       "set_thread_limit", [](int limit) { set_thread_limit(limit); }, py::arg("limit"),
       "Caps every later parallel section at limit threads (>= 1); 0 removes the cap.");

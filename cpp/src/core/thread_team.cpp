@@ -1,6 +1,7 @@
 #include "kernlearn/core/thread_team.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <stdexcept>
 
@@ -19,6 +20,11 @@ namespace {
 // At most about half a millisecond of pause instructions: longer than the serial work between the
 // sections of one Lanczos step, shorter than anything a user would notice as a busy core.
 constexpr int kSpinMax = 1 << 13;
+constexpr int kMaxBackoff = 1 << 12;
+constexpr int kStallSpacing = 64;
+// Waits shorter than this never count as a stall: a worker finishing its last item a little after
+// the caller is the normal end of a balanced section, not a preemption.
+constexpr std::chrono::microseconds kStallFloor{20};
 constexpr std::uint64_t kRunMask = 0xffffffffu;
 }  // namespace
 
@@ -121,13 +127,19 @@ void ThreadTeam::for_each(Item n_items, const ItemFn& fn, const InterruptPoll& p
   if (n_items <= 0) return;
   if (n_items > std::numeric_limits<std::int32_t>::max())
     throw std::invalid_argument("ThreadTeam::for_each: more than 2^31 - 1 items");
-  if (size_ == 1 || n_items == 1) {
-    for (Item item = 0; item < n_items; ++item) {
-      if (poll && poll()) throw Interrupted();
-      fn(0, item);
-    }
-    return;
+  if (solo_sections_ > 0)
+    --solo_sections_;
+  else if (size_ > 1 && n_items > 1)
+    return for_each_shared(n_items, fn, poll);
+  for (Item item = 0; item < n_items; ++item) {
+    if (poll && poll()) throw Interrupted();
+    fn(0, item);
   }
+}
+
+void ThreadTeam::for_each_shared(Item n_items, const ItemFn& fn, const InterruptPoll& poll) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
   fn_.store(&fn, std::memory_order_relaxed);
   n_items_.store(n_items, std::memory_order_relaxed);
   done_.store(0, std::memory_order_relaxed);
@@ -149,12 +161,24 @@ void ThreadTeam::for_each(Item n_items, const ItemFn& fn, const InterruptPoll& p
   run_items(0, tag, &poll);  // the caller takes every item nobody else has claimed
 
   // Only items already in progress remain: spin briefly, then sleep until the last one is done.
+  const auto own_done = Clock::now();
   for (int spin = 0; done_.load(std::memory_order_acquire) != n_items && spin < kSpinMax; ++spin) KERNLEARN_PAUSE();
   if (done_.load() != n_items) {
     std::unique_lock<std::mutex> lock(mutex_);
     caller_sleeping_.store(true);
     all_done_.wait(lock, [&] { return done_.load() == n_items; });
     caller_sleeping_.store(false);
+  }
+  const auto waited = Clock::now() - own_done;
+  if (waited > kStallFloor && waited > own_done - start) {
+    // A stall costs the rest of a time slice, a clean section saves half its length: the team
+    // pays only while stalls are rarer than about one section in a hundred. Stalls closer than
+    // kStallSpacing team sections double the solo run; a rare one starts it over at 1.
+    backoff_ = clean_since_stall_ < kStallSpacing ? std::min(2 * backoff_, kMaxBackoff) : 1;
+    solo_sections_ = backoff_;
+    clean_since_stall_ = 0;
+  } else {
+    ++clean_since_stall_;
   }
   fn_.store(nullptr, std::memory_order_relaxed);
   if (error_) {

@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 
 #include "kernlearn/core/simd.hpp"
+#include "kernlearn/core/solver_choice.hpp"
 
 #ifdef KERNLEARN_X86_DISPATCH
 #include <immintrin.h>
@@ -360,7 +361,8 @@ void BasisProducts::for_blocks(Fn&& fn) {
     const Index first = starts_[static_cast<std::size_t>(b)];
     fn(b, first, starts_[static_cast<std::size_t>(b + 1)] - first);
   };
-  if (blocks == 1 || team_.size() == 1) {
+  // Below the mat-vecs' threshold the sections are too short for a team (bench/results/threads.md).
+  if (blocks == 1 || team_.size() == 1 || starts_.back() < solver_choice::kTeamMinRows) {
     for (Index b = 0; b < blocks; ++b) block(b);
     return;
   }

@@ -47,6 +47,11 @@ class SolverStatus:
     @property
     def value(self) -> int: ...
 
+def idle_cores() -> int:
+    """
+    The usable cores minus the runnable tasks of other processes at this instant (Linux /proc), at least 1; all usable cores where that count does not describe them (a CPU subset, no /proc).
+    """
+
 def set_thread_limit(limit: typing.SupportsInt | typing.SupportsIndex) -> None:
     """
     Caps every later parallel section at limit threads (>= 1); 0 removes the cap.

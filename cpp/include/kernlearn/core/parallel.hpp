@@ -37,11 +37,19 @@ int thread_cap();
 // running keep their threads.
 void set_thread_limit(int limit);
 
+// The cores other processes leave idle at this instant: the usable cores minus the runnable tasks
+// of other processes (Linux: /proc/loadavg's running count minus this process's running threads),
+// at least 1. All usable cores where that count does not describe them (a process confined to a
+// subset of the machine's CPUs, as in a container's cpuset; systems without /proc).
+int idle_cores();
+
 // The threads one parallel section holds, reserved from a process-wide budget of thread_cap():
-// usable_threads(requested), lowered so that the sections running at once in this process (from
-// several Python threads, or joblib's threading backend) hold at most thread_cap() threads
-// together, but never below 1, the calling thread, which runs anyway. Released on destruction.
-// Oversubscribed cores make every thread wait for the preempted ones (bench/results/threads.md).
+// usable_threads(requested), lowered to idle_cores(), and so that the sections running at once in
+// this process (from several Python threads, or joblib's threading backend) hold at most
+// thread_cap() threads together, but never below 1, the calling thread, which runs anyway.
+// Released on destruction. On oversubscribed cores a team's threads take time slices from each
+// other, and the serial parts between sections run slower than on one thread
+// (bench/results/threads.md).
 class ThreadReservation {
  public:
   explicit ThreadReservation(int requested);

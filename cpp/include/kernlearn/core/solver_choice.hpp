@@ -40,7 +40,9 @@ constexpr Index kKdacFullEigenMaxN = 200;
 constexpr Index kKdacFloatMinN = 4096;
 constexpr Index kKdacDenseMaxN = 8192;
 
-// Mat-vecs with a ThreadTeam: rows below this run on the calling thread alone.
-constexpr Index kTeamMinRows = 2048;
+// Lanczos with a ThreadTeam: below this many rows the mat-vecs and the Gram-Schmidt passes run on
+// the calling thread alone (on an idle machine two threads lost at n = 1024, were within noise of
+// one at 2048 (0.88 to 1.19 in three runs) and won from 3072 on: bench/results/threads.md, "small").
+constexpr Index kTeamMinRows = 3072;
 
 }  // namespace kernlearn::solver_choice
