@@ -193,13 +193,14 @@ def resolve_n_threads(n_jobs):
 def blas_threads(n_threads):
     """A context in which scipy's LAPACK/BLAS (the core's dense eigensolvers) uses at most n_threads.
 
-        The same n_jobs then governs the core's threads and LAPACK's. The count is lowered, never
-        raised: to a BLAS limit the caller already set (``threadpool_limits(k, user_api="blas")``), and
-        to the cores other processes leave idle right now (``idle_cores`` in core/parallel.hpp, the rule
-    the core's own threads follow). OpenBLAS's threads
-        spin-wait for each other after every BLAS-2 call of the tridiagonal reduction, so one busy
-        process beside a 2-thread solve made it ten times slower than one thread, while on an idle
-        machine two threads are 1.5 to 2 times faster (figures: bench/results/threads.md)."""
+    The same n_jobs then governs the core's threads and LAPACK's. The count is lowered, never
+    raised: to a BLAS limit the caller already set (``threadpool_limits(k, user_api="blas")``), and
+    to the cores other processes leave idle right now (``idle_cores`` in core/parallel.hpp, the rule
+    the core's own threads follow). OpenBLAS's threads spin-wait for each other after every BLAS-2
+    call of the tridiagonal reduction, so one busy process beside a 2-thread solve made it ten times
+    slower than one thread, while on an idle machine two threads are 1.5 to 2 times faster
+    (figures: bench/results/threads.md). The count is one per process: contexts open at once in
+    several threads change it for each other (a known limit, recorded there)."""
     from .. import _core
 
     controller = _blas_controller()
