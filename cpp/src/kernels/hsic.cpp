@@ -1,7 +1,6 @@
 #include "kernlearn/kernels/hsic.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>

@@ -28,12 +28,9 @@ class KernlearnController(LibController):
         self.dynlib.kernlearn_set_num_threads(ctypes.c_int(int(num_threads)))
 
     def get_version(self):
-        from importlib.metadata import PackageNotFoundError, version
+        from .. import __version__  # the package's one version lookup (kernlearn/__init__.py)
 
-        try:
-            return version("kernlearn")
-        except PackageNotFoundError:
-            return None
+        return __version__
 
 
 def register_with_threadpoolctl():
