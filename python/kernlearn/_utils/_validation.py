@@ -14,6 +14,7 @@ from joblib import effective_n_jobs
 from sklearn.exceptions import ConvergenceWarning
 
 __all__ = [
+    "validate_X",
     "check_data",
     "check_int",
     "check_real",
@@ -75,6 +76,33 @@ def check_data(X, name="X", *, min_samples=1):
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinity")
     return arr
+
+
+def validate_X(estimator, X, *, reset=True, accept_sparse=False, min_samples=1):
+    """X checked by scikit-learn's ``validate_data``: a finite float64 array, C-contiguous when dense
+    and canonical CSR (sorted indices, no duplicates) when ``accept_sparse`` and X is sparse.
+
+    reset=True (fit) sets ``n_features_in_`` and, for a DataFrame with string column names,
+    ``feature_names_in_``; reset=False (transform, predict) checks X against them. A float64
+    C-contiguous array passes through without a copy (the core never writes to its input); any
+    conversion is a copy, so the caller's X is never modified. Errors name X."""
+    from sklearn.utils.validation import validate_data
+
+    with naming("X"):
+        X = validate_data(
+            estimator,
+            X,
+            reset=reset,
+            accept_sparse="csr" if accept_sparse else False,
+            dtype=np.float64,
+            order="C",
+            ensure_min_samples=min_samples,
+        )
+    if sp.issparse(X):
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()  # sorts the indices too
+    return X
 
 
 @contextlib.contextmanager
