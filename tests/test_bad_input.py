@@ -13,18 +13,18 @@ GOOD = np.random.default_rng(0).standard_normal((30, 3))
     "X, error, match",
     [
         (np.array([[np.nan, 1.0], [2.0, 3.0], [4.0, 5.0]]), ValueError, "X contains NaN"),
-        (np.array([[np.inf, 1.0], [2.0, 3.0], [4.0, 5.0]]), ValueError, "X contains NaN or inf"),
-        (np.ones(5), ValueError, "X must be 2-D"),
-        (np.ones((4, 2, 2)), ValueError, "X must be 2-D"),
-        (np.empty((0, 3)), ValueError, r"X has 0 sample\(s\) .* minimum of 2"),
-        (np.ones((1, 5)), ValueError, r"X has 1 sample\(s\) .* minimum of 2"),
-        (np.empty((5, 0)), ValueError, r"X has 0 feature\(s\)"),
-        (np.ones((4, 2), dtype=complex), ValueError, "Complex data not supported: X must hold real numbers"),
+        (np.array([[np.inf, 1.0], [2.0, 3.0], [4.0, 5.0]]), ValueError, "X contains infinity"),
+        (np.ones(5), ValueError, "X: Expected 2D array, got 1D array"),
+        (np.ones((4, 2, 2)), ValueError, "X: Found array with dim 3"),
+        (np.empty((0, 3)), ValueError, r"X: Found array with 0 sample\(s\) .* minimum of 2"),
+        (np.ones((1, 5)), ValueError, r"X: Found array with 1 sample\(s\) .* minimum of 2"),
+        (np.empty((5, 0)), ValueError, r"X: Found array with 0 feature\(s\)"),
+        (np.ones((4, 2), dtype=complex), ValueError, "X: Complex data not supported"),
         (np.array([[1, None], [2, 3]], dtype=object), ValueError, "X contains NaN"),  # None -> NaN, as in sklearn
-        (np.array([[1, {}], [2, 3]], dtype=object), TypeError, "X must hold real numbers"),
+        (np.array([[1, {}], [2, 3]], dtype=object), TypeError, r"X: float\(\) argument must be"),
         (np.array([["a", "b"], ["c", "d"]]), TypeError, "X must hold real numbers"),
         (sp.random(10, 3, density=0.5, format="csr"), TypeError, "X must be a dense array"),
-        ([[1.0, 2.0], [3.0]], ValueError, "X is not a rectangular array"),
+        ([[1.0, 2.0], [3.0]], ValueError, "X: setting an array element with a sequence"),
     ],
 )
 def test_bad_X(X, error, match):

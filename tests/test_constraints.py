@@ -134,7 +134,8 @@ def test_from_labels_counts_partial_labels_and_determinism():
         (dict(y=[0, 1, 1], n_pairs=4), "exceeds"),
         (dict(y=[0, 1, 1, 0], component_ratio=0.2), "cannot go below"),
         (dict(y=[0, 1, 1], component_ratio=1.5), "component_ratio must be in"),
-        (dict(y=[0, -1, -1]), "at least 2 labelled"),
+        (dict(y=[0, -1, -1]), "a single other class"),  # the {-1, +1} trap rule
+        (dict(y=["a", "b", "a"], n_pairs=5), "n_pairs"),
         (dict(y=[[0, 1]]), "1-D"),
     ],
 )

@@ -166,7 +166,7 @@ def test_bad_data_and_constraints():
         S3ML().fit(Xnan, ys)
     one_class = np.full_like(ys, -1)
     one_class[y == 0] = 0
-    with pytest.raises(ValueError, match="fewer than two classes"):
+    with pytest.raises(ValueError, match="a single other class"):
         S3ML().fit(X, one_class)
     with pytest.raises(ValueError, match="pair_labels"):
         S3ML().fit(X, pairs=pairs)

@@ -33,7 +33,20 @@ EXPECTED_FAILURES = {
 }
 
 
+# SimpleNPKL's transform is the harmonic extension of its graph regulariser: a training point
+# queried as a new point is its own nearest neighbour, so transform(X_train) is a smoothed
+# embedding_ and differs from fit_transform by design (npkl.SimpleNPKL's docstring; the rule is
+# checked against its definition in tests/test_out_of_sample.py).
+TRANSFORM_IS_AN_EXTENSION = "transform(X_train) is the out-of-sample rule, fit_transform the fitted embedding_"
+SIMPLENPKL_FAILURES = {
+    "check_transformer_general": TRANSFORM_IS_AN_EXTENSION,
+    "check_transformer_data_not_an_array": TRANSFORM_IS_AN_EXTENSION,
+}
+
+
 def _expected_failed_checks(estimator):
+    if isinstance(estimator, SimpleNPKL):
+        return SIMPLENPKL_FAILURES
     if isinstance(estimator, KDAC):  # y is the existing clustering: there is no fit(X)
         return {"check_clustering": "calls fit(X) without y; KDAC needs the existing clustering"}
     return EXPECTED_FAILURES if getattr(estimator, "kernel", None) == "precomputed" else {}

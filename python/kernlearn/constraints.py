@@ -17,6 +17,7 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.utils import check_random_state
 
 from . import _core
+from ._utils._labels import encode_labels
 from ._utils._param_validation import validate_params
 from ._utils._validation import check_choice, check_int, check_square_sparse, naming, resolve_n_threads
 
@@ -60,7 +61,9 @@ def from_labels(y, n_pairs=None, component_ratio=None, random_state=None):
     Parameters
     ----------
     y : array of shape (n,)
-        Integer class labels; -1 = unlabelled.
+        Class labels of any type (integers, strings, ...); the number -1 marks an unlabelled
+        point. y holding -1 and one other class is refused: that is binary labels in {-1, +1}
+        misread as one class plus unlabelled points (see ``kernlearn._utils._labels``).
     n_pairs : int, optional
     component_ratio : float in (0, 1], optional
         Default 0.7 when y is fully labelled and n_pairs is None.
@@ -72,17 +75,12 @@ def from_labels(y, n_pairs=None, component_ratio=None, random_state=None):
     pair_labels : int64 array of shape (m,), +1 / -1
     """
     validate_params({"random_state": ["random_state"]}, {"random_state": random_state}, "from_labels")
-    y = np.asarray(y)
-    if y.ndim != 1 or y.size < 2:
-        raise ValueError(f"y must be 1-D with at least 2 labels, got shape {y.shape}")
-    if y.dtype.kind not in "biu" and not (y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.round(y))):
-        raise TypeError(f"Unknown label type: y must hold integer class labels, got dtype {y.dtype}")
-    y = y.astype(np.int64)
+    if np.ndim(y) != 1 or np.size(y) < 2:
+        raise ValueError(f"y must be 1-D with at least 2 labels, got shape {np.shape(y)}")
+    _, y = encode_labels(y, np.size(y), min_classes=1)  # class indices, -1 = unlabelled
     if n_pairs is not None and component_ratio is not None:
         raise ValueError("give n_pairs or component_ratio, not both")
     labelled = np.flatnonzero(y != -1)
-    if labelled.size < 2:
-        raise ValueError("y must have at least 2 labelled points (-1 marks unlabelled ones)")
     n = y.size
     if n_pairs is None and component_ratio is None:
         if labelled.size < n:  # semi-supervised: every pair among the labelled points

@@ -46,14 +46,14 @@ def encode_labels(y, n, *, semi_supervised=True, name="y", min_classes=2):
     except ValueError as err:
         raise ValueError(f"{name}: {err}") from None
     classes, codes = np.unique(y[labelled], return_inverse=True)
+    if classes.size == 1 and semi_supervised and numeric and not labelled.all():
+        raise ValueError(
+            f"{name} holds {UNLABELLED} and a single other class ({classes[0]}). {UNLABELLED} marks "
+            "an unlabelled point (scikit-learn's semi-supervised convention), so this reads as one "
+            f"class plus unlabelled points. If {UNLABELLED} is a class (binary labels in "
+            "{-1, +1}), relabel, e.g. y = (y > 0).astype(int) or string labels"
+        )
     if classes.size < min_classes:
-        if semi_supervised and numeric and not labelled.all():
-            raise ValueError(
-                f"{name} holds {UNLABELLED} and a single other class ({classes[0]!r}). {UNLABELLED} marks "
-                "an unlabelled point (scikit-learn's semi-supervised convention), so this reads as one "
-                f"class plus unlabelled points. If {UNLABELLED} is a class (binary labels in "
-                "{-1, +1}), relabel, e.g. y = (y > 0).astype(int) or string labels"
-            )
         raise ValueError(f"{name} must hold at least {min_classes} classes, got {classes.size}: {classes!r}")
     out = np.full(n, UNLABELLED, dtype=np.int64)
     out[labelled] = np.ravel(codes)

@@ -12,6 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_array
 
 __all__ = [
     "validate_X",
@@ -31,51 +32,25 @@ __all__ = [
 # computation); beyond it they are either rejected or symmetrised, as each caller documents.
 SYMMETRY_RTOL = 1e-10
 
-# scikit-learn's estimator checks match error texts: complex input is a ValueError saying
-# "Complex data not supported", a too-small array says "<n> sample(s) ... minimum of <m>".
-
 
 def check_data(X, name="X", *, min_samples=1):
-    """Return X as a finite float64 C-contiguous 2-D array.
+    """Return X as a finite float64 C-contiguous 2-D array, by scikit-learn's ``check_array``.
 
-    Integer, boolean, float32 and numeric object arrays are converted to float64 (a copy); a
-    float64 C-contiguous array is passed through without copying, read-only arrays included,
-    since the core never writes to its input. Every error names the argument; the messages
-    follow scikit-learn's wording, so its estimator checks recognise them.
-    """
+    For the functions (the estimators use ``validate_X``). A float64 C-contiguous array passes
+    through without a copy, read-only arrays included, since the core never writes to its input;
+    any conversion is a copy. Sparse input is a TypeError; every error names the argument."""
     if sp.issparse(X):
         raise TypeError(f"{name} must be a dense array, got a sparse {type(X).__name__}")
-    try:
-        arr = np.asarray(X)
-    except ValueError as exc:  # ragged nested sequences
-        raise ValueError(f"{name} is not a rectangular array: {exc}") from None
-    if arr.dtype.kind == "c":
-        raise ValueError(f"Complex data not supported: {name} must hold real numbers, got dtype {arr.dtype}")
-    if arr.dtype.kind == "O":
+    kind = getattr(getattr(X, "dtype", None), "kind", None)
+    if kind in ("U", "S", "M", "m"):  # check_array would try float("abc"): say what is wrong
+        raise TypeError(f"{name} must hold real numbers; got dtype {X.dtype}")
+    with naming(name):
         try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError) as exc:  # e.g. "float() argument must be a string or a real number"
-            raise TypeError(f"{name} must hold real numbers: {exc}") from None
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(
-            f"{name} must hold real numbers; got dtype {arr.dtype} "
-            "(complex, string and datetime arrays are not accepted)"
-        )
-    if arr.ndim != 2:
-        raise ValueError(
-            f"{name} must be 2-D of shape (n_samples, n_features); got {arr.ndim}-D shape "
-            f"{arr.shape} (use X.reshape(-1, 1) for a single feature)"
-        )
-    if arr.shape[0] < min_samples:
-        raise ValueError(
-            f"{name} has {arr.shape[0]} sample(s) (shape={arr.shape}) while a minimum of {min_samples} is required."
-        )
-    if arr.shape[1] == 0:
-        raise ValueError(f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{name} contains NaN or infinity")
-    return arr
+            return check_array(X, dtype=np.float64, order="C", ensure_min_samples=min_samples, input_name=name)
+        except ValueError as err:
+            if "could not convert" in str(err) or "argument must be" in str(err):
+                raise TypeError(f"{name} must hold real numbers: {err}") from None
+            raise
 
 
 def validate_X(estimator, X, *, reset=True, accept_sparse=False, min_samples=1):

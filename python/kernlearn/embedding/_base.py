@@ -30,17 +30,24 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _core
 from .._utils import _solver_choice
 from .._utils._monitor import Monitor, history_arrays
+from .._utils._out_of_sample import TrainingNeighbors, reconstruction_rows
 from .._utils._param_validation import Interval, StrOptions
 from .._utils._scaling import binary_exponent
 from .._utils._signs import fix_signs
-from .._utils._validation import blas_threads, check_int, resolve_n_threads, warn_unconverged_eigensolves
+from .._utils._validation import (
+    blas_threads,
+    check_int,
+    resolve_n_threads,
+    validate_X,
+    warn_unconverged_eigensolves,
+)
 from ..constraints import core_csr
 from ..graph import knn
 from ..linalg import eigsh
@@ -87,9 +94,17 @@ def rank_history(out):
     return history_arrays(out.history, ("rank",))["rank"]
 
 
-class _SaddleEmbedding(BaseEstimator):
+class _SaddleEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """What the three embeddings share: the data-dependent parameter rules, kNN distance pairs,
-    the core call and the fitted attributes."""
+    the core call, the fitted attributes and the out-of-sample rule.
+
+    New points are placed by LLE's locally linear extension (Saul & Roweis 2003, Section 6.1;
+    Bengio et al. 2004): x is reconstructed from its ``n_neighbors`` nearest training points by
+    affine weights and its row of the factor is the same combination of theirs
+    (``kernlearn._utils._out_of_sample.reconstruction_rows``). The embeddings keep the kNN
+    distances (or the kNN graph's order), which is what locally linear weights carry over; a
+    point that coincides with a training point gets its row exactly, so
+    ``transform(X_train)`` reproduces ``embedding_``."""
 
     def _check_common(self, n):
         """The shared rules that tie parameters to n or to each other (the tables check the rest)."""
@@ -220,14 +235,56 @@ class _SaddleEmbedding(BaseEstimator):
                 f"{type(self).__name__}: {what}{inactive_bound_hint(ranks)}", ConvergenceWarning, stacklevel=3
             )
 
-    def kernel(self, dense=False):
-        """The learned kernel: the factor F = V sqrt(lambda) (K = F F'), or the n x n matrix."""
+    def _keep_training(self, X):
+        """Store what ``transform`` needs: the training points and a kNN index over them."""
+        self._training = TrainingNeighbors(X, self.n_neighbors)
+
+    def _factor(self):
+        """F = V sqrt(lambda) over every eigenpair of the learned kernel (K = F F')."""
+        return self.eigenvectors_ * np.sqrt(self.eigenvalues_)
+
+    def _extend(self, X, F):
+        """Rows of F for new points X by the locally linear extension (class docstring)."""
         check_is_fitted(self, "eigenvectors_")
-        F = self.eigenvectors_ * np.sqrt(self.eigenvalues_)
-        return F @ F.T if dense else F
+        if getattr(self, "_training", None) is None:
+            raise ValueError(
+                f"{type(self).__name__} was fitted on a precomputed graph: there are no training "
+                "features to place new points by, so transform is not available"
+            )
+        X = validate_X(self, X, reset=False, accept_sparse=sp.issparse(self._training.X))
+        indices, distances = self._training.query(X)
+        return reconstruction_rows(F, self._training.X, X, indices, distances)
+
+    def transform(self, X):
+        """The embedding of new points X (n_new x n_components) by the locally linear extension
+        (class docstring); on the training points it is ``embedding_``."""
+        check_is_fitted(self, "eigenvectors_")
+        return self._extend(X, self.embedding_)
+
+    def kernel(self, X=None, X_other=None, *, dense=False):
+        """The learned kernel.
+
+        Without X: the factor F = V sqrt(lambda) of the training points (K = F F'), or with
+        ``dense=True`` the n x n matrix. With X: the (n_new, n_train) cross-kernel K(X, X_train),
+        or with ``X_other`` the (n_new, n_other) kernel between two sets of new points, each new
+        point's factor row given by the locally linear extension."""
+        check_is_fitted(self, "eigenvectors_")
+        F = self._factor()
+        if X is None:
+            if X_other is not None:
+                raise ValueError("X_other needs X: kernel(X, X_other) is the kernel between two sets of new points")
+            return F @ F.T if dense else F
+        rows = self._extend(X, F)
+        return rows @ (F if X_other is None else self._extend(X_other, F)).T
 
     def fit_transform(self, X, y=None, **fit_params):
+        """``fit`` and return ``embedding_``."""
         return self.fit(X, y, **fit_params).embedding_
+
+    @property
+    def _n_features_out(self):
+        """Columns of ``transform``'s output, for ``get_feature_names_out``."""
+        return self.n_components
 
 
 class _DistancePreserving(_SaddleEmbedding):

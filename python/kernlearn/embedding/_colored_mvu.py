@@ -15,7 +15,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from .._utils import _solver_choice
 from .._utils._monitor import history_arrays
 from .._utils._param_validation import StrOptions, validate_params
-from .._utils._validation import check_data
+from .._utils._validation import check_data, validate_X
 from ._base import HISTORY_FIELDS, SADDLE_CONSTRAINTS, _DistancePreserving, converged, rank_history
 
 __all__ = ["ColoredMVU"]
@@ -107,14 +107,15 @@ class ColoredMVU(_DistancePreserving):
 
     def fit(self, X, y):
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
-        X = check_data(X, "X", min_samples=3)
-        n, self.n_features_in_ = X.shape
+        X = validate_X(self, X, min_samples=3)
+        n = X.shape[0]
         self._check_common(n)
         U, s2 = self._label_factor(y, n)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         problem, scale = self._setup(X, seed)
         out = self._solve(n, lowrank=U, coef=s2, alpha0=np.zeros(len(problem["pairs"])), seed=seed, **problem)
         self._store_kernel(out, scale)
+        self._keep_training(X)
         self.dual_coef_ = np.array(out.alpha)
         self.pairs_ = problem["pairs"]
         self.n_iter_, self.converged_ = int(out.n_iter), converged(out)

@@ -21,7 +21,7 @@ from sklearn.utils import check_random_state
 
 from .._utils import _solver_choice
 from .._utils._param_validation import Interval, StrOptions, validate_params
-from .._utils._validation import check_data
+from .._utils._validation import validate_X
 from ._base import SADDLE_CONSTRAINTS, _DistancePreserving, converged, rank_history, relative_gap
 
 __all__ = ["MinimumVolumeEmbedding"]
@@ -116,8 +116,8 @@ class MinimumVolumeEmbedding(_DistancePreserving):
 
     def fit(self, X, y=None):
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
-        X = check_data(X, "X", min_samples=3)
-        n, self.n_features_in_ = X.shape
+        X = validate_X(self, X, min_samples=3)
+        n = X.shape[0]
         self._check_common(n)
         d = self.n_components
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
@@ -177,6 +177,7 @@ class MinimumVolumeEmbedding(_DistancePreserving):
                 done = True
                 break
         self._store_kernel(out, scale)
+        self._keep_training(X)
         self.dual_coef_, self.pairs_ = alpha, problem["pairs"]
         self.n_iter_, self.n_inner_iter_, self.converged_ = outer + 1, inner_total, done
         self.history_ = {k: np.asarray(v) for k, v in history.items()}

@@ -21,11 +21,13 @@ of a centred K). That final check runs over every triplet, so it certifies the w
 from numbers import Integral
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from .. import _core
+from .._utils._graph_arrays import sparse_knn_graph
 from .._utils._param_validation import Interval, StrOptions, validate_params
-from .._utils._validation import check_data, resolve_n_threads
+from .._utils._validation import resolve_n_threads, validate_X
 from ..constraints import core_csr
 from ..graph import knn_graph
 from ._base import SADDLE_CONSTRAINTS, _SaddleEmbedding, relative_gap
@@ -110,18 +112,29 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
         self.verbose = verbose
         self.callback = callback
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # CSR features, or a sparse precomputed graph
+        tags.input_tags.pairwise = self.affinity == "precomputed"
+        return tags
+
     def fit(self, X, y=None):
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
         if self.affinity == "precomputed":
             W = check_connectivity(X)
             n = W.shape[0]
             self.n_features_in_ = n
+            self._training = None
         else:
-            X = check_data(X, "X", min_samples=3)
-            n, self.n_features_in_ = X.shape
+            X = validate_X(self, X, accept_sparse=True, min_samples=3)
+            n = X.shape[0]
         self._check_common(n)
         if self.affinity != "precomputed":
-            W = knn_graph(X, self.n_neighbors, mode="symmetric", n_jobs=self.n_jobs)
+            if sp.issparse(X):
+                W = sparse_knn_graph(X, self.n_neighbors, "symmetric", resolve_n_threads(self.n_jobs))
+            else:
+                W = knn_graph(X, self.n_neighbors, mode="symmetric", n_jobs=self.n_jobs)
+            self._keep_training(X)
         W.sort_indices()
         B = float(n if self.B is None else self.B)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))

@@ -33,7 +33,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
@@ -89,7 +89,7 @@ def admissible_beta(prior_inverse, T, rho):
         return float(1.0 / float(top) / scale)
 
 
-class S3ML(TransformerMixin, BaseEstimator):
+class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Semi-supervised sparse metric learning (Liu et al., KDD 2010; S2ML with ``supervised``).
 
     Parameters
@@ -327,6 +327,11 @@ class S3ML(TransformerMixin, BaseEstimator):
         """Map X into the learned space: Euclidean distances there are the learned Mahalanobis
         distances, ||L (s(x) - s(y))|| = sqrt((s(x) - s(y))' M (s(x) - s(y)))."""
         return self._standardized(X) @ self.components_.T
+
+    @property
+    def _n_features_out(self):
+        """Columns of ``transform``'s output, for ``get_feature_names_out``."""
+        return self.components_.shape[0]
 
     def pair_distance(self, X1, X2):
         """Learned distances between the paired rows X1[i], X2[i] (metric-learn's pair_distance).
