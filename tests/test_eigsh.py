@@ -272,7 +272,7 @@ def test_bad_arguments(kwargs, error, match):
         (np.triu(np.ones((5, 5))), ValueError, "A must be symmetric"),
         (np.array([[1.0, np.nan], [np.nan, 1.0]]), ValueError, "A contains NaN"),
         (sp.csr_matrix(np.array([[1.0, np.inf], [np.inf, 1.0]])), ValueError, "A contains NaN"),
-        (np.eye(3, dtype=complex), ValueError, "Complex data not supported: A must hold real numbers"),
+        (np.eye(3, dtype=complex), ValueError, "A: Complex data not supported"),
     ],
 )
 def test_bad_matrices(A, error, match):
