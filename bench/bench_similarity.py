@@ -45,7 +45,7 @@ def problem(n, seed=0):
     D = cdist(X, X)
     med = np.median(D)
     mats = [np.maximum(med - D, 0.0), np.tanh(X @ X.T / 10 - 0.5), -D]
-    S = np.stack([M * n / np.maximum(np.linalg.eigvalsh(M), 0).sum() for M in mats])
+    S = np.stack([M * n / np.maximum(np.linalg.eigvalsh(M), 0).sum() for M in mats], axis=-1)  # (n, n, m)
     y_semi = y.copy()
     y_semi[rng.permutation(n)[: n // 2]] = -1
     return S, y_semi
@@ -66,7 +66,7 @@ def per_iteration(args, table):
             table.append(
                 {
                     "n": n,
-                    "m": S.shape[0],
+                    "m": S.shape[2],
                     "method": Est.__name__,
                     "iterations": est.n_iter_,
                     "time / iteration [s]": f"{statistics.median(t):.3f}",

@@ -114,8 +114,8 @@ def cv_svc(K, y, tr, folds, seed, grid=C_GRID):
 
 
 def fit_learned(Est, S, y, tr, te, **params):
-    """Fit transductively on tr labelled (te unlabelled) and score te."""
-    n = S.shape[-1]
+    """Fit transductively on tr labelled (te unlabelled) and score te; S is (n, n) or (n, n, m)."""
+    n = S.shape[0]
     y_semi = np.full(n, -1)
     y_semi[tr] = y[tr]
     with warnings.catch_warnings():
@@ -211,7 +211,7 @@ def similarities(X):
     for S in mats:
         lam = np.linalg.eigvalsh(S)
         out.append(S * n / np.maximum(lam, 0).sum())  # tr S_+ = n
-    return np.stack(out)
+    return np.stack(out, axis=-1)  # (n, n, m), the layout of kernlearn.similarity
 
 
 def table3(args, report):
@@ -230,21 +230,21 @@ def table3(args, report):
         ys = y[pts]
         tr_l, te_l = np.arange(len(tr)), np.arange(len(tr), len(pts))
         # linear SVM on the similarities as features (rows over the training points, stacked)
-        F = np.hstack([s[:, tr_l] for s in S])
+        F = np.hstack([S[:, tr_l, i] for i in range(S.shape[2])])
         K = F @ F.T
         C, _ = cv_svc(K, ys, tr_l, args.folds, split)
         a, f = svc_scores(K, ys, tr_l, te_l, C)
         acc[names[0]].append(a)
         f1[names[0]].append(f)
         best = max(
-            ((cv_svc(spectrum(s, "denoise"), ys, tr_l, args.folds, split), i) for i, s in enumerate(S)),
+            ((cv_svc(spectrum(S[:, :, i], "denoise"), ys, tr_l, args.folds, split), i) for i in range(S.shape[2])),
             key=lambda t: t[0][1],
         )
         (C, _), i = best
-        a, f = svc_scores(spectrum(S[i], "denoise"), ys, tr_l, te_l, C)
+        a, f = svc_scores(spectrum(S[:, :, i], "denoise"), ys, tr_l, te_l, C)
         acc[names[1]].append(a)
         f1[names[1]].append(f)
-        K = spectrum(S.mean(axis=0), "denoise")
+        K = spectrum(S.mean(axis=-1), "denoise")
         C_avg, _ = cv_svc(K, ys, tr_l, args.folds, split)
         a, f = svc_scores(K, ys, tr_l, te_l, C_avg)
         acc[names[2]].append(a)

@@ -1539,7 +1539,7 @@ for _cls in ("EMKL", "ESKL", "REKL"):
             "loss": "str",
         },
         extra={**Y_EXTRA, "ex:asym": (lambda kw, rng: _asym(kw, rng, "S"), "edge", ("S",))},
-        valid_muts=("S:3d",),  # S may be a stack (m, n, n); y may not
+        # S may be a stack (n, n, m); the generic 3-D mutation S[None], (1, n, n), is not one
         min_n=6,
     )((_sim_make, _est_call(f"kernlearn.similarity.{_cls}", "predict_none", fit_keys=("S", "y")), _sim_check))
 

@@ -10,7 +10,9 @@ import pytest
 import scipy.linalg
 from scipy.optimize import minimize
 from scipy.spatial.distance import cdist
+from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kernlearn import similarity
@@ -20,7 +22,8 @@ from kernlearn.similarity._mkl import GAMMA_MIN, closed_form_gamma, mkl, svm_dua
 
 
 def _problem(n=40, m=3, seed=0, noise=0.3, d=2):
-    """Two Gaussian blobs; m indefinite similarities (Gaussian + symmetric noise, TL1, -dist)."""
+    """Two Gaussian blobs; m indefinite similarities (Gaussian + symmetric noise, TL1, -dist),
+    stacked in the estimators' layout (n, n, m)."""
     rng = np.random.default_rng(seed)
     y = np.repeat([0, 1], n // 2)
     X = rng.normal(size=(n, d)) + 1.5 * y[:, None]
@@ -28,7 +31,7 @@ def _problem(n=40, m=3, seed=0, noise=0.3, d=2):
     mats = [np.exp(-(D**2) / np.median(D**2)), np.maximum(np.median(D) - D, 0.0) / np.median(D), 1.0 - D / D.max()]
     E = rng.normal(size=(n, n)) * noise
     mats[0] = mats[0] + (E + E.T) / 2
-    S = np.stack(mats[:m])
+    S = np.stack(mats[:m], axis=-1)
     return S, y
 
 
@@ -246,7 +249,7 @@ def test_eskl_objective_is_the_objective_at_the_returned_kernel():
     """Recompute f(K) = omega(K) + rho ||K - S||_F at the returned kernel with cvxpy."""
     S, y = _problem(n=24, m=1)
     with pytest.warns(ConvergenceWarning):
-        est = ESKL("fro", rho=0.5, C=1.0, max_iter=10, svm_tol=1e-8).fit(S[0], y)
+        est = ESKL("fro", rho=0.5, C=1.0, max_iter=10, svm_tol=1e-8).fit(S[:, :, 0], y)
     K = (est.eigenvectors_[0] * est.eigenvalues_[0]) @ est.eigenvectors_[0].T
     ypm = np.where(y == est.classes_[1], 1.0, -1.0)
     L = np.linalg.cholesky(K + 1e-12 * np.eye(len(y)))
@@ -255,7 +258,7 @@ def test_eskl_objective_is_the_objective_at_the_returned_kernel():
         cp.Maximize(cp.sum(a) - 0.5 * cp.sum_squares(L.T @ cp.multiply(ypm, a))), [a >= 0, a <= 1.0, ypm @ a == 0]
     )
     prob.solve(solver=cp.CLARABEL)
-    f = prob.value + 0.5 * np.linalg.norm(K - S[0])
+    f = prob.value + 0.5 * np.linalg.norm(K - S[:, :, 0])
     assert est.objective_[0] == pytest.approx(f, rel=1e-4)
 
 
@@ -275,7 +278,7 @@ def test_identity_init_uses_the_paper_step():
 def test_rekl_fro_equals_emkl_fro_in_the_eigenbasis():
     S, y = _problem(n=26, m=2)
     ypm = np.where(y == 1, 1.0, -1.0)
-    prep = similarity._base._Prep(S, np.ones(len(y), bool), "trace", "evd")
+    prep = similarity._base._Prep([S[:, :, i].copy() for i in range(2)], np.ones(len(y), bool), "trace", "evd")
     emkl = EMKL("fro", rho=0.7, mkl_tol=1e-12, mkl_max_iter=100, svm_tol=1e-10)
     rekl = REKL("fro", rho=0.7, mkl_tol=1e-12, mkl_max_iter=100, svm_tol=1e-10)
     eo = similarity._emkl._EMKLOracle(emkl, prep, ypm, md.resolve_loss("fro"))
@@ -316,17 +319,17 @@ def test_rekl_does_no_eigendecomposition_per_iteration(monkeypatch):
 @pytest.mark.parametrize("Est", [ESKL, EMKL, REKL])
 def test_transductive_and_out_of_sample_agree(Est):
     S, y = _problem(n=40, m=3, noise=0.05)
-    S[2] += 0.05 * np.eye(40)  # nonsingular: the out-of-sample rule reproduces K exactly
+    S[:, :, 2] += 0.05 * np.eye(40)  # nonsingular: the out-of-sample rule reproduces K exactly ...
     rng = np.random.default_rng(9)
     unl = np.sort(rng.choice(40, 12, replace=False))
     y_semi = y.copy()
     y_semi[unl] = -1
-    est = Est(max_iter=20)
+    est = Est(max_iter=20, oos_rcond=1e-8)  # ... when the cut-off keeps every eigenvalue
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         est.fit(S, y_semi)
     assert est.predict().shape == (12,)
-    np.testing.assert_allclose(est.decision_function(S[:, unl]), est.decision_function(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(est.decision_function(S[unl]), est.decision_function(), rtol=1e-6, atol=1e-6)
     np.testing.assert_array_equal(est.transduction_[~est.labelled_], est.predict())
     np.testing.assert_array_equal(est.transduction_[est.labelled_], y_semi[y_semi != -1])
     assert (est.predict() == y[unl]).mean() >= 0.75
@@ -339,7 +342,7 @@ def test_multiclass_one_vs_rest(Est):
     y = np.repeat([3, 5, 7], 15)
     X = rng.normal(size=(n, 2)) + 3.0 * np.stack([np.cos(y), np.sin(y)], axis=1)
     D = cdist(X, X)
-    S = np.stack([np.exp(-(D**2) / 4), 1 - D / D.max()])
+    S = np.stack([np.exp(-(D**2) / 4), 1 - D / D.max()], axis=-1)
     y_semi = y.copy()
     y_semi[::5] = -1
     est = Est(max_iter=10)
@@ -349,7 +352,7 @@ def test_multiclass_one_vs_rest(Est):
     assert est.coef_.shape == (3, 2, n)
     assert est.decision_function().shape == (9, 3)
     assert (est.predict() == y[::5]).mean() >= 0.8
-    assert (est.predict(S[:, ::5]) == y[::5]).mean() >= 0.8
+    assert (est.predict(S[::5]) == y[::5]).mean() >= 0.8
     assert len(est.history_) == 3
 
 
@@ -388,31 +391,50 @@ def test_bad_callable_losses():
 
 def test_inputs_not_modified_and_asymmetric_warns():
     S, y = _problem(n=24, m=2)
-    S[1] += 0.01 * np.triu(np.ones((24, 24)), 1)  # not symmetric
+    S[:, :, 1] += 0.01 * np.triu(np.ones((24, 24)), 1)  # not symmetric
     S_copy, y_copy = S.copy(), y.copy()
-    with pytest.warns(UserWarning, match=r"S\[1\] is not symmetric"):
+    with pytest.warns(UserWarning, match=r"S\[:, :, 1\] is not symmetric"):
         a = ESKL(max_iter=3, n_iter_no_change=1).fit(S, y)
     np.testing.assert_array_equal(S, S_copy)
     np.testing.assert_array_equal(y, y_copy)
-    sym = (S + S.transpose(0, 2, 1)) / 2
+    sym = (S + S.transpose(1, 0, 2)) / 2
     b = ESKL(max_iter=3, n_iter_no_change=1).fit(sym, y)
     np.testing.assert_allclose(a.eigenvalues_, b.eigenvalues_)
+    S_test = S[:7].copy()
+    S_test_copy = S_test.copy()
+    a.predict(S_test)
+    a.score(S_test, y[:7])
+    np.testing.assert_array_equal(S_test, S_test_copy)
+    # a list of the matrices is not modified either (and is read as the same data)
+    mats = [S[:, :, i].copy() for i in range(2)]
+    with pytest.warns(UserWarning, match=r"S\[1\] is not symmetric"):
+        c = ESKL(max_iter=3, n_iter_no_change=1).fit(mats, y)
+    np.testing.assert_array_equal(mats[1], S_copy[:, :, 1])
+    np.testing.assert_allclose(c.eigenvalues_, a.eigenvalues_)
 
 
 def test_list_input_and_stopping_reason():
     S, y = _problem(n=24, m=2)
-    est = REKL(max_iter=200).fit(list(S), y)
+    est = REKL(max_iter=200).fit([S[:, :, 0], S[:, :, 1]], y)
     assert est.stop_reason_ in ("certificate", "stalled") and est.converged_
     stopped = REKL(max_iter=50, callback=lambda info: info["iteration"] == 3).fit(S, y)
     assert stopped.n_iter_ == 3 and stopped.stop_reason_ == "callback"
 
 
 BAD = [
-    (dict(S=np.ones((2, 5, 4))), ValueError, "square"),
+    (dict(S=np.ones((2, 5, 4))), ValueError, r"S must have shape \(n, n, m\)"),
+    (dict(S=np.ones((20, 20, 0))), ValueError, "S is empty"),
+    (dict(S=np.ones((20, 20, 2, 1))), ValueError, "got a 4-D array"),
+    (dict(S=np.ones(20)), ValueError, "S must be"),
+    (dict(S=None), TypeError, "S must be an array"),
+    (dict(S=np.full((20, 20), "a")), TypeError, "S must hold real numbers"),
     (dict(S=np.ones((5, 4))), ValueError, "square"),
     (dict(S=[np.eye(5), np.eye(6)]), ValueError, "same shape"),
     (dict(y=np.array([0, 1, 0])), ValueError, "3 labels"),
-    (dict(y=np.zeros(20)), ValueError, "1 class"),
+    (dict(y=np.zeros(20)), ValueError, "at least 2 classes"),
+    (dict(y=np.where(np.arange(20) < 10, -1, 1)), ValueError, "unlabelled"),
+    (dict(y=None), ValueError, "requires y to be passed"),
+    (dict(y=np.zeros((20, 2))), ValueError, "y must be 1-D"),
     (dict(y=np.full(20, -1)), ValueError, "no labelled"),
     (dict(y=np.linspace(0, 1, 20)), ValueError, "Unknown label type"),
     (dict(tau=0.0), ValueError, "tau"),
@@ -427,6 +449,8 @@ BAD = [
     (dict(max_iter=0), ValueError, "max_iter"),
     (dict(max_iter=2.5), TypeError, "max_iter"),
     (dict(S=np.full((20, 20), np.nan)), ValueError, "NaN"),
+    (dict(S=np.eye(20) * 1e300), ValueError, "S: .*rescale S"),  # overflows inside: said, not a NaN later
+    (dict(y=[[0, 1], [1]]), ValueError, "y"),  # ragged
     (dict(callback=3), TypeError, "callback"),
 ]
 
@@ -436,7 +460,7 @@ BAD = [
 def test_bad_input(Est, case):
     S, y = _problem(n=20, m=1)
     kwargs, exc, match = BAD[case]
-    data = {"S": S[0], "y": y}
+    data = {"S": S[:, :, 0], "y": y}
     params = {}
     for key, value in kwargs.items():
         (data if key in ("S", "y") else params)[key] = value
@@ -450,9 +474,23 @@ def test_bad_predict_input():
         ESKL().predict(S)
     est = ESKL(max_iter=3, n_iter_no_change=1).fit(S, y)
     with pytest.raises(ValueError, match="m = 2"):
-        est.predict(S[0])
+        est.predict(S[:, :, 0])  # one matrix for a model of two
+    with pytest.raises(ValueError, match=r"m = 2.*\(n_test, n_train, m\)"):
+        est.predict(S[:, :, :1])
+    with pytest.raises(ValueError, match=r"S_test.*m = 2.*moveaxis"):
+        est.predict(np.moveaxis(S[:5], -1, 0))  # the old layout (m, n_test, n_train)
     with pytest.raises(ValueError, match="n_train = 20"):
-        est.predict(S[:, :, :5])
+        est.predict(S[:, :5])
+    with pytest.raises(ValueError, match="S_test contains NaN"):
+        est.predict(np.full((3, 20, 2), np.nan))
+    with pytest.raises(ValueError, match="S_test"):
+        est.predict(S[0, :, 0])  # 1-D
+    with pytest.raises(TypeError, match="S_test"):
+        est.predict(np.full((3, 20, 2), "a"))
+    with pytest.raises(ValueError, match=r"S_test\[1\]"):
+        est.predict([S[:3, :, 0], np.full((3, 20), np.inf)])
+    with pytest.raises(ValueError, match="one label per row"):
+        est.score(S[:5], y[:4])
     assert est.predict().shape == (0,)  # no unlabelled point
 
 
@@ -461,6 +499,129 @@ def test_convergence_warning_names_the_problem():
     with pytest.warns(ConvergenceWarning, match="max_iter = 2"):
         est = ESKL(max_iter=2, tol=0.0).fit(S, y)
     assert not est.converged_ and est.stop_reason_ == "max_iter"
+
+
+# ----------------------------------------------------------------------------- layout, cross-validation, labels
+
+
+def _quiet_fit(est, S, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return est.fit(S, y)
+
+
+@pytest.mark.parametrize("Est", [ESKL, EMKL, REKL])
+def test_3d_array_and_list_are_the_same_data(Est):
+    S, y = _problem(n=30, m=2)
+    a = _quiet_fit(Est(max_iter=4, random_state=0), S, y)
+    b = _quiet_fit(Est(max_iter=4, random_state=0), [S[:, :, 0], S[:, :, 1]], y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    S_test = S[:9, :, :]
+    np.testing.assert_allclose(a.decision_function(S_test), a.decision_function([S_test[:, :, 0], S_test[:, :, 1]]))
+    np.testing.assert_allclose(
+        a.decision_function(np.asfortranarray(S_test)), a.decision_function(S_test), rtol=1e-12, atol=1e-12
+    )
+    assert a.n_features_in_ == 30 and a.coef_.shape == (1, 2, 30)
+
+
+def test_old_layout_is_refused_with_the_expected_layout():
+    S, y = _problem(n=24, m=3)
+    with pytest.raises(ValueError, match=r"S must have shape \(n, n, m\).*np.moveaxis\(S, 0, -1\)"):
+        ESKL(max_iter=2).fit(np.moveaxis(S, -1, 0), y)  # (m, n, n)
+
+
+def _manual_cv(est, S, y, cv):
+    scores = []
+    for train, test in cv.split(np.zeros(len(y)), y):
+        fitted = _quiet_fit(clone(est), S[np.ix_(train, train)], y[train])
+        scores.append(fitted.score(S[np.ix_(test, train)], y[test]))
+    return np.array(scores)
+
+
+@pytest.mark.parametrize("Est", [ESKL, EMKL, REKL])
+def test_cross_val_score_matches_a_manual_loop(Est):
+    S, y = _problem(n=48, m=2, noise=0.1)  # fully labelled: every held-out point is scored
+    est = Est(max_iter=5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        scores = cross_val_score(est, S, y, cv=3, error_score="raise")
+    np.testing.assert_array_equal(scores, _manual_cv(est, S, y, StratifiedKFold(3)))
+    assert scores.mean() > 0.6
+
+
+@pytest.mark.parametrize("Est", [ESKL, EMKL, REKL])
+def test_grid_search_matches_a_manual_loop(Est):
+    S, y = _problem(n=48, m=2, noise=0.1)
+    grid = {"C": [0.5, 5.0], "oos_rcond": [1e-8, 1e-2]}
+    search = GridSearchCV(Est(max_iter=5, random_state=0), grid, cv=3, n_jobs=2, error_score="raise")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        search.fit(S, y)
+    res = search.cv_results_
+    for k, params in enumerate(res["params"]):
+        manual = _manual_cv(Est(max_iter=5, random_state=0, **params), S, y, StratifiedKFold(3))
+        np.testing.assert_array_equal([res[f"split{j}_test_score"][k] for j in range(3)], manual)
+    assert search.best_estimator_.n_features_in_ == 48  # refitted on all points
+    assert search.predict(S[:5]).shape == (5,)
+
+
+def test_score_leaves_out_unlabelled_entries():
+    S, y = _problem(n=40, m=2, noise=0.1)
+    train, test = np.arange(0, 40, 2), np.arange(1, 40, 2)
+    est = _quiet_fit(ESKL(max_iter=5, random_state=0), S[np.ix_(train, train)], y[train])
+    S_test = S[np.ix_(test, train)]
+    y_test = y[test].copy()
+    y_test[:6] = -1
+    pred = est.predict(S_test)
+    assert est.score(S_test, y_test) == pytest.approx(np.mean(pred[6:] == y[test][6:]))
+    w = np.linspace(1, 2, len(test))
+    assert est.score(S_test, y_test, sample_weight=w) == pytest.approx(
+        np.average(pred[6:] == y[test][6:], weights=w[6:])
+    )
+    with pytest.raises(ValueError, match="no labelled entry"):
+        est.score(S_test, np.full(len(test), -1))
+    # so a cross-validation over semi-supervised y scores the held-out labelled points
+    y_semi = y.copy()
+    y_semi[::4] = -1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        scores = cross_val_score(ESKL(max_iter=5, random_state=0), S, y_semi, cv=3, error_score="raise")
+    assert np.all(np.isfinite(scores)) and scores.mean() > 0.6
+
+
+@pytest.mark.parametrize("Est", [ESKL, EMKL, REKL])
+def test_string_labels_give_the_integer_predictions(Est):
+    S, y = _problem(n=36, m=2, noise=0.1)
+    names = np.array(["benign", "malignant"])
+    a = _quiet_fit(Est(max_iter=4, random_state=0), S, y)
+    b = _quiet_fit(Est(max_iter=4, random_state=0), S, names[y])
+    np.testing.assert_array_equal(b.classes_, names)
+    np.testing.assert_array_equal(b.predict(S[::3]), names[a.predict(S[::3])])
+    np.testing.assert_array_equal(b.transduction_, names[a.transduction_])
+    assert b.score(S[::3], names[y[::3]]) == a.score(S[::3], y[::3])
+    # three classes, strings against integers (one-vs-rest)
+    y3 = np.arange(36) % 3
+    c = _quiet_fit(Est(max_iter=3, random_state=0), S, y3)
+    d = _quiet_fit(Est(max_iter=3, random_state=0), S, np.array(["x", "y", "z"])[y3])
+    np.testing.assert_array_equal(d.predict(S[:7]), np.array(["x", "y", "z"])[c.predict(S[:7])])
+
+
+def test_plus_minus_one_labels_are_refused():
+    S, y = _problem(n=20, m=2)
+    with pytest.raises(ValueError, match="unlabelled"):
+        ESKL(max_iter=2).fit(S, np.where(y == 1, 1, -1))
+
+
+def test_default_oos_rcond_is_the_measured_choice():
+    """One default for the three, the one bench/bench_similarity_oos.py's verdict names."""
+    from pathlib import Path
+
+    defaults = {ESKL().oos_rcond, EMKL().oos_rcond, REKL().oos_rcond}
+    assert defaults == {similarity._base.OOS_RCOND}
+    results = Path(__file__).resolve().parents[1] / "bench" / "results" / "similarity_oos.md"
+    if not results.exists():
+        pytest.skip("bench/results/similarity_oos.md is not in this tree")
+    assert f"default oos_rcond = {similarity._base.OOS_RCOND:g}" in results.read_text()
 
 
 def _expected_failed_checks(estimator):

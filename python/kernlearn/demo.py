@@ -369,7 +369,8 @@ def iklr_plot(out_dir, histories):
 
 def _three_similarities(X):
     """TL1 (tau = the median l1 distance), tanh(<x, x'> / d - 0.5) and -||x - x'||: all
-    indefinite, each scaled so that its positive part has trace n (a unit-diagonal kernel's)."""
+    indefinite, each scaled so that its positive part has trace n (a unit-diagonal kernel's),
+    stacked as (n, n, 3), the layout of kernlearn.similarity."""
     from scipy.spatial.distance import cdist, pdist
 
     from .kernels import tl1_kernel
@@ -378,7 +379,7 @@ def _three_similarities(X):
     out = []
     for S in (tl1_kernel(X, tau=float(np.median(pdist(X, "cityblock")))), np.tanh(X @ X.T / d - 0.5), -cdist(X, X)):
         out.append(S * n / np.maximum(np.linalg.eigvalsh(S), 0.0).sum())
-    return np.stack(out)
+    return np.stack(out, axis=-1)
 
 
 def similarity_section(seed=0, max_iter=50):
@@ -402,7 +403,8 @@ def similarity_section(seed=0, max_iter=50):
     test = np.setdiff1d(np.arange(len(y)), train)
     S = _three_similarities(X)
     rows, fitted = [], {}
-    for name, Si in [("TL1", S[0]), ("tanh", S[1]), ("-distance", S[2]), ("mean of the three", S.mean(axis=0))]:
+    named = [("TL1", S[:, :, 0]), ("tanh", S[:, :, 1]), ("-distance", S[:, :, 2])]
+    for name, Si in named + [("mean of the three", S.mean(axis=-1))]:
         start = time.perf_counter()
         K = make_psd(Si, "denoise")
         search = GridSearchCV(SVC(kernel="precomputed"), {"C": [0.1, 1.0, 10.0, 100.0]}, cv=3)

@@ -1,4 +1,12 @@
-"""Kernels learned from several indefinite similarity matrices (Kundu et al. 2010)."""
+"""Kernels learned from several indefinite similarity matrices (Kundu et al. 2010).
+
+ESKL, EMKL and REKL take the m similarity matrices over n points as one array S of shape
+(n, n, m): samples on the first two axes, the similarity index last (a 3-D array is always read
+so; pass an (m, n, n) stack as ``np.moveaxis(S, 0, -1)``), or as a list of m (n, n) matrices.
+They are tagged pairwise, so scikit-learn's ``cross_val_score`` and ``GridSearchCV`` slice S as
+``S[np.ix_(train, train)]`` for fit and ``S[np.ix_(test, train)]`` (n_test, n_train, m) for
+predict and score. See :mod:`kernlearn.similarity._base`.
+"""
 
 from ._emkl import EMKL
 from ._eskl import ESKL

@@ -47,21 +47,41 @@ by at most ``tol`` (relative) over the last ``n_iter_no_change`` iterations (the
 convergence"); ``stop_reason_`` says which.
 Otherwise it stops after ``max_iter`` SVM/MKL solves with a ConvergenceWarning.
 
-Transductive and inductive use. ``fit(S, y)`` takes S of shape (m, n, n) over the labelled and
-the unlabelled points (y = -1 marks unlabelled points, scikit-learn's semi-supervised
-convention: a class may therefore not be labelled -1). The kernel is learned over all n points;
-the SVM sees the labelled ones; ``predict()`` without arguments labels the unlabelled points.
-``predict(S_test)`` takes S_test of shape (m, n_test, n) (similarities of new points to the n
-fitted points) and extends each learned kernel by the rule
+Layout of the similarities. ``fit(S, y)`` takes S of shape **(n, n, m)**: the n points
+(labelled and unlabelled) on the first two axes, the m similarity matrices on the last, so that
+``S[:, :, i]`` is S_i. The estimators are tagged pairwise, and this is the layout scikit-learn's
+cross-validation slices (``S[np.ix_(train, train)]`` to fit, ``S[np.ix_(test, train)]`` to
+predict): ``cross_val_score`` and ``GridSearchCV`` work on it directly. A 3-D array is *always*
+read as (n, n, m), even when m = n; a stack in the layout (m, n, n) is refused when it is not
+square on its first two axes, and must be passed as ``np.moveaxis(S, 0, -1)`` (or as a list).
+A Python list (or tuple) of m (n, n) matrices is accepted too, and one (n, n) matrix is m = 1.
+Internally the methods work on the m matrices (n, n) one at a time: each strided slice
+``S[:, :, i]`` is copied once, contiguously, at fit (the fit holds one copy of S); ``S_test`` is
+used without a copy when it is float64 and C-contiguous. The fitted attributes keep the
+similarity index first (``coef_`` (n_problems, m, n), ``eigenvalues_of_S_`` (m, n), ...).
+
+Transductive and inductive use. y = -1 marks unlabelled points (scikit-learn's semi-supervised
+convention: a numeric class may therefore not be -1, and binary labels in {-1, +1} are refused
+with an explanation; strings work, see :func:`kernlearn._utils._labels.encode_labels`). The
+kernel is learned over all n points; the SVM sees the labelled ones; ``predict()`` without
+arguments labels the unlabelled points. ``predict(S_test)`` takes S_test of shape
+(n_test, n, m) (similarities of new points to the n fitted points) and extends each learned
+kernel by the rule
 
     k_i(x, .) = s_i(x)' S_i^+ K_i,
 
 the linear map that sends the rows of S_i to the rows of K_i (the Nystroem-type extension of a
 spectrum transform, Chen, Gupta & Recht 2009, for REKL; for ESKL, S_i and K_i are the mean
 similarity and the single kernel). S_i^+ keeps the eigenvalues above ``oos_rcond * max |lambda|``.
-On the fitted points it reproduces K_i whenever S_i is nonsingular, so ``predict(S[:, idx])``
-agrees with the transductive labels. Multi-class problems are solved one-vs-rest, one kernel (or
-set of kernels) per class, as the paper's protein experiment.
+With a cut-off below the smallest relevant |eigenvalue| it reproduces K_i on the fitted points,
+so ``predict(S[idx])`` (the rows idx: similarities to all n fitted points) agrees with the
+transductive labels; but the near-null
+directions of an indefinite S_i are noise, and inverting them ruins the predictions on new
+points. The default cut-off (%(oos_rcond)g) was chosen from held-out accuracies on three data
+sets, see bench/results/similarity_oos.md. ``score(S_test, y)`` is the accuracy on the labelled
+entries of y: entries -1 are left out (a ValueError when none is labelled), so cross-validation
+over semi-supervised y scores the held-out labelled points. Multi-class problems are solved
+one-vs-rest, one kernel (or set of kernels) per class, as the paper's protein experiment.
 
 Memory and time: every method is O(n^2) memory per kernel (dense n x n); ESKL and EMKL do one
 n x n symmetric eigendecomposition per kernel per iteration (LAPACK ``syevd`` through SciPy,
@@ -78,25 +98,28 @@ import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import accuracy_score
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
+from .._utils._labels import UNLABELLED, encode_labels
 from .._utils._monitor import Monitor
 from .._utils._param_validation import Interval, StrOptions, validate_params
-from .._utils._validation import blas_threads, check_data, resolve_n_threads, symmetrized
+from .._utils._validation import blas_threads, check_data, naming, resolve_n_threads, symmetrized
 from ..linalg import eigsh
 from . import _mirror_descent as md
-from ._mkl import mkl
+from ._mkl import NonFiniteKernel, mkl
 
 # Weight of tau I / n in the Denoise warm start: keeps K^(1) positive definite (mirror descent
 # needs an interior point) at the price of a radius log(n / eps) instead of log n.
 INIT_EPS = 1e-2
 
-if __doc__:  # None under python -OO
-    __doc__ = __doc__ % {"eps": INIT_EPS}
+# Default relative cut-off of S_i^+ in the out-of-sample rule (module docstring), chosen from the
+# held-out accuracies of bench/bench_similarity_oos.py (bench/results/similarity_oos.md).
+OOS_RCOND = 1e-3
 
-UNLABELLED = -1
+if __doc__:  # None under python -OO
+    __doc__ = __doc__ % {"eps": INIT_EPS, "oos_rcond": OOS_RCOND}
 
 # What the verbose line and the callback's info dict show after every iteration.
 _RECORD_FIELDS = [("objective", ".6g"), ("best", ".6g"), ("lower_bound", ".6g"), ("gap", ".3g"), ("step", ".3g")]
@@ -105,84 +128,152 @@ _RECORD_FIELDS = [("objective", ".6g"), ("best", ".6g"), ("lower_bound", ".6g"),
 # ----------------------------------------------------------------------------- input checks
 
 
-def _stack(S, name):
-    """A 3-D array, a list of 2-D arrays or one 2-D matrix (an array or a list of rows) as a
-    float64 array (m, rows, cols); every matrix is validated (finite, real)."""
+def _ndim(s):
+    try:
+        return np.ndim(s)
+    except ValueError:  # a ragged nested sequence: check_data says what is wrong with it
+        return -1
+
+
+def _layout_hint(name, test):
+    shape = "(n_test, n_train, m)" if test else "(n, n, m)"
+    return (
+        f"{name} must have shape {shape}: samples on the first two axes, the m similarity matrices "
+        "on the last (scikit-learn's pairwise layout, which cross-validation slices as "
+        f"{name}[np.ix_(rows, cols)]); a stack in the layout (m, n, n) must be moved with "
+        f"np.moveaxis({name}, 0, -1), or pass a list of the m matrices"
+    )
+
+
+def _as_list_or_array(S, name):
+    """A Python list / tuple of 2-D matrices as a list; anything else as an array (or the sparse
+    matrix itself, for check_data to refuse)."""
     if isinstance(S, (list, tuple)):
         if len(S) == 0:
             raise ValueError(f"{name} is empty; give at least one similarity matrix")
-        if all(np.ndim(s) == 2 for s in S):  # a list of matrices (a list of rows is one matrix)
-            mats = [check_data(s, f"{name}[{i}]") for i, s in enumerate(S)]
-            shapes = {x.shape for x in mats}
-            if len(shapes) > 1:
-                raise ValueError(f"all similarity matrices in {name} must have the same shape, got {sorted(shapes)}")
-            return np.stack(mats)
-    if not isinstance(S, (list, tuple)) and not hasattr(S, "toarray"):  # sparse: check_data says no
-        S = np.asarray(S)
-    if getattr(S, "ndim", None) == 3:
-        if S.shape[0] == 0:
-            raise ValueError(f"{name} holds no similarity matrix (shape {S.shape})")
-        return np.stack([check_data(s, f"{name}[{i}]") for i, s in enumerate(S)])
-    if getattr(S, "ndim", None) == 1:
-        raise ValueError(
-            f"{name} must be 2-D (n, n) or 3-D (m, n, n), got a 1-D array. Reshape your data, e.g. "
-            "with S.reshape(1, -1) for the similarities of a single point"
-        )
-    return check_data(S, name)[None]
+        if all(_ndim(s) == 2 for s in S):  # a list of matrices (a list of rows is one matrix)
+            return list(S)
+        return S  # a list of rows: one matrix, check_data converts it
+    if S is None:
+        raise TypeError(f"{name} must be an array of similarities, got None")
+    if hasattr(S, "toarray"):  # sparse: check_data says no
+        return S
+    return np.asarray(S)
+
+
+def _check_3d(arr, name, test):
+    if arr.ndim != 3:
+        return
+    if 0 in arr.shape:
+        raise ValueError(f"{name} is empty (shape {arr.shape}). " + _layout_hint(name, test))
+    if not test and arr.shape[0] != arr.shape[1]:
+        raise ValueError(f"{name} has shape {arr.shape}, not square on its first two axes. " + _layout_hint(name, test))
 
 
 def _check_similarities(S, name="S"):
-    """S as a float64 array (m, n, n); see :func:`_stack` for the accepted forms.
+    """The m similarity matrices of ``fit`` as a list of float64 C-contiguous (n, n) arrays.
+
+    Accepted: a 3-D array (n, n, m), always read in that layout; a list or tuple of m (n, n)
+    matrices; one (n, n) matrix (an array or a list of rows). Every matrix is validated (finite,
+    real). A 2-D input that already is float64 and C-contiguous is used as it is; each slice
+    ``S[:, :, i]`` of a 3-D array is strided, so it is copied once, contiguously (the
+    eigendecompositions need contiguous matrices): the fit holds one copy of S, not more.
 
     Non-symmetric matrices are symmetrised as (S + S') / 2 with a UserWarning (sequence scores
     such as BLAST are not symmetric; the methods are defined on symmetric matrices). The
-    caller's array is never modified.
+    caller's arrays are never modified.
     """
-    arr = _stack(S, name)
-    if arr.shape[1] != arr.shape[2]:
-        raise ValueError(f"{name} must be square: each similarity matrix must be (n, n), got {arr.shape[1:]}")
-    matrices = [symmetrized(arr[i], f"{name}[{i}]") for i in range(arr.shape[0])]
-    if all(m is a for m, a in zip(matrices, arr)):
-        return arr
-    return np.stack(matrices)
+    S = _as_list_or_array(S, name)
+    if isinstance(S, list) and all(_ndim(s) == 2 for s in S):
+        names = [f"{name}[{i}]" for i in range(len(S))]
+        mats = [check_data(s, nm) for s, nm in zip(S, names)]
+    elif getattr(S, "ndim", None) == 3:
+        _check_3d(S, name, test=False)
+        names = [f"{name}[:, :, {i}]" for i in range(S.shape[2])]
+        mats = [check_data(S[:, :, i], nm) for i, nm in enumerate(names)]
+    elif getattr(S, "ndim", None) in (0, 1) or getattr(S, "ndim", 2) > 3:
+        raise ValueError(
+            f"{name} must be one (n, n) similarity matrix, a 3-D array (n, n, m) or a list of m (n, n) "
+            f"matrices; got a {S.ndim}-D array of shape {S.shape}"
+        )
+    else:
+        names, mats = [name], [check_data(S, name)]
+    shapes = {x.shape for x in mats}
+    if len(shapes) > 1:
+        raise ValueError(f"all similarity matrices in {name} must have the same shape, got {sorted(shapes)}")
+    shape = mats[0].shape
+    if shape[0] != shape[1]:
+        raise ValueError(f"{name} must be square: each similarity matrix must be (n, n), got {shape}")
+    return [symmetrized(s, nm) for s, nm in zip(mats, names)]
 
 
 def _check_test_similarities(S, m, n, owner, name="S_test"):
-    """S_test as (m, n_test, n)."""
-    arr = _stack(S, name)
-    if arr.shape[0] != m:
-        raise ValueError(f"{name} holds {arr.shape[0]} similarity matrices, but the model was fitted with m = {m}")
-    if arr.shape[2] != n:
+    """S_test checked against the fit: a float64 3-D array (n_test, n_train, m) (no copy when it
+    already is float64 and C-contiguous) or a list of m float64 (n_test, n_train) matrices."""
+    S = _as_list_or_array(S, name)
+    if isinstance(S, list) and all(_ndim(s) == 2 for s in S):
+        mats = [check_data(s, f"{name}[{i}]") for i, s in enumerate(S)]
+        shapes = {x.shape for x in mats}
+        if len(shapes) > 1:
+            raise ValueError(f"all similarity matrices in {name} must have the same shape, got {sorted(shapes)}")
+        rows, cols = mats[0].shape
+        got_m = len(mats)
+    elif getattr(S, "ndim", None) == 3:
+        _check_3d(S, name, test=True)
+        rows, cols, got_m = S.shape
+        if got_m != m:
+            raise ValueError(
+                f"{name} holds {got_m} similarity matrices on its last axis (shape {S.shape}), but the model "
+                f"was fitted with m = {m}. " + _layout_hint(name, test=True)
+            )
+        flat = check_data(S.reshape(rows, cols * m), name)  # a view for float64 C-contiguous input
+        mats = flat.reshape(rows, cols, m)
+    elif getattr(S, "ndim", None) in (0, 1):
         raise ValueError(
-            f"{name} must have shape (m, n_test, n_train) with n_train = {n} (the points passed to "
-            f"fit, labelled and unlabelled): X has {arr.shape[2]} features, but {owner} is "
+            f"{name} must be 2-D (n_test, n_train) or 3-D (n_test, n_train, m), got a {S.ndim}-D array. "
+            f"Reshape your data, e.g. with {name}.reshape(1, -1) for the similarities of a single point"
+        )
+    elif getattr(S, "ndim", 2) > 3:
+        raise ValueError(f"{name} must be 2-D or 3-D, got shape {S.shape}. " + _layout_hint(name, test=True))
+    else:
+        mats = [check_data(S, name)]
+        rows, cols = mats[0].shape
+        got_m = 1
+    if got_m != m:
+        raise ValueError(
+            f"{name} holds {got_m} similarity matrix(ces), but the model was fitted with m = {m}. "
+            + _layout_hint(name, test=True)
+        )
+    if cols != n:
+        raise ValueError(
+            f"{name} must have shape (n_test, n_train, m) with n_train = {n} (the points passed to "
+            f"fit, labelled and unlabelled): X has {cols} features, but {owner} is "
             f"expecting {n} features as input"
         )
-    return arr
+    return mats
+
+
+def _too_large(scale, what):
+    return (
+        f"S: {what}. The entries of S (largest |S_ij| = {scale:.3g}) are out of the range that float64 "
+        "arithmetic handles here (the losses and the SVM square them); rescale S, e.g. by the mean trace "
+        "of its positive parts"
+    )
 
 
 def _check_labels(y, n):
-    if y is None:
+    """(classes, codes, labelled mask): codes index classes, -1 for an unlabelled point
+    (:func:`kernlearn._utils._labels.encode_labels`: string labels work, y in {-1, +1} is refused
+    with an explanation)."""
+    if y is None:  # scikit-learn's wording, which its estimator checks look for
         raise ValueError(
             "ESKL, EMKL and REKL requires y to be passed, but the target y is None (-1 marks unlabelled points)"
         )
-    y = column_or_1d(y, warn=True)  # a column vector is raveled with a DataConversionWarning
-    if y.shape[0] != n:
-        raise ValueError(f"y has {y.shape[0]} labels but S is over n = {n} points (labelled and unlabelled)")
-    if y.dtype.kind in "biuf":
-        labelled = y != UNLABELLED
-    else:
-        labelled = np.ones(n, dtype=bool)
-    if not labelled.any():
-        raise ValueError("y has no labelled point (-1 marks unlabelled points)")
-    check_classification_targets(y[labelled])
-    classes = np.unique(y[labelled])
-    if classes.size < 2:
-        raise ValueError(
-            f"y must hold at least 2 classes among the labelled points; got 1 class ({classes[0]!r}); "
-            "note that -1 marks unlabelled points"
-        )
-    return y, labelled, classes
+    if n < 2:
+        raise ValueError(f"S holds {n} sample (n_samples = {n}); fit needs labelled points of at least 2 classes")
+    with naming("y"):  # numpy's own conversion errors (ragged y) get the name too
+        classes, codes = encode_labels(y, n, semi_supervised=True, name="y")
+    return classes, codes, codes != UNLABELLED
 
 
 # ----------------------------------------------------------------------------- shared machinery
@@ -192,8 +283,8 @@ class _Prep:
     """What a fit needs from the similarities: their eigendecompositions and tau."""
 
     def __init__(self, S, labelled, tau, driver):
-        self.S = S
-        self.m, self.n = S.shape[0], S.shape[1]
+        self.S = S  # a sequence of m (n, n) matrices
+        self.m, self.n = len(S), S[0].shape[0]
         self.lab = np.flatnonzero(labelled)
         self.driver = driver
         self.eig = [scipy.linalg.eigh(s, check_finite=False, driver=driver) for s in S]
@@ -263,25 +354,42 @@ class _Base(ClassifierMixin, BaseEstimator):
     # -- fit
 
     def fit(self, S, y):
-        """Learn the kernel(s) from S of shape (m, n, n) (or a list, or one (n, n) matrix) and y
-        of length n with -1 for unlabelled points; returns self."""
+        """Learn the kernel(s) from the similarities of n points; returns self.
+
+        Parameters
+        ----------
+        S : array (n, n, m), list of m arrays (n, n), or one array (n, n)
+            The m similarity matrices over the n points (labelled and unlabelled). A 3-D array
+            is always read as (n, n, m): samples on the first two axes, the similarity index
+            last, so that scikit-learn's cross-validation can slice it (the estimator is tagged
+            pairwise). A (m, n, n) stack must be passed as ``np.moveaxis(S, 0, -1)`` or as a
+            list. Non-symmetric matrices are symmetrised with a warning; S is not modified.
+        y : array (n,)
+            Class labels (numbers or strings); the number -1 marks an unlabelled point.
+        """
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
         S = _check_similarities(S)
-        m, n, _ = S.shape
-        y, labelled, classes = _check_labels(y, n)
+        n = S[0].shape[0]
+        classes, codes, labelled = _check_labels(y, n)
+        scale = max(max(float(s.max()), -float(s.min())) for s in S)
+        if scale > np.sqrt(np.finfo(np.float64).max) / n:  # ||S_i||_F^2 would overflow
+            raise ValueError(_too_large(scale, f"its squared Frobenius norm overflows float64 (n = {n})"))
         n_threads = resolve_n_threads(self.n_jobs)
         rng = check_random_state(self.random_state)
         self.classes_ = classes
         self.n_features_in_ = n
-        y_lab = y[labelled]
-        targets = [classes[1]] if classes.size == 2 else list(classes)
-        with blas_threads(n_threads):
-            prep = _Prep(S, labelled, self.tau, "evd")
-            self.tau_ = prep.tau
-            results = []
-            for c in targets:
-                y_pm = np.where(y_lab == c, 1.0, -1.0)
-                results.append(self._solve(prep, y_pm, rng, label=c))
+        codes_lab = codes[labelled]
+        targets = [1] if classes.size == 2 else range(classes.size)
+        try:
+            with blas_threads(n_threads):
+                prep = _Prep(S, labelled, self.tau, "evd")
+                self.tau_ = prep.tau
+                results = []
+                for k in targets:
+                    y_pm = np.where(codes_lab == k, 1.0, -1.0)
+                    results.append(self._solve(prep, y_pm, rng, label=classes[k]))
+        except NonFiniteKernel as err:
+            raise ValueError(_too_large(scale, str(err))) from None
         self._store(results, prep, labelled)
         return self
 
@@ -375,19 +483,47 @@ class _Base(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, S_test=None):
         """Decision values: of the unlabelled fitted points when S_test is None, else of new
-        points given S_test of shape (m, n_test, n) by the out-of-sample rule (module docstring).
-        Shape (n_test,) for two classes (> 0 means ``classes_[1]``), else (n_test, n_classes)."""
+        points by the out-of-sample rule (module docstring).
+
+        S_test : array (n_test, n_train, m), list of m arrays (n_test, n_train), or one array
+        (n_test, n_train) when m = 1: the similarities of the new points to the n_train points
+        passed to fit, in the layout of fit (``S[np.ix_(test, train)]``). Not copied when it is
+        float64 and C-contiguous. Returns shape (n_test,) for two classes (> 0 means
+        ``classes_[1]``), else (n_test, n_classes)."""
         check_is_fitted(self, "coef_")
         if S_test is None:
             return self.decision_transductive_[~self.labelled_]
         St = _check_test_similarities(S_test, self.coef_.shape[1], self.n_features_in_, type(self).__name__)
         # sum_i s_i(x)' coef_[p, i] + b_p, for every problem p
-        dec = np.einsum("itn,pin->tp", St, self.coef_) + self.intercept_
+        if isinstance(St, np.ndarray):  # (n_test, n_train, m) against coef_ (p, m, n_train)
+            dec = np.tensordot(St, self.coef_, axes=([1, 2], [2, 1]))
+        else:
+            dec = sum(s @ self.coef_[:, i].T for i, s in enumerate(St))
+        dec = dec + self.intercept_
         return dec[:, 0] if dec.shape[1] == 1 else dec
 
     def predict(self, S_test=None):
-        """Class labels of the unlabelled fitted points (S_test None) or of new points."""
+        """Class labels of the unlabelled fitted points (S_test None) or of new points
+        (S_test as in :meth:`decision_function`)."""
         return self._labels(self.decision_function(S_test))
+
+    def score(self, S_test, y, sample_weight=None):
+        """Mean accuracy of ``predict(S_test)`` on the *labelled* entries of y.
+
+        As in fit, the number -1 in y marks an unlabelled point: those entries (and their
+        sample weights) are left out, so a cross-validation over semi-supervised y scores the
+        held-out labelled points only. A ValueError is raised when y has no labelled entry.
+        String labels have no such marker: every entry counts.
+        """
+        pred = self.predict(S_test)
+        y = np.asarray(y)
+        if y.shape != pred.shape[:1]:
+            raise ValueError(f"y must hold one label per row of S_test ({pred.shape[0]}), got shape {y.shape}")
+        keep = y != UNLABELLED if y.dtype.kind in "biuf" else np.ones(y.shape[0], dtype=bool)
+        if not keep.any():
+            raise ValueError("y has no labelled entry to score (-1 marks an unlabelled point)")
+        weights = None if sample_weight is None else np.asarray(sample_weight)[keep]
+        return float(accuracy_score(y[keep], pred[keep], sample_weight=weights))
 
 
 class _MKLBase(_Base):
@@ -412,7 +548,7 @@ class _MKLBase(_Base):
         svm_tol=1e-5,
         mkl_tol=1e-5,
         mkl_max_iter=20,
-        oos_rcond=1e-8,
+        oos_rcond=OOS_RCOND,
         random_state=None,
         n_jobs=None,
         verbose=0,

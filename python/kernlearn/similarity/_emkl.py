@@ -50,6 +50,11 @@ class EMKL(_MKLBase):
     starts and Lip_t the running max of max_i ||dF/dK_i||_F (Theorem 3.2, corrected:
     :mod:`kernlearn.similarity._base`).
 
+    Data layout as :class:`ESKL`: ``fit(S, y)`` with S of shape (n, n, m) (the similarity index
+    last; a 3-D array is always read so), a list of m (n, n) matrices or one (n, n) matrix, and
+    ``predict`` / ``decision_function`` / ``score`` with S_test of shape (n_test, n, m): the
+    pairwise layout that scikit-learn's cross-validation and GridSearchCV slice.
+
     Parameters are those of :class:`ESKL`, plus ``mkl_tol`` (relative increase of the MKL
     objective at which the alternation stops) and ``mkl_max_iter``. ``init="denoise"`` starts
     every K_i at its own trace-normalised Denoise(S_i).

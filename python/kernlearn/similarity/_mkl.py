@@ -39,10 +39,15 @@ inactive this is the formula above.
 import numpy as np
 from sklearn.svm import SVC
 
-__all__ = ["svm_dual", "mkl", "closed_form_gamma", "GAMMA_MIN"]
+__all__ = ["svm_dual", "mkl", "closed_form_gamma", "GAMMA_MIN", "NonFiniteKernel"]
 
 # Lower bound on each gamma_i (module docstring: keeps the SVM kernel and the subgradient bounded).
 GAMMA_MIN = 1e-4
+
+
+class NonFiniteKernel(ValueError):
+    """The SVM met a kernel or a solution that is not finite (float64 overflow); the estimators
+    re-raise it naming S."""
 
 
 def svm_dual(K, y, C, tol):
@@ -51,8 +56,16 @@ def svm_dual(K, y, C, tol):
     Returns (omega, beta, intercept) with beta = Y alpha (length n_l) and
     omega = 1'alpha - beta' K beta / 2, the dual value at libsvm's alpha.
     """
+    if not np.isfinite(K).all():
+        raise NonFiniteKernel("the learned kernel has non-finite entries")
     svc = SVC(kernel="precomputed", C=C, tol=tol, cache_size=200)
-    svc.fit(K, y)
+    try:
+        svc.fit(K, y)
+    except ValueError as err:
+        if "finite" not in str(err) and "NaN" not in str(err):
+            raise
+        # libsvm's solution overflowed ("The dual coefficients or intercepts are not finite")
+        raise NonFiniteKernel(f"the SVM on the learned kernel failed: {err}") from None
     beta = np.zeros(K.shape[0])
     # classes_ is [-1, 1]: libsvm's dual_coef_ is +alpha for y = +1 and -alpha for y = -1.
     beta[svc.support_] = svc.dual_coef_[0]

@@ -67,6 +67,11 @@ class REKL(_MKLBase):
     check this). The step is ``sqrt(2 R / t) / Lip_t`` with Lip_t the running max of
     max_ij |g_ij| (Proposition 3.2, corrected: :mod:`kernlearn.similarity._base`).
 
+    Data layout as :class:`ESKL`: ``fit(S, y)`` with S of shape (n, n, m) (the similarity index
+    last; a 3-D array is always read so), a list of m (n, n) matrices or one (n, n) matrix, and
+    ``predict`` / ``decision_function`` / ``score`` with S_test of shape (n_test, n, m): the
+    pairwise layout that scikit-learn's cross-validation and GridSearchCV slice.
+
     Parameters are those of :class:`EMKL`.
 
     Attributes
