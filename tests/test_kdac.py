@@ -407,6 +407,22 @@ def test_bad_input_raises_value_error(rng, params, y_fn, match):
         KDAC(**params).fit(X, y_fn(30))
 
 
+def test_string_labels_give_the_integer_result(rng):
+    """y goes through the shared label rule (encode_labels): strings, and several views of them."""
+    X = rng.normal(size=(60, 3))
+    X[:30, 0] += 3
+    y = np.arange(60) % 2
+    names = np.array(["left", "right"])[y]
+    a = KDAC(2, n_components=2, sigma=1.5, random_state=0).fit(X, y)
+    b = KDAC(2, n_components=2, sigma=1.5, random_state=0).fit(X, names)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    np.testing.assert_allclose(a.projection_, b.projection_)
+    c = KDAC(2, n_components=2, sigma=1.5, random_state=0).fit(X, [names, (X[:, 0] > 1.5).astype(int)])
+    assert c.novelty_.shape == (2,)
+    with pytest.raises(ValueError, match="y: Unknown label type"):
+        KDAC(2, sigma=1.5).fit(X, rng.normal(size=60))  # continuous values are not cluster labels
+
+
 def test_nan_in_X_raises(rng):
     X = rng.normal(size=(30, 4))
     X[3, 1] = np.nan

@@ -4,31 +4,87 @@ import numbers
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
 from sklearn.cluster import KMeans
+from sklearn.utils.validation import check_is_fitted
 
 from .._utils._param_validation import Interval, StrOptions, validate_params
-from .._utils._validation import check_data
+from .._utils._validation import validate_X
 
 __all__ = ["KernelKMeans"]
 
+# Rows of new points handled at a time by transform/predict (bounds the m x k temporaries).
+_BLOCK_ROWS = 1024
 
-class KernelKMeans(ClusterMixin, BaseEstimator):
-    """k-means in the feature space of a kernel.
+
+def _centre_weights(labels, n_clusters, previous=None):
+    """A (n x k) with column c = the indicator of cluster c / |c|, so that the centre of c is F'a_c.
+    An empty cluster keeps its column of ``previous`` (its last centre), or a zero column."""
+    n = labels.shape[0]
+    A = np.zeros((n, n_clusters))
+    A[np.arange(n), labels] = 1.0
+    sizes = A.sum(0)
+    empty = sizes == 0
+    A[:, ~empty] /= sizes[~empty]
+    if previous is not None and empty.any():
+        A[:, empty] = previous[:, empty]
+    return A
+
+
+def _squared_distances(F, centres, centre_norms):
+    """|f_i - c|^2 for the rows of F, clipped at 0 (it is a difference of rounded terms)."""
+    D = np.einsum("ij,ij->i", F, F)[:, None] - 2.0 * (F @ centres.T) + centre_norms[None, :]
+    return np.maximum(D, 0.0, out=D)
+
+
+class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):
+    """k-means in the feature space of a kernel, with out-of-sample ``predict`` and ``transform``.
 
     Kernel k-means on K = F F' is k-means on the rows of F (the feature-space distances are the
     same), so a low-rank kernel is clustered through its factor at O(n r) per iteration; a
     dense kernel matrix is factored once by its eigendecomposition (negative eigenvalues,
-    rounding in a PSD kernel, are clipped).
+    rounding in a PSD kernel, are clipped: the kernel clustered is K+ = F F').
+
+    After scikit-learn's k-means the fit runs Lloyd steps until the labels are a fixed point, so
+    every centre is exactly the mean of its members (a centre whose cluster empties keeps its last
+    value) and ``labels_`` is the nearest-centre rule applied to the training points: ``predict``
+    on the training data reproduces ``labels_``.
+
+    Out-of-sample rule (the kernel k-means distance, e.g. Dhillon, Guan & Kulis, KDD 2004). With
+    a_c the indicator of cluster c divided by |c|, the squared feature-space distance of a point x
+    to the centre of c is
+
+        |phi(x) - m_c|^2 = k(x, x) - 2 sum_j a_cj k(x, x_j) + a_c' K+ a_c
+                         = k(x, x) - 2/|c| sum_{j in c} k(x, x_j) + 1/|c|^2 sum_{j,l in c} K+_jl.
+
+    ``predict`` takes the argmin over c, which does not need k(x, x). The centre norms
+    a_c' K+ a_c = |F'a_c|^2 are those of the kernel the fit clustered (K+, the clipped kernel), so
+    on a PSD K (K+ = K up to rounding) ``predict(K)`` reproduces ``labels_`` and
+    ``transform(K, np.diag(K))`` the distances of the fitted factor. With ``kernel="factor"`` the
+    same rule is the Euclidean distance of the new rows to ``cluster_centers_``.
 
     Parameters
     ----------
     n_clusters : int, default 2
     kernel : {"factor", "precomputed"}, default "factor"
         What ``fit`` receives: a factor F (n x r, e.g. ``SimpleNPKL().embedding_``) or the
-        n x n kernel matrix.
+        n x n kernel matrix. ``predict``/``transform`` then take new factor rows (m x r, e.g.
+        ``SimpleNPKL().transform`` of new points) or the m x n cross-kernel k(new, training).
     n_init, max_iter, tol, random_state
         As in :class:`sklearn.cluster.KMeans`.
+
+    Attributes
+    ----------
+    labels_ : ndarray (n,)
+    cluster_centers_ : ndarray (n_clusters, r)
+        The centres in factor space (``kernel="factor"`` only: with a precomputed kernel the
+        factor is an internal eigenbasis and the centres are held as weights of training points).
+    inertia_ : float
+        Sum of the squared feature-space distances of the training points to their centres.
+    n_iter_ : int
+        Iterations of scikit-learn's k-means (the Lloyd steps after it are not counted).
+    n_features_in_ : int
+        r, or n for a precomputed kernel.
     """
 
     _parameter_constraints = {
@@ -48,16 +104,29 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    @property
+    def _n_features_out(self):
+        """transform's columns: one squared distance per cluster."""
+        return int(self.n_clusters)
+
+    def _fit(self, X):
+        """Fit; return the factor clustered and the final centres (k x r)."""
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
-        if self.kernel == "factor" and np.ndim(X) == 2 and np.shape(X)[1] == 0:
-            # scikit-learn's convention for empty features; say what it means for a kernel factor.
-            raise ValueError(
-                f"X has 0 feature(s) (shape={np.shape(X)}) while a minimum of 1 is required: the "
-                "kernel is zero (e.g. SimpleNPKL found no positive part), so every point is the same point"
-            )
-        F = check_data(X, "X")
-        self.n_features_in_ = F.shape[1]
+        try:
+            F = validate_X(self, X, reset=True)
+        except ValueError as err:
+            if self.kernel == "factor" and "0 feature(s)" in str(err):
+                # scikit-learn's convention for empty features; say what it means for a kernel factor.
+                raise ValueError(
+                    f"{err} The kernel is zero (e.g. SimpleNPKL found no positive part), so every point "
+                    "is the same point"
+                ) from None
+            raise
         n_clusters = int(self.n_clusters)
         if n_clusters > F.shape[0]:
             raise ValueError(f"n_clusters must be <= the number of samples ({F.shape[0]}), got {n_clusters}")
@@ -71,7 +140,114 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         km = KMeans(
             n_clusters, n_init=self.n_init, max_iter=self.max_iter, tol=self.tol, random_state=self.random_state
         ).fit(F)
-        self.labels_ = km.labels_
-        self.inertia_ = float(km.inertia_)
+        labels, A, centres = self._lloyd_fixed_point(F, km.labels_.astype(np.intp), n_clusters)
+        self.labels_ = labels
+        centre_norms = np.einsum("ij,ij->i", centres, centres)
+        self.inertia_ = float(
+            np.take_along_axis(_squared_distances(F, centres, centre_norms), labels[:, None], 1).sum()
+        )
         self.n_iter_ = int(km.n_iter_)
+        self._centre_norms = centre_norms
+        if self.kernel == "factor":
+            self.cluster_centers_ = centres
+        else:
+            self._centre_weights = A
+        return F, centres, centre_norms
+
+    def _lloyd_fixed_point(self, F, labels, n_clusters):
+        """Lloyd steps from k-means' labels until they repeat: centres = F'A, A the member means."""
+        A = _centre_weights(labels, n_clusters)
+        for _ in range(int(self.max_iter)):
+            centres = A.T @ F
+            new = np.argmin(_squared_distances(F, centres, np.einsum("ij,ij->i", centres, centres)), axis=1)
+            if np.array_equal(new, labels):
+                return labels, A, centres
+            labels = new
+            A = _centre_weights(labels, n_clusters, previous=A)
+        centres = A.T @ F  # max_iter Lloyd steps: label by the last centres, whatever they are
+        labels = np.argmin(_squared_distances(F, centres, np.einsum("ij,ij->i", centres, centres)), axis=1)
+        return labels, A, centres
+
+    def fit(self, X, y=None):
+        """Cluster the factor rows X (n x r), or the points of the n x n kernel matrix X."""
+        self._fit(X)
         return self
+
+    def fit_predict(self, X, y=None):
+        """Fit and return ``labels_``."""
+        return self.fit(X).labels_
+
+    def fit_transform(self, X, y=None):
+        """Fit and return the training points' squared distances to the centres (n x n_clusters),
+        in the feature space of the kernel the fit clustered (for a precomputed K, the clipped
+        K+): ``transform(K, np.diag(K))`` gives the same on a PSD K."""
+        F, centres, centre_norms = self._fit(X)
+        return _squared_distances(F, centres, centre_norms)
+
+    def _cross_terms(self, X):
+        """For validated new rows X: (the -2 <phi(x), m_c> + |m_c|^2 part of the distances, m x k)."""
+        if self.kernel == "factor":
+            return self._centre_norms[None, :] - 2.0 * (X @ self.cluster_centers_.T)
+        return self._centre_norms[None, :] - 2.0 * (X @ self._centre_weights)
+
+    def _check_new(self, X, kernel_diagonal=None, *, need_diagonal=False):
+        check_is_fitted(self)
+        X = validate_X(self, X, reset=False)
+        if self.kernel == "factor":
+            if kernel_diagonal is not None:
+                raise ValueError("kernel_diagonal is only for kernel='precomputed' (a factor's rows give it)")
+            return X, np.einsum("ij,ij->i", X, X)
+        if kernel_diagonal is None:
+            if need_diagonal:
+                raise ValueError(
+                    "kernel_diagonal, k(x, x) of the new points (shape (n_new,)), is required with "
+                    "kernel='precomputed': the squared distances to the centres include it (predict does not need it)"
+                )
+            return X, None
+        diagonal = np.asarray(kernel_diagonal)
+        if diagonal.dtype.kind not in "biuf":
+            raise TypeError(f"kernel_diagonal must hold real numbers, got dtype {diagonal.dtype}")
+        diagonal = diagonal.astype(np.float64).reshape(-1) if diagonal.ndim <= 1 else diagonal
+        if diagonal.shape != (X.shape[0],):
+            raise ValueError(
+                f"kernel_diagonal must have shape ({X.shape[0]},) (one k(x, x) per row of X), "
+                f"got {np.shape(kernel_diagonal)}"
+            )
+        if not np.isfinite(diagonal).all():
+            raise ValueError("kernel_diagonal contains NaN or infinity")
+        return X, diagonal
+
+    def transform(self, X, kernel_diagonal=None):
+        """Squared feature-space distances of new points to the centres, shape (m, n_clusters).
+
+        X : new factor rows (m x r) with ``kernel="factor"``; the cross-kernel k(new, training)
+            (m x n) with ``kernel="precomputed"``.
+        kernel_diagonal : array (m,), k(x, x) of the new points; required with
+            ``kernel="precomputed"`` (with a factor it is the rows' squared norms).
+
+        Values are clipped at 0 (they are differences of rounded terms; the rule: class docstring).
+        Unlike :meth:`sklearn.cluster.KMeans.transform`, the distances are squared.
+        """
+        X, diagonal = self._check_new(X, kernel_diagonal, need_diagonal=True)
+        out = np.empty((X.shape[0], int(self.n_clusters)))
+        for start in range(0, X.shape[0], _BLOCK_ROWS):
+            rows = slice(start, start + _BLOCK_ROWS)
+            block = self._cross_terms(X[rows])
+            block += diagonal[rows, None]
+            out[rows] = np.maximum(block, 0.0)
+        return out
+
+    def predict(self, X):
+        """The nearest centre of each new point (rule: class docstring); X as in :meth:`transform`.
+        k(x, x) does not change the argmin, so no diagonal is needed."""
+        X, _ = self._check_new(X)
+        labels = np.empty(X.shape[0], dtype=self.labels_.dtype)
+        for start in range(0, X.shape[0], _BLOCK_ROWS):
+            rows = slice(start, start + _BLOCK_ROWS)
+            labels[rows] = np.argmin(self._cross_terms(X[rows]), axis=1)
+        return labels
+
+    def score(self, X, y=None, kernel_diagonal=None):
+        """Minus the sum of the squared distances of X to their nearest centres (as
+        :meth:`sklearn.cluster.KMeans.score`); ``kernel_diagonal`` as in :meth:`transform`."""
+        return -float(self.transform(X, kernel_diagonal).min(axis=1).sum())
