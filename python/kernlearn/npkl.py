@@ -86,8 +86,9 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     d_j the training degrees. The cross-kernel is K(x, x_j) = f(x) . f_j (:meth:`kernel`). This
     is not a Nystrom rule: a training point queried as a new point is its own nearest neighbour,
     so ``transform(X_train)`` is a smoothed ``embedding_``, not ``embedding_`` itself, and
-    ``fit_transform`` returns ``embedding_``. The degree-weighted rule beat LLE's
-    reconstruction weights on held-out 1-NN accuracy (figures: bench/results/out_of_sample.md).
+    ``fit_transform`` returns ``embedding_``. LLE's reconstruction weights, the embeddings' rule,
+    did no better on held-out 1-NN accuracy (figures: bench/results/out_of_sample.md), so the
+    rule derived from the model stays.
 
     Parameters
     ----------
