@@ -18,7 +18,7 @@ ESTIMATORS = [
     # dual is not differentiable at the optimum and the solver crawls (see embedding._inactive_bound_hint).
     MinimumVolumeEmbedding(n_components=1, n_neighbors=3, B=1.0, random_state=0),
     StructurePreservingEmbedding(n_components=1, n_neighbors=3, max_rounds=3, random_state=0),
-    ColoredMVU(n_components=1, n_neighbors=3, random_state=0),
+    ColoredMVU(n_components=1, n_neighbors=3, B=1.0, random_state=0),
     IndefiniteKernelLogisticRegression(kernel="rbf", learning_rate="auto", random_state=0),
     # TL1 and the checks' kernels are indefinite: the Krein penalty would warn (an error here).
     IndefiniteKernelLogisticRegression(solver="ccicp-sgd", penalty="positive", learning_rate="auto", random_state=0),

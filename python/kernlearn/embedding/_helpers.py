@@ -2,6 +2,7 @@
 hint for solves that stall where the bound is inactive."""
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.sparse.csgraph import dijkstra
 
 from .._utils._validation import check_square_sparse
@@ -45,7 +46,7 @@ def check_connectivity(W):
         raise ValueError(f"the connectivity matrix must be binary (0/1), got values such as {values[:5]}")
     if abs(W - W.T).sum() != 0:
         raise ValueError("the connectivity matrix must be symmetric")
-    W.setdiag(0)
+    W = (W - sp.diags(W.diagonal())).tocsr()  # not setdiag(0): scipy < 1.13 warns when it adds entries
     W.eliminate_zeros()
     if W.nnz == 0:
         raise ValueError("X (connectivity) has no edges")
