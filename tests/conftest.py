@@ -43,3 +43,12 @@ def reference_knn(X, k, metric="euclidean"):
         idx[i] = order
     d = np.take_along_axis(dist, idx, axis=1)
     return idx, (np.sqrt(d) if metric == "euclidean" else d)
+
+
+def three_blobs(per_cluster, seed=0):
+    """(X, y): three separated Gaussian clusters in 3-D, ``per_cluster`` points each. Continuous
+    coordinates, so no distance ties (the kNN graph does not depend on tie-breaking)."""
+    rng = np.random.default_rng(seed)
+    centres = np.array([[0.0, 0.0, 0.0], [4.0, 0.0, 1.0], [0.0, 4.0, -1.0]])
+    y = np.repeat(np.arange(3), per_cluster)
+    return centres[y] + rng.standard_normal((3 * per_cluster, 3)), y

@@ -12,17 +12,14 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import get_tags
 
+from conftest import three_blobs
 from kernlearn.cluster import KDAC, KernelKMeans, median_sigma
 from kernlearn.kernels import rbf_kernel
 
 
 @pytest.fixture(scope="module")
 def blobs():
-    """Three separated clusters (continuous coordinates: no distance ties)."""
-    rng = np.random.default_rng(0)
-    centres = np.array([[0.0, 0.0, 0.0], [4.0, 0.0, 1.0], [0.0, 4.0, -1.0]])
-    y = np.repeat(np.arange(3), 40)
-    return centres[y] + rng.standard_normal((120, 3)), y
+    return three_blobs(40)
 
 
 def squared_distances(A, B):

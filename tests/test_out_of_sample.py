@@ -13,6 +13,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import StandardScaler
 
+from conftest import three_blobs
 from kernlearn.constraints import from_labels
 from kernlearn.embedding import ColoredMVU, MinimumVolumeEmbedding, StructurePreservingEmbedding
 from kernlearn.graph import knn_graph
@@ -21,11 +22,7 @@ from kernlearn.npkl import SimpleNPKL
 
 @pytest.fixture(scope="module")
 def blobs():
-    """Three separated clusters without ties (continuous coordinates)."""
-    rng = np.random.default_rng(0)
-    centres = np.array([[0.0, 0.0, 0.0], [4.0, 0.0, 1.0], [0.0, 4.0, -1.0]])
-    y = np.repeat(np.arange(3), 30)
-    return centres[y] + rng.standard_normal((90, 3)), y
+    return three_blobs(30)
 
 
 @pytest.fixture(scope="module")

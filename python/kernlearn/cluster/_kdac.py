@@ -393,10 +393,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         out = _core.methods.kdac(X, Y, options=options, W0=W0, callback=monitor.core_callback(), n_threads=n_threads)
 
         U = out.U
-        features = U
-        if self.normalize_rows:
-            norms = np.linalg.norm(U, axis=1, keepdims=True)
-            features = U / np.where(norms > 0, norms, 1.0)
+        features = self._clustering_features(U)
         # scikit-learn's k-means runs on OpenMP threads. On an n x k embedding it is cheap, and
         # OpenMP's spin-waits cost more than they save, so it gets one thread (bench/results/kdac.md).
         with threadpool_limits(limits=1, user_api="openmp"):
@@ -509,6 +506,14 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         """transform's columns: the q projected coordinates."""
         return int(self.projection_.shape[1])
 
+    def _clustering_features(self, U):
+        """The rows k-means clusters, in fit and in predict alike: U, unit-normalised when
+        ``normalize_rows`` (a zero row stays zero)."""
+        if not self.normalize_rows:
+            return U
+        norms = np.linalg.norm(U, axis=1, keepdims=True)
+        return U / np.where(norms > 0, norms, 1.0)
+
     def _check_new(self, X):
         check_is_fitted(self)
         return validate_X(self, X, reset=False)
@@ -533,10 +538,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         """Alternative-cluster labels of new points: the Nystrom extension of U (class docstring),
         the row normalisation of fit (``normalize_rows``), then the nearest of the fitted k-means
         ``cluster_centers_``. ``predict(X_train)`` reproduces ``labels_``."""
-        features = self.extend_embedding(X)
-        if self.normalize_rows:
-            norms = np.linalg.norm(features, axis=1, keepdims=True)
-            features = features / np.where(norms > 0, norms, 1.0)
+        features = self._clustering_features(self.extend_embedding(X))
         centres = self.cluster_centers_
         distances = np.einsum("ij,ij->i", centres, centres)[None, :] - 2.0 * (features @ centres.T)
         return np.argmin(distances, axis=1).astype(self.labels_.dtype, copy=False)
