@@ -241,7 +241,7 @@ def test_top_r_by_the_filtered_lanczos_equals_dense(loss, rank):
     the eigensolver's 1e-10 |A|). Rank 60 exceeds the positive count (the filter's order fails
     below zero, and plain Lanczos finishes)."""
     X, y, pairs, labels, L = problem(n=150, n_pairs=150, graph="mutual")
-    kw = dict(C=0.3, n_neighbors=3, graph="mutual", rank=rank, tol=1e-8, max_iter=500)
+    kw = dict(C=0.3, B=1.0, n_neighbors=3, graph="mutual", rank=rank, tol=1e-8, max_iter=500)
     lanczos = SimpleNPKL(loss, eigen_solver="lanczos", **kw).fit(X, pairs=pairs, pair_labels=labels)
     dense = SimpleNPKL(loss, eigen_solver="dense", **kw).fit(X, pairs=pairs, pair_labels=labels)
     assert lanczos.eigen_solver_ == "lanczos"
@@ -370,7 +370,9 @@ def checked_basis(model, L, r):
 
 def test_fixed_basis_linear_loss_is_the_projected_closed_form():
     X, y, pairs, labels, L = problem(n=60, n_pairs=60)
-    model = SimpleNPKL("linear", C=0.3, B=2.0, n_neighbors=3, basis=8).fit(X, pairs=pairs, pair_labels=labels)
+    model = SimpleNPKL("linear", C=0.3, B=2.0, n_neighbors=3, basis=8, basis_from="laplacian").fit(
+        X, pairs=pairs, pair_labels=labels
+    )
     assert model.eigen_solver_ == "basis"
     U = checked_basis(model, L, 8)
     n = L.shape[0]
@@ -384,7 +386,7 @@ def test_fixed_basis_linear_loss_is_the_projected_closed_form():
 
 def test_fixed_basis_saddle_point_matches_the_restricted_sdp():
     X, y, pairs, labels, L = problem(n=60, n_pairs=60)
-    model = SimpleNPKL(C=0.3, B=4.0, n_neighbors=3, basis=10, tol=1e-8, max_iter=5000).fit(
+    model = SimpleNPKL(C=0.3, B=4.0, n_neighbors=3, basis=10, basis_from="laplacian", tol=1e-8, max_iter=5000).fit(
         X, pairs=pairs, pair_labels=labels
     )
     assert model.converged_

@@ -21,7 +21,7 @@ from ._utils._labels import encode_labels
 from ._utils._param_validation import validate_params
 from ._utils._validation import check_choice, check_int, check_square_sparse, naming, resolve_n_threads
 
-__all__ = ["ConstraintAccumulator", "check_pairs", "from_labels"]
+__all__ = ["ConstraintAccumulator", "check_pairs", "from_labels", "pair_folds"]
 
 # from_labels's default for partially labelled y: every pair of labelled points up to this many
 # (16 MiB of int64 pairs), a random sample of this many beyond.
@@ -116,6 +116,42 @@ def from_labels(y, n_pairs=None, component_ratio=None, random_state=None):
                 f"within classes cannot go below {reachable}"
             )
     return _draw_pairs(y, labelled, n_pairs, target, rng)
+
+
+def pair_folds(pairs, n_splits=3, random_state=None):
+    """Cross-validation folds over pairwise constraints, split by point.
+
+    The constrained points (those in any pair) are shuffled into ``n_splits`` groups. Fold f
+    trains on the pairs with no end in group f and tests on the pairs with at least one end in
+    it, so a test pair always involves a point that no training pair touches: the score measures
+    how the side information reaches points outside the pairs, the case a learned kernel exists
+    for. Splitting the pairs themselves would not: with every pair among a few labelled points,
+    the training pairs already imply each held-out pair by transitivity.
+
+    Parameters
+    ----------
+    pairs : int array of shape (m, 2)
+    n_splits : int >= 2, default 3
+    random_state : int, RandomState or None
+
+    Returns
+    -------
+    list of (train, test) index arrays into ``pairs``
+    """
+    validate_params({"random_state": ["random_state"]}, {"random_state": random_state}, "pair_folds")
+    pairs = np.asarray(pairs)
+    if pairs.ndim != 2 or pairs.shape[1] != 2 or pairs.shape[0] == 0:
+        raise ValueError(f"pairs must have shape (m, 2) with m >= 1, got {pairs.shape}")
+    points = np.unique(pairs)
+    n_splits = check_int(n_splits, "n_splits", low=2, high=points.size)
+    group = np.empty(int(points.max()) + 1, dtype=np.int64)
+    group[check_random_state(random_state).permutation(points)] = np.arange(points.size) % n_splits
+    ends = group[pairs]
+    folds = []
+    for f in range(n_splits):
+        held_out = (ends == f).any(axis=1)
+        folds.append((np.flatnonzero(~held_out), np.flatnonzero(held_out)))
+    return folds
 
 
 def _draw_pairs(y, labelled, n_pairs, target, rng):

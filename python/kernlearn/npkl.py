@@ -29,6 +29,19 @@ ascent is accelerated (Nesterov momentum, restarted whenever J falls) and the st
 backtracking accepts it at once; ``step="lipschitz"`` is the plain Algorithm 1. Every iterate
 gives a lower bound J(alpha) and a feasible K with an upper bound P(K), so the iteration stops
 when the best P minus the best J, a certificate, is below ``tol`` relative to P.
+
+Errata to the paper (each checked by a test against cvxpy or the closed form):
+
+* Eq. (25) writes K = (-B / tr A_+^(p/(p-1)))^(1/p) A_+^(1/(p-1)); the sign is a misprint, the
+  factor is Proposition 1's +B (with -B the root is not real).
+* Proposition 1 at p = 1 gives K = B A_1 on the top eigenvector(s) whatever their sign; when
+  sigma_max <= 0 that K makes tr(A K) <= 0 and K = 0 is optimal, as tr K <= B is an inequality.
+  The code returns K = 0 there (``test_npkl.py``).
+* Section 7.1's B = 1 makes the saddle-point losses collapse onto the linear loss (see the G
+  parameter of :class:`SimpleNPKL`): the paper's Tables 4 and 5, with 10-51 iterations and
+  accuracies that differ by loss, cannot come from B = 1 on our scale; they match B of order
+  10 n to 50 n (bench/results/simplenpkl_table4.md).
+* Lemma 5's Lipschitz factor m is not needed (each pair moves a distinct entry of A), see below.
 """
 
 import warnings
@@ -60,6 +73,11 @@ from .linalg import eigsh, estimate_count_beyond
 __all__ = ["SimpleNPKL"]
 
 LOSSES = ("linear", "squared_hinge", "hinge", "square")
+
+# The capacity with neither B nor G given: the penalty form (see the G parameter).
+DEFAULT_G = 1e-3
+# C when not given, per pair per point for the linear loss (see the C parameter).
+DEFAULT_C = 0.3
 
 # The per-iteration record fields shown by verbose and handed to the callback, and those of history_.
 MONITOR_FIELDS = ("dual", "primal", ("gap", ".2e"), "matvecs", "rank")
@@ -96,14 +114,33 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     p : float >= 1, default 2
         The capacity regulariser tr K^p. p = 1 is supported with the linear loss only.
     B : float > 0, optional
-        Trace bound tr K^p <= B (Proposition 1). Default 1 unless G is given.
+        Trace bound tr K^p <= B (Proposition 1). Give B or G, not both; with neither, the
+        penalty form with G = %(DEFAULT_G)g is used (p = 1, which has no penalty form: B = n,
+        the trace of a kernel with unit diagonal).
     G : float > 0, optional
-        Penalty (G/p) tr K^p instead of the bound (Proposition 2). Give B or G, not both.
-    C : float > 0, default 0.3
-        Loss weight (each constraint counted twice, see the module docstring). 0.3 is the value
-        of {0.01, 0.03, 0.1, 0.3, 1} tuned most often in the Table 2 reproduction with the
-        symmetric graph; accuracy falls steeply above it, where the points without constraints
-        collapse together (figures: bench/results/simplenpkl_table2.md, bench/results/npkl.md).
+        Penalty (G/p) tr K^p instead of the bound (Proposition 2). The default, G = %(DEFAULT_G)g
+        with neither B nor G given, was chosen at p = 2 on the held-out protocol of
+        bench/results/suite.md. The paper's B = 1 (Section 7.1) caps every |K_ij| near 1 / n:
+        every constraint stays violated, every dual variable sits at C, so the fit ends where it
+        starts, at the linear-loss kernel, for every loss (0-2 iterations), and that kernel puts
+        next to no mass on the points outside the pairs, which kernel k-means then lumps into one
+        cluster (held-out ARI 0.00 on iris and wine). A bound large enough for the unit margins
+        t_ij K_ij >= 1 to be met (B = n^2) spreads the kernel (ARI 0.91 / 0.87), but where the
+        optimum does not need that room (the square loss always, the others on sonar and
+        ionosphere) the bound is inactive, the dual is not differentiable at its optimum and the
+        ascent stalls at max_iter. The penalty form is smooth there: G = 1e-3 converged in 9-90
+        iterations on every data set tried, as accurate as B = n^2, and 1e-2 falls back towards
+        the collapse (figures: bench/results/npkl_defaults.md).
+    C : float > 0, optional
+        Loss weight (each constraint counted twice, see the module docstring). Default: 0.3 for
+        the saddle-point losses, the value of {0.01, 0.03, 0.1, 0.3, 1} tuned most often in the
+        Table 2 reproduction (bench/results/simplenpkl_table2.md); their dual variables settle
+        below C wherever a margin is met, so the default carries over between data sets and
+        numbers of pairs. The linear loss has no margin: its kernel is the positive part of
+        C T - L, whose pair term grows with the pairs per point, d = 2 m / (points in a pair),
+        and swamps the graph term L (eigenvalues <= 2) unless C d stays of order one; past that
+        the points outside the pairs get no mass. So its default is 0.3 / d (figures:
+        bench/results/npkl_defaults.md). The C used is ``C_``.
     n_neighbors : int, default 5
     graph : {"symmetric", "mutual"}, default "symmetric"
         kNN graph: an edge when either (symmetric) or both (mutual: the paper's literal "among
@@ -150,17 +187,24 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         while backtracking accepts it; "lipschitz": Algorithm 1 as such, step 1 / L_t with
         backtracking (J increases at every iterate); a float: a fixed step, no acceleration.
     active_constraints : int, optional
-        Section 5.3: fit once, pick this many points with the smallest normalised margin
-        ``|sum_j T_ij K_ij| / l_i``, and refit on every constraint touching them.
+        Section 5.3: pick this many points with the smallest normalised margin
+        ``|sum_j T_ij K_ij| / l_i`` and fit on the constraints touching them only. The margins
+        are read from the linear-loss kernel (Proposition 1, one eigensolve), a pilot the paper
+        leaves open: a pilot as costly as the full fit could not save time.
     warm_start : bool, default False
         Start each Lanczos solve from the previous iteration's eigenvectors (a block Rayleigh-Ritz
         step locks the pairs that still meet tol) instead of a random vector. Every solve after
         the first is sized by the previous rank either way, and that is what saves mat-vecs:
         the eigenvector start rarely pays, hence off by default (figures: bench/results/npkl.md).
     basis : int, optional
-        Section 5.4: restrict K to ``U E U'`` with U the ``basis`` smoothest eigenvectors of L
-        (its smallest eigenpairs, by Lanczos once); every iteration then solves an r x r
-        eigenproblem instead of an n x n one. The duality gap is that of the restricted problem.
+        Section 5.4: restrict K to ``U E U'`` with U fixed, ``basis`` columns found by Lanczos
+        once (see ``basis_from``); every iteration then solves an r x r eigenproblem instead of
+        an n x n one. The duality gap is that of the restricted problem.
+    basis_from : {"kernel", "laplacian"}, default "kernel"
+        The basis U. "kernel", the paper's: the eigenvectors of K, taken from the linear-loss
+        kernel, i.e. the top ``basis`` eigenvectors of A(C) = C T - L. "laplacian": the
+        ``basis`` smoothest eigenvectors of L (its smallest eigenpairs), which ignore the pairs
+        (figures for both: bench/results/npkl.md).
     random_state : int, RandomState or None
         Start vector of the eigensolver and, with ``y``, the drawn pairs.
     n_jobs : int, optional
@@ -174,6 +218,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     eigenvalues_, eigenvectors_ : the kernel is ``V diag(lam) V'`` (never stored dense)
     embedding_ : ``V sqrt(lam)``, n x rank
     dual_coef_ : alpha, one per pair
+    C_ : the loss weight used (``C``, or its default for the loss and the pairs)
     pairs_, pair_labels_ : the constraints used
     n_features_in_ : number of features of X; feature_names_in_ : X's column names (DataFrames)
     n_iter_, converged_ : iterations and whether the gap met tol
@@ -187,7 +232,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         "p": [Interval(Real, 1, None)],
         "B": [Interval(Real, 0, None, closed="neither"), None],
         "G": [Interval(Real, 0, None, closed="neither"), None],
-        "C": [Interval(Real, *_core.methods.C_RANGE)],
+        "C": [Interval(Real, *_core.methods.C_RANGE), None],
         "n_neighbors": [Interval(Integral, 1, None)],
         "graph": [StrOptions({"symmetric", "mutual"})],
         "rank": [Interval(Integral, 1, None), StrOptions({"auto"})],
@@ -198,6 +243,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         "active_constraints": [Interval(Integral, 1, None), None],
         "warm_start": ["boolean"],
         "basis": [Interval(Integral, 1, None), None],
+        "basis_from": [StrOptions({"kernel", "laplacian"})],
         "random_state": ["random_state"],
         "verbose": ["boolean", Interval(Integral, 0, None)],
         "callback": ["callable", None],
@@ -210,7 +256,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         p=2.0,
         B=None,
         G=None,
-        C=0.3,
+        C=None,
         n_neighbors=5,
         graph="symmetric",
         rank="auto",
@@ -221,6 +267,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         active_constraints=None,
         warm_start=False,
         basis=None,
+        basis_from="kernel",
         random_state=None,
         n_jobs=None,
         verbose=0,
@@ -241,6 +288,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         self.active_constraints = active_constraints
         self.warm_start = warm_start
         self.basis = basis
+        self.basis_from = basis_from
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -280,12 +328,14 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         # basis and the rank estimate, which small fits skip.
         L = knn_laplacian_arrays(X, self.n_neighbors, self.graph, n_threads)
         seed = int(rng.randint(np.iinfo(np.int32).max))
-        basis = self._basis(L, n, seed)
-        out = self._solve(L, n, pairs, labels, seed, basis, n_threads)
         if self.active_constraints is not None:
-            keep = self._active_pairs(pairs, labels, out)
+            # Section 5.3 on the linear-loss closed form (one eigensolve), so that the selection
+            # costs less than the fit it shortens (figures: bench/results/simplenpkl_fig2.md).
+            pilot = self._solve(L, n, pairs, labels, seed, None, n_threads, loss="linear")
+            keep = self._active_pairs(pairs, labels, pilot)
             pairs, labels = pairs[keep], labels[keep]
-            out = self._solve(L, n, pairs, labels, seed, basis, n_threads)
+        basis = self._basis(L, n, pairs, labels, seed)
+        out = self._solve(L, n, pairs, labels, seed, basis, n_threads)
         self._store(out, pairs, labels)
         self.basis_ = basis
         self._training = TrainingNeighbors(X, self.n_neighbors)
@@ -366,7 +416,9 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         fraction = _solver_choice.auto_dense_fraction(n)
         if self.eigen_solver != "auto" or not isinstance(self.rank, str) or n <= _solver_choice.DENSE_MAX_N:
             return self.eigen_solver, fraction
-        A = ConstraintAccumulator(pairs, n, base=-_csr(L, n), pair_labels=labels).assemble(np.full(len(pairs), self.C))
+        A = ConstraintAccumulator(pairs, n, base=-_csr(L, n), pair_labels=labels).assemble(
+            np.full(len(pairs), self._C_for(self.loss, pairs))
+        )
         estimate = estimate_count_beyond(A, 0.0, random_state=0)
         if _solver_choice.saddle_lanczos_fits(n, estimate):
             return "auto", fraction
@@ -379,15 +431,30 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             )
         return "mixed" if n >= _core.methods.MIXED_PRECISION_MIN_N else "dense", fraction
 
-    def _basis(self, L, n, seed):
-        """Section 5.4's U: the smallest eigenvectors of L, as the largest of 2I - L (None: no basis)."""
+    def _basis(self, L, n, pairs, labels, seed):
+        """Section 5.4's U (None: no basis): the top eigenvectors of A(C) = C T - L, the
+        linear-loss kernel's eigenvectors extended by its next directions ("kernel", the
+        paper's), or the smoothest eigenvectors of L, as the largest of 2I - L ("laplacian")."""
         if self.basis is None:
             return None
-        shifted = (2.0 * sp.identity(n, format="csr") - _csr(L, n)).tocsr()
-        _, U, _ = eigsh(shifted, int(self.basis), random_state=seed, n_jobs=self.n_jobs)
+        if self.basis_from == "kernel":
+            C = self._C_for("linear", pairs)
+            M = ConstraintAccumulator(pairs, n, base=-_csr(L, n), pair_labels=labels).assemble(np.full(len(pairs), C))
+        else:
+            M = (2.0 * sp.identity(n, format="csr") - _csr(L, n)).tocsr()
+        _, U, _ = eigsh(M, int(self.basis), random_state=seed, n_jobs=self.n_jobs)
         return np.ascontiguousarray(U, dtype=np.float64)
 
-    def _options(self, solver, fraction, seed):
+    def _C_for(self, loss, pairs):
+        """The C parameter, or its default for this loss and these pairs."""
+        if self.C is not None:
+            return float(self.C)
+        if loss != "linear":
+            return DEFAULT_C
+        per_point = 2.0 * len(pairs) / np.unique(pairs).size
+        return DEFAULT_C / per_point
+
+    def _options(self, solver, fraction, seed, loss, n, pairs):
         """NpklOptions: the user's parameters, and for the rest the core's defaults."""
         methods = _core.methods
         spectral = dict(
@@ -401,6 +468,10 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         )
         if self.B is not None:
             spectral["B"] = float(self.B)
+        elif self.G is None and self.p == 1:
+            spectral["B"] = float(n)
+        elif self.G is None:
+            spectral["G"] = DEFAULT_G
         if self.G is not None:
             spectral["G"] = float(self.G)
         if not isinstance(self.rank, str):
@@ -410,12 +481,12 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             if not isinstance(self.step, str):
                 spectral["step"] = float(self.step)
         return methods.NpklOptions(
-            loss=methods.NpklLoss.__members__[self.loss],
-            C=float(self.C),
+            loss=methods.NpklLoss.__members__[loss],
+            C=self._C_for(loss, pairs),
             spectral=methods.SpectralOptions(**spectral),
         )
 
-    def _solve(self, L, n, pairs, labels, seed, basis, n_threads):
+    def _solve(self, L, n, pairs, labels, seed, basis, n_threads, loss=None):
         if basis is not None:
             solver, fraction = "lanczos", _solver_choice.DENSE_FRACTION  # unused: every solve is r x r
         else:
@@ -427,7 +498,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
                 _core.methods.Csr(n=n, indptr=indptr, indices=indices, data=data),
                 pairs,
                 labels,
-                options=self._options(solver, fraction, seed),
+                options=self._options(solver, fraction, seed, loss or self.loss, n, pairs),
                 basis=basis,
                 callback=monitor.core_callback(),
                 n_threads=n_threads,
@@ -462,6 +533,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         self.embedding_ = self.eigenvectors_ * np.sqrt(self.eigenvalues_)
         self.dual_coef_ = np.array(out.alpha)
         self.pairs_, self.pair_labels_ = pairs, labels.astype(np.int64)
+        self.C_ = self._C_for(self.loss, pairs)
         self.n_iter_ = int(out.n_iter)
         self.converged_ = out.status == _core.core.SolverStatus.converged
         self.history_ = history_arrays(out.history, HISTORY_FIELDS)
@@ -475,4 +547,5 @@ if SimpleNPKL.__doc__:  # None under python -OO
         "SMALL": _solver_choice.SMALL_N_DENSE_FRACTION,
         "MIXED": _core.methods.MIXED_PRECISION_MIN_N,
         "DEGREE": _core.linalg.FILTER_DEGREE,
+        "DEFAULT_G": DEFAULT_G,
     }

@@ -88,12 +88,17 @@ class StrOptions(Options):
 
 
 class _Kind:
-    """A named kind of value: "boolean", "callable", "random_state", None. Each has a type test
+    """A named kind of value: "boolean", "callable", "array-like", "random_state", None. Each has a type test
     and a value test (an int random_state of the right type may still be out of numpy's range)."""
 
     _RULES = {
         "boolean": ("a bool", lambda v: isinstance(v, (bool, np.bool_)), None),
         "callable": ("a callable", callable, None),
+        "array-like": (
+            "an array-like (a list, tuple or array)",
+            lambda v: isinstance(v, (list, tuple, np.ndarray)),
+            None,
+        ),
         "random_state": (
             "an int in [0, 2**32 - 1], a numpy RandomState or Generator, or None",
             lambda v: (
