@@ -110,5 +110,5 @@ def test_bad_parameters(partly_labelled, params, message):
 
 def test_too_few_pairs_for_the_folds(partly_labelled):
     X, *_ = partly_labelled
-    with pytest.raises(ValueError, match="fold"):
+    with pytest.raises(ValueError, match="no fold"):
         SimpleNPKLCV(cv=3).fit(X, pairs=np.array([[0, 1], [2, 3], [4, 5]]), pair_labels=np.array([1, -1, 1]))

@@ -8,9 +8,11 @@ from kernlearn.embedding import ColoredMVU, MinimumVolumeEmbedding, StructurePre
 from kernlearn.indefinite import IndefiniteKernelLogisticRegression
 from kernlearn.metric import S3ML
 from kernlearn.npkl import SimpleNPKL
+from kernlearn.npkl_cv import SimpleNPKLCV
 
 ESTIMATORS = [
     SimpleNPKL(n_neighbors=3, random_state=0),
+    SimpleNPKLCV(SimpleNPKL(n_neighbors=3, random_state=0), Cs=(0.3, 1.0), Gs=(1e-3,), cv=2, random_state=0),
     KernelKMeans(2, random_state=0),
     # Not KernelKMeans(kernel="precomputed"): its transform and score need the new points'
     # kernel_diagonal, which the checks' generic calls do not pass (tests/test_cluster_oos.py).
@@ -47,7 +49,7 @@ SIMPLENPKL_FAILURES = {
 
 
 def _expected_failed_checks(estimator):
-    if isinstance(estimator, SimpleNPKL):
+    if isinstance(estimator, (SimpleNPKL, SimpleNPKLCV)):
         return SIMPLENPKL_FAILURES
     if isinstance(estimator, KDAC):  # y is the existing clustering: there is no fit(X)
         return {"check_clustering": "calls fit(X) without y; KDAC needs the existing clustering"}

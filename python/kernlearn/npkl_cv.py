@@ -69,6 +69,8 @@ class SimpleNPKLCV(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
     best_score_ : float
     cv_results_ : dict of arrays, one entry per grid point: "param_C", "param_G" (or "param_B"),
         "mean_test_score", "std_test_score", "split<k>_test_score", "rank_test_score"
+    n_splits_ : the folds scored: a fold whose test pairs are all must-links or all
+        cannot-links has no score and is left out
     best_estimator_ : the refitted SimpleNPKL (``refit=True``)
     embedding_, n_features_in_ : the refitted model's
     """
@@ -130,12 +132,16 @@ class SimpleNPKLCV(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         else:
             name, capacities, other = "B", self._grid(self.Bs, "Bs"), "G"
         folds = pair_folds(pairs, self.cv, random_state=rng)
-        for f, (train, test) in enumerate(folds):
-            if np.unique(labels[test]).size < 2 or train.size == 0:
-                raise ValueError(
-                    f"fold {f} of cv = {self.cv} has no training pairs or lacks must-links or "
-                    "cannot-links among its test pairs: give more pairs or a smaller cv"
-                )
+        # A fold whose test pairs are all of one kind (or that leaves no training pair) has no
+        # score; it is left out (n_splits_ counts the folds scored), and no fold at all is refused.
+        usable = [(train, test) for train, test in folds if train.size and np.unique(labels[test]).size == 2]
+        if not usable:
+            raise ValueError(
+                f"no fold of cv = {self.cv} has both must-links and cannot-links among its test pairs "
+                "and a training pair: give more pairs or a smaller cv"
+            )
+        folds = usable
+        self.n_splits_ = len(folds)
         scoring = _score if self.scoring is None else self.scoring
         grid = [{"C": float(C), name: float(value), other: None} for C in Cs for value in capacities]
         scores = np.empty((len(grid), len(folds)))
@@ -145,6 +151,8 @@ class SimpleNPKLCV(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
                 with warnings.catch_warnings():
                     # An unconverged candidate is scored as it is; the refit warns if the best does.
                     warnings.simplefilter("ignore", ConvergenceWarning)
+                    # a training fold may hold must-links only; the refit on every pair warns if so
+                    warnings.filterwarnings("ignore", message="only must-link pairs", category=UserWarning)
                     model.fit(X, pairs=pairs[train], pair_labels=labels[train])
                 scores[g, f] = scoring(model, pairs[test], labels[test])
         mean = scores.mean(axis=1)
