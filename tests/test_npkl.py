@@ -308,7 +308,6 @@ def test_fit_from_labels_and_callback_stop():
         (dict(G=-1.0), "G must be > 0"),
         (dict(B=1.0, G=1.0), "not both"),
         (dict(p=0.5), "p must be >= 1"),
-        (dict(p=1.0), "p = 1 is supported with loss='linear'"),
         (dict(C=0.0), "C must be >= 1e-300"),
         (dict(n_neighbors=30), "n_neighbors must be < 30"),
         (dict(loss="log"), "loss must be one of"),

@@ -116,5 +116,6 @@ def test_p1_closed_form_is_zero_when_no_eigenvalue_is_positive():
     L = laplacian(knn_graph(X, 8, mode="symmetric"), "normalized")
     A = ConstraintAccumulator(pairs, n, base=-L, pair_labels=labels).assemble(np.full(3, 1e-3)).toarray()
     assert scipy.linalg.eigvalsh(A).max() < 0
-    model = SimpleNPKL("linear", p=1, B=5.0, C=1e-3, n_neighbors=8).fit(X, pairs=pairs, pair_labels=labels)
+    with pytest.warns(UserWarning, match="the learned kernel is zero"):
+        model = SimpleNPKL("linear", p=1, B=5.0, C=1e-3, n_neighbors=8).fit(X, pairs=pairs, pair_labels=labels)
     assert model.eigenvalues_.size == 0 and model.embedding_.shape == (n, 0)

@@ -30,6 +30,19 @@ backtracking accepts it at once; ``step="lipschitz"`` is the plain Algorithm 1. 
 gives a lower bound J(alpha) and a feasible K with an upper bound P(K), so the iteration stops
 when the best P minus the best J, a certificate, is below ``tol`` relative to P.
 
+p = 1 (trace bound) with a loss other than linear: phi(A) = B max(lambda_max(A), 0) is not
+differentiable where lambda_max is multiple, as it is at any optimum of rank > 1, so the primal
+min tr(L K) + loss over {K psd, tr K <= B} is solved by fully corrective conditional gradient
+(cpp/include/kernlearn/methods/npkl_trace_bound.hpp). The primal's gradient is -A(alpha(K)),
+alpha(K) the loss's derivative (squared hinge C max(0, 1 - t K_ij), square C (1 - t K_ij)), so
+its linear oracle is B v v' with v A's top eigenvector (one Lanczos solve for k = 1 per
+iteration), and its Frank-Wolfe gap B max(lambda_max, 0) - tr(A K) equals P(K) - J(alpha(K)):
+the same certificate, with ``dual_coef_`` = alpha(K). K = U E U' is a basis of the atoms found
+and a small psd E, re-optimised (accelerated projected gradient) after each new atom. The hinge
+is smoothed, alpha = clip(2 (1 - t K_ij) / mu, 0, C), with mu reduced whenever the smoothing
+dominates the gap; that alpha lies in [0, C], so J(alpha) = 2 sum alpha - B max(lambda_max, 0) is
+a true lower bound and the certificate is the hinge's own.
+
 Errata to the paper (each checked by a test against cvxpy or the closed form):
 
 * Eq. (25) writes K = (-B / tr A_+^(p/(p-1)))^(1/p) A_+^(1/(p-1)); the sign is a misprint, the
@@ -76,8 +89,10 @@ LOSSES = ("linear", "squared_hinge", "hinge", "square")
 
 # The capacity with neither B nor G given: the penalty form (see the G parameter).
 DEFAULT_G = 1e-3
-# C when not given, per pair per point for the linear loss (see the C parameter).
+# C when not given: for the saddle-point losses, and times the pairs per point for the linear
+# loss (see the C parameter).
 DEFAULT_C = 0.3
+LINEAR_C_TIMES_PAIRS_PER_POINT = 0.5
 
 # The per-iteration record fields shown by verbose and handed to the callback, and those of history_.
 MONITOR_FIELDS = ("dual", "primal", ("gap", ".2e"), "matvecs", "rank")
@@ -112,7 +127,15 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     ----------
     loss : {"linear", "squared_hinge", "hinge", "square"}, default "squared_hinge"
     p : float >= 1, default 2
-        The capacity regulariser tr K^p. p = 1 is supported with the linear loss only.
+        The capacity regulariser tr K^p. p = 1 (the trace bound tr K <= B; not with G) makes
+        the dual non-differentiable, so the other losses solve the primal there: fully corrective
+        Frank-Wolfe on K = U E U', whose linear oracle is A(alpha)'s top eigenvector and whose
+        gap is the duality gap; the hinge is smoothed, with continuation, and its certificate
+        stays the hinge's own (see the module docstring). ``rank``, ``step`` and ``warm_start``
+        do not apply, ``basis`` is refused, and history_'s ``step`` holds the restricted
+        problem's gradient steps. p = 2, the paper's choice ("for its simplicity and
+        smoothness"), stays the default: its Table 5 and ours find p < 2 worse
+        (bench/results/simplenpkl_table5.md).
     B : float > 0, optional
         Trace bound tr K^p <= B (Proposition 1). Give B or G, not both; with neither, the
         penalty form with G = %(DEFAULT_G)g is used (p = 1, which has no penalty form: B = n,
@@ -139,8 +162,9 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         numbers of pairs. The linear loss has no margin: its kernel is the positive part of
         C T - L, whose pair term grows with the pairs per point, d = 2 m / (points in a pair),
         and swamps the graph term L (eigenvalues <= 2) unless C d stays of order one; past that
-        the points outside the pairs get no mass. So its default is 0.3 / d (figures:
-        bench/results/npkl_defaults.md). The C used is ``C_``.
+        the points outside the pairs get no mass, and far below it A has no positive part and
+        K = 0. So its default is 0.5 / d, which is 0.3 on the paper's protocol (d about 1.5)
+        (figures: bench/results/npkl_defaults.md). The C used is ``C_``.
     n_neighbors : int, default 5
     graph : {"symmetric", "mutual"}, default "symmetric"
         kNN graph: an edge when either (symmetric) or both (mutual: the paper's literal "among
@@ -340,6 +364,13 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         self.basis_ = basis
         self._training = TrainingNeighbors(X, self.n_neighbors)
         self._degrees = graph_degrees(L)
+        if self.eigenvalues_.size == 0:
+            warnings.warn(
+                f"the learned kernel is zero: A = C T - L had no positive eigenvalue at the optimum "
+                f"(C = {self.C_:g}); a larger C gives the pairs more weight against the graph",
+                UserWarning,
+                stacklevel=2,
+            )
         if not self.converged_:
             warnings.warn(
                 f"SimpleNPKL stopped after {self.n_iter_} iterations with relative duality gap "
@@ -397,8 +428,8 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             raise ValueError("give the trace bound B or the penalty G, not both")
         if self.G is not None and self.p == 1:
             raise ValueError("p = 1 needs the trace bound B (with the penalty G, K is 0 or unbounded)")
-        if self.p == 1 and self.loss != "linear":
-            raise ValueError("p = 1 is supported with loss='linear' only (the dual is not differentiable)")
+        if self.p == 1 and self.loss != "linear" and self.basis is not None:
+            raise ValueError("basis is not supported with p = 1 and a loss other than linear")
         check_int(self.n_neighbors, "n_neighbors", low=1, high=n)
         if not isinstance(self.rank, str):
             check_int(self.rank, "rank", low=1, high=n)
@@ -415,6 +446,8 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         (kernel polynomial method), so no Lanczos run is wasted on a large rank."""
         fraction = _solver_choice.auto_dense_fraction(n)
         if self.eigen_solver != "auto" or not isinstance(self.rank, str) or n <= _solver_choice.DENSE_MAX_N:
+            return self.eigen_solver, fraction
+        if self.p == 1 and self.loss != "linear":  # Frank-Wolfe's oracle wants the top eigenpair only
             return self.eigen_solver, fraction
         A = ConstraintAccumulator(pairs, n, base=-_csr(L, n), pair_labels=labels).assemble(
             np.full(len(pairs), self._C_for(self.loss, pairs))
@@ -452,7 +485,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         if loss != "linear":
             return DEFAULT_C
         per_point = 2.0 * len(pairs) / np.unique(pairs).size
-        return DEFAULT_C / per_point
+        return LINEAR_C_TIMES_PAIRS_PER_POINT / per_point
 
     def _options(self, solver, fraction, seed, loss, n, pairs):
         """NpklOptions: the user's parameters, and for the rest the core's defaults."""

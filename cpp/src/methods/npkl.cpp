@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernlearn/methods/npkl_trace_bound.hpp"
+
 namespace kernlearn {
 
 SaddleResult simple_npkl(const Csr& L, const Eigen::Ref<const RowMatrixXi>& pairs,
@@ -22,6 +24,11 @@ SaddleResult simple_npkl(const Csr& L, const Eigen::Ref<const RowMatrixXi>& pair
     char text[64];
     std::snprintf(text, sizeof text, "%.17g", options.C);
     throw std::invalid_argument(std::string("C must lie in [1e-300, 1e300], got ") + text);
+  }
+  if (options.spectral.p == 1.0 && options.loss != NpklLoss::linear) {  // the dual is not differentiable
+    if (basis.cols() > 0) throw std::invalid_argument("basis is not supported with p = 1 and a loss other than linear");
+    check_spectral_options(options.spectral);
+    return npkl_trace_bound(L, pairs, labels, options, team, monitor, poll);
   }
   SaddleProblem pb;
   pb.sparse = L;

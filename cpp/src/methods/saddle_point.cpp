@@ -32,28 +32,6 @@ struct Kernel {
   Eigen::MatrixXd all_vectors;
 };
 
-// Euclidean projection onto {x >= 0, sum x <= u}: the clipped point if it fits, else the
-// projection onto the face sum x = u (sort and find the threshold, Held et al. 1974).
-void project_capped_simplex(Eigen::VectorXd& x, double u) {
-  const Eigen::VectorXd clipped = x.cwiseMax(0.0);
-  if (clipped.sum() <= u) {
-    x = clipped;
-    return;
-  }
-  std::vector<double> v(x.data(), x.data() + x.size());
-  std::sort(v.begin(), v.end(), std::greater<>());
-  double cumulative = 0.0, theta = 0.0;
-  for (std::size_t k = 0; k < v.size(); ++k) {
-    cumulative += v[k];
-    const double candidate = (cumulative - u) / static_cast<double>(k + 1);
-    if (k + 1 == v.size() || v[k + 1] <= candidate) {
-      theta = candidate;
-      break;
-    }
-  }
-  x = (x.array() - theta).cwiseMax(0.0).matrix();
-}
-
 // The last few curvature pairs (s, y) of L-BFGS (Nocedal & Wright, Algorithm 7.4) for minimising
 // f = -J: s = step, y = change of f's gradient. apply(g) returns H g, H the inverse-Hessian model.
 class LbfgsMemory {
@@ -821,22 +799,6 @@ class SaddlePointSolver {
 
 bool finite(double x) { return std::isfinite(x); }
 
-// Every option the iteration reads, by its Python field name (SpectralOptions).
-void check_spectral_options(const SpectralOptions& o) {
-  if (!(o.p >= 1.0) || !finite(o.p)) throw std::invalid_argument("p must be a finite number >= 1");
-  if (o.G && !(*o.G > 0.0 && finite(*o.G))) throw std::invalid_argument("G must be a positive finite number or None");
-  if (!o.G && !(o.B > 0.0 && finite(o.B))) throw std::invalid_argument("B must be a positive finite number");
-  if (o.rank && *o.rank < 1) throw std::invalid_argument("rank must be >= 1 or None");
-  if (!(o.dense_fraction >= 0.0 && o.dense_fraction <= 1.0))
-    throw std::invalid_argument("dense_fraction must lie in [0, 1]");
-  if (o.max_iter < 0) throw std::invalid_argument("max_iter must be >= 0");
-  if (!(o.tol >= 0.0) || !finite(o.tol)) throw std::invalid_argument("tol must be a finite number >= 0");
-  if (o.step && !(*o.step > 0.0 && finite(*o.step)))
-    throw std::invalid_argument("step must be a positive finite number or None");
-  if (!(o.eig_tol >= 0.0 && o.eig_tol < 1.0)) throw std::invalid_argument("eig_tol must lie in [0, 1)");
-  if (o.filter_degree < 0) throw std::invalid_argument("filter_degree must be >= 0");
-}
-
 void check_saddle_problem(const SaddleProblem& pb, const Eigen::MatrixXd& basis) {
   const Index n = pb.sparse.n, m = pb.rows.rows();
   if (n < 2) throw std::invalid_argument("need at least 2 points");
@@ -879,6 +841,42 @@ void check_saddle_problem(const SaddleProblem& pb, const Eigen::MatrixXd& basis)
 }
 
 }  // namespace
+
+void check_spectral_options(const SpectralOptions& o) {
+  if (!(o.p >= 1.0) || !finite(o.p)) throw std::invalid_argument("p must be a finite number >= 1");
+  if (o.G && !(*o.G > 0.0 && finite(*o.G))) throw std::invalid_argument("G must be a positive finite number or None");
+  if (!o.G && !(o.B > 0.0 && finite(o.B))) throw std::invalid_argument("B must be a positive finite number");
+  if (o.rank && *o.rank < 1) throw std::invalid_argument("rank must be >= 1 or None");
+  if (!(o.dense_fraction >= 0.0 && o.dense_fraction <= 1.0))
+    throw std::invalid_argument("dense_fraction must lie in [0, 1]");
+  if (o.max_iter < 0) throw std::invalid_argument("max_iter must be >= 0");
+  if (!(o.tol >= 0.0) || !finite(o.tol)) throw std::invalid_argument("tol must be a finite number >= 0");
+  if (o.step && !(*o.step > 0.0 && finite(*o.step)))
+    throw std::invalid_argument("step must be a positive finite number or None");
+  if (!(o.eig_tol >= 0.0 && o.eig_tol < 1.0)) throw std::invalid_argument("eig_tol must lie in [0, 1)");
+  if (o.filter_degree < 0) throw std::invalid_argument("filter_degree must be >= 0");
+}
+
+// Held et al. 1974: the clipped point if it fits, else the face sum x = u (sort, find the threshold).
+void project_capped_simplex(Eigen::VectorXd& x, double u) {
+  const Eigen::VectorXd clipped = x.cwiseMax(0.0);
+  if (clipped.sum() <= u) {
+    x = clipped;
+    return;
+  }
+  std::vector<double> v(x.data(), x.data() + x.size());
+  std::sort(v.begin(), v.end(), std::greater<>());
+  double cumulative = 0.0, theta = 0.0;
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    cumulative += v[k];
+    const double candidate = (cumulative - u) / static_cast<double>(k + 1);
+    if (k + 1 == v.size() || v[k + 1] <= candidate) {
+      theta = candidate;
+      break;
+    }
+  }
+  x = (x.array() - theta).cwiseMax(0.0).matrix();
+}
 
 SaddleResult solve_saddle_point(const SaddleProblem& pb, const SpectralOptions& options, ThreadTeam& team,
                                 const Monitor<SaddleIteration>& monitor, const InterruptPoll& poll,

@@ -66,6 +66,9 @@ struct ConstraintRows {
   }
 };
 
+// Euclidean projection of x onto the capped simplex {x >= 0, sum x <= u}.
+void project_capped_simplex(Eigen::VectorXd& x, double u);
+
 struct SaddleProblem {
   Csr sparse;                    // S (n x n, sorted indices; may have no entries)
   Eigen::MatrixXd lowrank;       // U (n x r, r may be 0)
@@ -110,6 +113,9 @@ struct SpectralOptions {
   int filter_degree = 0;    // > 0: Lanczos on a Chebyshev filter of A of this degree (chebyshev_filter.hpp)
   std::uint64_t seed = 0;
 };
+
+// Throws std::invalid_argument naming the first option (its Python field name) out of its range.
+void check_spectral_options(const SpectralOptions& options);
 
 // One row of the history: J(alpha_t), P(K_t), their gap, the step that led to alpha_t, the
 // Lanczos mat-vecs spent on reaching it (rejected backtracking trials included; 0 for the dense
