@@ -22,7 +22,8 @@ a centred K whose distances stay below the geodesic ones has |K|_F <= tr K <= T,
 leaves room for the fully unfolded data. (The input's own linear-kernel norm, the obvious
 alternative, holds a swiss roll at its rolled-up size, which MVE then folds into a disc; with
 T^2 it unrolls. Figures: bench/results/embedding.md.) Colored MVU, which does not unfold, keeps
-|H X X' H|_F^2.
+|H X X' H|_F^2. ``B_per_point=m`` instead sets B = m x n in every estimator: the paper's
+setting (Section 7.5: "B = m x N, m in {0.1, 1, 2, 10}"), in the input's units like ``B``.
 """
 
 import warnings
@@ -67,6 +68,7 @@ SADDLE_CONSTRAINTS = {
     "n_neighbors": [Interval(Integral, 1, None)],
     "C": [Interval(Real, *_core.methods.C_RANGE)],
     "B": [Interval(Real, 0, None, closed="neither"), None],
+    "B_per_point": [Interval(Real, 0, None, closed="neither"), None],
     "basis": [Interval(Integral, 1, None), None],
     "rank": [Interval(Integral, 1, None), StrOptions({"auto"})],
     "eigen_solver": [StrOptions(set(_SOLVERS))],
@@ -114,6 +116,20 @@ class _SaddleEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
             check_int(self.rank, "rank", low=self.n_components, high=n)
         if self.basis is not None:
             check_int(self.basis, "basis", low=self.n_components, high=n)
+        if self.B is not None and self.B_per_point is not None:
+            raise ValueError(
+                f"{type(self).__name__}: B={self.B!r} and B_per_point={self.B_per_point!r} both set the bound on "
+                "tr K^2: give one of them (B_per_point=m means B = m x n_samples)"
+            )
+
+    def _explicit_bound(self, n):
+        """The bound on tr K^2 the user set (input units): ``B``, or ``B_per_point`` x n (the
+        paper's B = m N, Section 7.5); None when both are None (each estimator's own default)."""
+        if self.B is not None:
+            return float(self.B)
+        if self.B_per_point is not None:
+            return float(self.B_per_point) * n
+        return None
 
     def _distance_pairs(self, X):
         """The kNN pairs (i < j, each once) and their squared input distances."""
@@ -308,20 +324,21 @@ class _DistancePreserving(_SaddleEmbedding):
                 "float64's normal range, and so would be the kernel: rescale X"
             )
         n = X.shape[0]
+        explicit = self._explicit_bound(n)  # B, or B_per_point x n
         W = None  # the kNN graph, weighted by distance: only the geodesic bound and the basis use it
-        if (self.B is None and self._unfolds) or self.basis is not None:
+        if (explicit is None and self._unfolds) or self.basis is not None:
             W = sp.coo_matrix((np.sqrt(D), (pairs[:, 0], pairs[:, 1])), shape=(n, n)).tocsr()
             W = W + W.T
         # B is a bound on |K|_F^2: fourth powers of the input's units, 2^(4e) of the scaled ones.
-        if self.B is not None:
-            B = float(np.ldexp(float(self.B), -4 * exponent))
+        if explicit is not None:
+            B = float(np.ldexp(explicit, -4 * exponent))
         elif self._unfolds:  # MVE: room for the unrolled data
             B = geodesic_trace(W, seed) ** 2
         else:  # colored MVU: the input's own centred linear kernel (the geodesic bound made its
             Xc = X - X.mean(axis=0)  # dual crawl: bench/results/embedding.md)
             B = float(np.linalg.norm(Xc.T @ Xc) ** 2)
         with np.errstate(over="ignore"):
-            self.B_ = float(self.B) if self.B is not None else float(np.ldexp(B, 4 * exponent))
+            self.B_ = explicit if explicit is not None else float(np.ldexp(B, 4 * exponent))
         m = len(pairs)
         rows = (np.arange(m + 1, dtype=np.int64), np.arange(m, dtype=np.int64), np.ones(m))
         basis = None if self.basis is None else self._laplacian_basis((W > 0).astype(np.float64), seed)

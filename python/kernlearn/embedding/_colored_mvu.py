@@ -37,6 +37,9 @@ class ColoredMVU(_DistancePreserving):
     B : float or None
         Bound on tr K^2 (input units); None: the squared norm |H X X' H|_F^2 of the input's centred
         linear kernel, which matches every distance (MVE's default is the geodesic bound instead).
+    B_per_point : float or None
+        m > 0: B = m x n_samples, the paper's setting (Section 7.5: m in {0.1, 1, 2, 10}), in the
+        input's units like B; give B or B_per_point, not both.
     label_kernel : {"delta", "linear", "precomputed"}
         How ``y`` becomes Y: ``"delta"`` Y_ij = [y_i == y_j] (one-hot; classes), ``"linear"``
         Y = y y' (y of shape (n,) or (n, q), real), ``"precomputed"`` y is the n x n psd Y.
@@ -79,6 +82,7 @@ class ColoredMVU(_DistancePreserving):
         n_neighbors=5,
         C=1.0,
         B=None,
+        B_per_point=None,
         label_kernel="delta",
         basis=None,
         rank="auto",
@@ -94,6 +98,7 @@ class ColoredMVU(_DistancePreserving):
         self.n_neighbors = n_neighbors
         self.C = C
         self.B = B
+        self.B_per_point = B_per_point
         self.basis = basis
         self.label_kernel = label_kernel
         self.rank = rank

@@ -52,7 +52,11 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
         ``"precomputed"``: X is the n x n connectivity matrix W (symmetric, 0/1, dense or sparse).
     C : float, default 1.0
     B : float or None
-        Bound on tr K^2; None: n (the paper's B = N; the problem is scale-free).
+        Bound on tr K^2; None: n (the paper's B = N, i.e. ``B_per_point=1``; the problem is
+        scale-free: B only rescales K).
+    B_per_point : float or None
+        m > 0: B = m x n_samples (the paper's Section 7.5 grid is m in {0.1, 1, 2, 10}); give B
+        or B_per_point, not both.
     per_point : int, default 5
         Triplets added per point and round (its most violated).
     max_rounds : int, default 50
@@ -64,6 +68,7 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
     ----------
     embedding_, eigenvalues_, eigenvectors_
     triplets_ : (t, 3) the active (i, j, k); dual_coef_ : their alpha
+    B_ : the bound on tr K^2 used
     slack_ : xi at the returned K; max_violation_ : max over every triplet of d_ik - d_ij
     n_iter_ : rounds; history_ : per round: n_triplets, max_violation, slack, inner_iterations, gap
     """
@@ -83,6 +88,7 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
         affinity="nearest_neighbors",
         C=1.0,
         B=None,
+        B_per_point=None,
         basis=None,
         per_point=5,
         max_rounds=50,
@@ -100,6 +106,7 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
         self.affinity = affinity
         self.C = C
         self.B = B
+        self.B_per_point = B_per_point
         self.basis = basis
         self.per_point = per_point
         self.max_rounds = max_rounds
@@ -136,7 +143,9 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
                 W = knn_graph(X, self.n_neighbors, mode="symmetric", n_jobs=self.n_jobs)
             self._keep_training(X)
         W.sort_indices()
-        B = float(n if self.B is None else self.B)
+        explicit = self._explicit_bound(n)  # B, or B_per_point x n
+        B = float(n) if explicit is None else explicit
+        self.B_ = B
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         n_threads = resolve_n_threads(self.n_jobs)
         graph = core_csr(W)
