@@ -1,6 +1,7 @@
 """The evidence behind SimpleNPKL's default capacity (G = 1e-3) and the linear loss's default C.
 
     python bench/bench_npkl_defaults.py [--repeats 3] [--out bench/results/npkl_defaults.md]
+    python bench/bench_npkl_defaults.py --sections basis --out bench/results/npkl_basis.md
 
 Protocols and data as in bench/suite.py (its ``load`` and ``protocol_pairs``; digits left out
 for time): held-out (30 % labelled, all their pairs, ARI on the points in no pair) and paper
@@ -12,11 +13,18 @@ that lets the unit margins be met, and the penalty G in {1e-4, 1e-3, 1e-2}. Colu
 mean iterations, share of fits converged, mean fit time.
 
 Section 2, the linear loss's C: fixed C in {0.003, 0.01, 0.03, 0.1, 0.3} against the default
-0.3 / d (d = 2 m / points in a pair), on both protocols.
+0.5 / d (d = 2 m / points in a pair), on both protocols.
 
 Section 3, the graph and the loss at the defaults otherwise: n_neighbors in {3, 5, 10, 15} and
 graph in {symmetric, mutual} for the squared hinge, held-out protocol, and the four losses side
 by side (held-out / paper).
+
+Section "tol" (its own file, bench/results/npkl_tol.md): the held-out ARI and iterations of the
+squared hinge at tol in {1e-2, 1e-3, 1e-4, 1e-6}.
+
+Section "basis" (Section 5.4, its own file): the fixed basis U of ``basis`` = r columns, from
+the linear-loss kernel ("kernel", the paper's) or from the Laplacian ("laplacian"), against the
+full fit, squared hinge at the defaults, both protocols: ARI % and fit seconds.
 """
 
 import argparse
@@ -50,6 +58,7 @@ def run(X, y, protocol, seed, **params):
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.filterwarnings("ignore", message="the learned kernel is zero", category=UserWarning)
         model = SimpleNPKL(random_state=seed, **params).fit(X, pairs=pairs, pair_labels=labels)
     elapsed = time.perf_counter() - start
     k = np.unique(y).size
@@ -87,7 +96,7 @@ def linear_section(names, repeats):
     lines = [
         "## 2. The linear loss's C (default G), ARI %: held-out / paper protocol",
         "",
-        "| data set | " + " | ".join("C = 0.3 / d (default)" if C is None else f"C = {C:g}" for C in LINEAR_CS) + " |",
+        "| data set | " + " | ".join("C = 0.5 / d (default)" if C is None else f"C = {C:g}" for C in LINEAR_CS) + " |",
         "|---|" + "---|" * len(LINEAR_CS),
     ]
     for name in names:
@@ -130,17 +139,73 @@ def graph_section(names, repeats):
     return lines + [""]
 
 
+def tol_section(names, repeats):
+    tols = (1e-2, 1e-3, 1e-4, 1e-6)
+    lines = [
+        "## tol: ARI % (held-out) / mean iterations, squared hinge at the defaults, max_iter 5000",
+        "",
+        "| data set | " + " | ".join("tol = 1e-4 (default)" if t == 1e-4 else f"tol = {t:g}" for t in tols) + " |",
+        "|---|" + "---|" * len(tols),
+    ]
+    for name in names:
+        X, y = load(name)
+        cells = []
+        for tol in tols:
+            runs = np.array([run(X, y, "held-out", seed, tol=tol, max_iter=5000) for seed in range(repeats)])
+            cells.append(f"{runs[:, 0].mean():.1f} / {runs[:, 1].mean():.0f}")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        print(lines[-1], flush=True)
+    return lines + [""]
+
+
+def basis_section(names, repeats):
+    variants = [("full", {})] + [
+        (f"{source}, r = {r}", dict(basis=r, basis_from=source)) for r in (10, 30) for source in ("kernel", "laplacian")
+    ]
+    lines = [
+        "## Section 5.4 basis: ARI % (held-out / paper protocol) and mean fit seconds",
+        "",
+        "| data set | " + " | ".join(name for name, _ in variants) + " |",
+        "|---|" + "---|" * len(variants),
+    ]
+    for name in names:
+        X, y = load(name)
+        cells = []
+        for _, params in variants:
+            held = np.array([run(X, y, "held-out", seed, **params) for seed in range(repeats)])
+            paper = np.array([run(X, y, "paper", seed, **params) for seed in range(repeats)])
+            seconds = np.r_[held[:, 3], paper[:, 3]].mean()
+            cells.append(f"{held[:, 0].mean():.1f} / {paper[:, 0].mean():.1f} ({seconds:.2f} s)")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        print(lines[-1], flush=True)
+    return lines + [""]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--sections",
+        nargs="+",
+        default=["capacity", "linear", "graph"],
+        choices=["capacity", "linear", "graph", "basis", "tol"],
+    )
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results" / "npkl_defaults.md")
     args = parser.parse_args()
     start = time.perf_counter()
-    lines = capacity_section(args.datasets, args.repeats) + linear_section(args.datasets, args.repeats)
-    lines += graph_section(args.datasets, args.repeats)
+    sections = {
+        "capacity": capacity_section,
+        "linear": linear_section,
+        "graph": graph_section,
+        "basis": basis_section,
+        "tol": tol_section,
+    }
+    lines = []
+    for section in args.sections:
+        lines += sections[section](args.datasets, args.repeats)
     header = [
-        "# SimpleNPKL defaults: capacity, the linear loss's C, the graph and the loss",
+        "# SimpleNPKL defaults and variants (bench/bench_npkl_defaults.py)",
         "",
         f"kernlearn {kernlearn.__version__}, scikit-learn {sklearn.__version__}, numpy {np.__version__}, "
         f"Python {platform.python_version()}, {platform.machine()}, {datetime.date.today()}; "
