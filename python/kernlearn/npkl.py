@@ -229,7 +229,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         are read from the linear-loss kernel (Proposition 1, one eigensolve), a pilot the paper
         leaves open: a pilot as costly as the full fit could not save time. On digits (n = 1,797,
         5,696 pairs) 450 points keep 2,093 pairs and fit 21x faster at equal accuracy (99.1 vs
-        99.3 %), mostly because the smaller rank stays in Lanczos; the same number of random
+        99.3 %%), mostly because the smaller rank stays in Lanczos; the same number of random
         pairs does about as well (bench/results/simplenpkl_fig2_defaults.md).
     warm_start : bool, default False
         Start each Lanczos solve from the previous iteration's eigenvectors (a block Rayleigh-Ritz
