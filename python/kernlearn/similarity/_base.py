@@ -44,7 +44,13 @@ certificate ``best f - lower bound <= tol * best f`` holds (the lower bound aggr
 linearisations of f, see :mod:`kernlearn._mirror_descent`; it is exact but, like the
 O(1/sqrt(t)) rate it follows, loose: bench/results/similarity.md), or when min_t f has decreased
 by at most ``tol`` (relative) over the last ``n_iter_no_change`` iterations (the paper's "until
-convergence"); ``stop_reason_`` says which.
+convergence"); ``stop_reason_`` says which. A stall whose window reaches back to the start
+(min_t f never decreased by more than ``tol`` relative to f(K^(1))) is not convergence: the kernel
+did not move from its start, ``stop_reason_`` is "stalled_at_start", ``converged_`` is False and
+a ConvergenceWarning says what to try (not for ``n_iter_no_change=1``, the explicit request to
+stop at the first step that does not improve). ``start_change_`` records, per problem, how far the
+returned kernel(s) moved: ``||K - K^(1)||_F / ||K^(1)||_F`` (over all m kernels together for
+EMKL and REKL: ``sqrt(sum_i ||K_i - K_i^(1)||_F^2 / sum_i ||K_i^(1)||_F^2)``).
 Otherwise it stops after ``max_iter`` SVM/MKL solves with a ConvergenceWarning.
 
 Layout of the similarities. ``fit(S, y)`` takes S of shape **(n, n, m)**: the n points
@@ -402,6 +408,7 @@ class _Base(ClassifierMixin, BaseEstimator):
         reasons = [r["reason"] for r in results]
         self.stop_reason_ = reasons[0] if len(reasons) == 1 else reasons
         self.converged_ = all(r in ("certificate", "stalled") for r in reasons)
+        self.start_change_ = np.array([r["start_change"] for r in results])
         self.history_ = results[0]["history"] if len(results) == 1 else [r["history"] for r in results]
         self.objective_ = np.array([r["objective"] for r in results])
         self._set_kernels(results)
@@ -422,6 +429,7 @@ class _Base(ClassifierMixin, BaseEstimator):
             f"{type(self).__name__} {shown!r}", self.verbose, self.callback, _RECORD_FIELDS, max_iter=self.max_iter
         )
         bound = md.LowerBound()
+        state0 = oracle.copy(state)  # K^(1), for start_change_
         best = None
         lower = -np.inf
         t = 0
@@ -458,6 +466,23 @@ class _Base(ClassifierMixin, BaseEstimator):
             history["time"].append(time.perf_counter() - start)
             if reason is not None:
                 break
+        if reason == "stalled" and history["objective"][0] - best["f"] <= self.tol * scale:
+            # the stall window reaches back to K^(1): min_t f never went below f(K^(1)) by more
+            # than tol, so the returned kernel is (all but) the start; not a converged fit
+            reason = "stalled_at_start"
+        if reason == "stalled_at_start" and self.n_iter_no_change > 1:
+            # n_iter_no_change = 1 asks to stop at the first step that does not improve (a
+            # deliberately minimal run): the status says so, without a warning
+            warnings.warn(
+                f"{type(self).__name__} stopped at iteration {t} without improving on its start (class {label!r}): "
+                f"min_t f = {best['f']:.6g} is within tol = {self.tol} (relative) of f(K^(1)) = "
+                f"{history['objective'][0]:.6g}, so the learned kernel did not move from its start "
+                f"(init={self.init!r}) and the classifier is that of the start kernel. Try init='identity' "
+                "(the paper's start), a C tuned for this estimator rather than for the start kernel, a "
+                "larger step (step > 1), another rho, or a smaller tol / larger n_iter_no_change",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
         if reason is None:
             reason = "max_iter"
             warnings.warn(
@@ -469,6 +494,7 @@ class _Base(ClassifierMixin, BaseEstimator):
                 stacklevel=4,
             )
         hist = {k: np.asarray(v) for k, v in history.items()}
+        best["start_change"] = oracle.start_change(state0, best["state"])
         return best, t, reason, hist
 
     def _step_scale(self):

@@ -16,6 +16,15 @@ class _EMKLOracle:
     def copy(self, state):
         return [(V.copy(), l.copy()) for V, l in state]
 
+    def start_change(self, start, state):
+        """sqrt(sum_i ||K_i - K_i^(1)||_F^2 / sum_i ||K_i^(1)||_F^2)."""
+        num = den = 0.0
+        for (V0, l0), (V, l) in zip(start, state):
+            K0 = md.dense_from_log(V0, l0)
+            num += float(np.linalg.norm(md.dense_from_log(V, l) - K0)) ** 2
+            den += float(np.linalg.norm(K0)) ** 2
+        return md.relative_change(num, den)
+
     def evaluate(self, state):
         est, lab = self.est, self.prep.lab
         Ks = np.stack([md.dense_from_log(V, l) for V, l in state])
@@ -97,6 +106,7 @@ class EMKL(_MKLBase):
             "reason": reason,
             "history": hist,
             "objective": best["f"],
+            "start_change": best["start_change"],
             "kernel": (
                 np.stack([np.exp(l) for _, l in best["state"]]),
                 np.stack([V for V, _ in best["state"]]),

@@ -20,6 +20,11 @@ class _ESKLOracle:
     def kernel(self, state):
         return md.dense_from_log(*state)
 
+    def start_change(self, start, state):
+        """||K - K^(1)||_F / ||K^(1)||_F."""
+        K0 = self.kernel(start)
+        return md.relative_change(float(np.linalg.norm(self.kernel(state) - K0)) ** 2, float(np.linalg.norm(K0)) ** 2)
+
     def evaluate(self, state):
         est, lab = self.est, self.prep.lab
         K = self.kernel(state)
@@ -76,8 +81,11 @@ class ESKL(_Base):
         "theory": eta_t = sqrt(2 R / t) / Lip_t (Proposition 3.1 with the radius R of the
         start, Lip_t = running max of ||f'||_F); a float multiplies that step.
     init : {"denoise", "identity"}, default "denoise"
-        K^(1): the trace-normalised Denoise kernel of the mean similarity (mixed with a little
-        identity), or the paper's tau I / n.
+        K^(1): "denoise", the trace-normalised Denoise kernel of the mean similarity (mixed with
+        1 % of identity: ``0.99 tau S_+ / tr S_+ + 0.01 tau I / n``); "identity", the paper's
+        K^(1) = tau I / n (Section 3). From Denoise a fit may never leave its start when C and
+        rho make it near-stationary (``stop_reason_ == "stalled_at_start"``); the identity start
+        always has to learn the kernel. EMKL / REKL start every K_i the same way from S_i.
     svm_tol : float, default 1e-5
         libsvm's stopping tolerance (tight, so that the subgradient is stable).
     oos_rcond : float, default 1e-3
@@ -105,7 +113,11 @@ class ESKL(_Base):
     transduction_ : labels of all n fitted points (given ones kept, the others predicted)
     decision_transductive_ : decision values of all n fitted points
     objective_ : best f per problem; tau_ : the trace used
-    n_iter_, converged_, stop_reason_ ("certificate", "stalled", "callback" or "max_iter"),
+    n_iter_, converged_, stop_reason_ ("certificate", "stalled", "stalled_at_start", "callback"
+    or "max_iter"; "stalled_at_start": min_t f never fell below f(K^(1)) by more than tol, the
+    kernel did not move from its start, converged_ is False and a ConvergenceWarning is issued),
+    start_change_ : (n_problems,) ``||K - K^(1)||_F / ||K^(1)||_F`` of the returned kernel (0 when
+    it is the start; for EMKL / REKL over the m kernels together),
     history_ (dict of arrays per iteration: objective, best, lower_bound, gap, step, lip, time;
     a list of dicts, one per problem, for more than two classes)
     """
@@ -179,6 +191,7 @@ class ESKL(_Base):
             "reason": reason,
             "history": hist,
             "objective": best["f"],
+            "start_change": best["start_change"],
             "kernel": (np.exp(lb), Vb),
         }
 

@@ -33,7 +33,16 @@ import numpy as np
 import scipy.linalg
 from scipy.special import logsumexp
 
-__all__ = ["LOSSES", "resolve_loss", "meg_step", "simplex_step", "dense_from_log", "StepRule", "LowerBound"]
+__all__ = [
+    "LOSSES",
+    "resolve_loss",
+    "meg_step",
+    "simplex_step",
+    "dense_from_log",
+    "relative_change",
+    "StepRule",
+    "LowerBound",
+]
 
 
 def _l1(K, S):
@@ -92,6 +101,14 @@ def dense_from_log(V, log_lam):
     """K = V diag(exp(log_lam)) V', exactly symmetric."""
     K = (V * np.exp(log_lam)) @ V.T
     return (K + K.T) / 2.0
+
+
+def relative_change(sq_diff, sq_start):
+    """sqrt(sq_diff / sq_start): the relative Frobenius change of a kernel from its start (0 when
+    neither moved nor started anywhere, inf for a move from an all-zero start, e.g. underflow)."""
+    if sq_start > 0:
+        return float(np.sqrt(sq_diff / sq_start))
+    return 0.0 if sq_diff == 0 else float("inf")
 
 
 def meg_step(V, log_lam, G, eta, tau, *, driver="evd"):

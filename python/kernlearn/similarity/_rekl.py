@@ -26,6 +26,11 @@ class _REKLOracle:
     def copy(self, state):
         return state.copy()
 
+    def start_change(self, start, state):
+        """As EMKL's: K_i = V_i diag(mu_i) V_i' with orthonormal V_i, so ||K_i||_F = ||mu_i||_2."""
+        mu0 = np.exp(start)
+        return md.relative_change(float(np.sum((np.exp(state) - mu0) ** 2)), float(np.sum(mu0**2)))
+
     def evaluate(self, log_mu):
         est, m = self.est, self.prep.m
         mu = np.exp(log_mu)
@@ -118,6 +123,7 @@ class REKL(_MKLBase):
             "reason": reason,
             "history": hist,
             "objective": best["f"],
+            "start_change": best["start_change"],
             "kernel": (mu, gamma_svm, prep),
         }
 
