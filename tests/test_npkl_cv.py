@@ -110,5 +110,8 @@ def test_bad_parameters(partly_labelled, params, message):
 
 def test_too_few_pairs_for_the_folds(partly_labelled):
     X, *_ = partly_labelled
+    # must-links only: no fold's test pairs can hold both kinds, whatever the split
     with pytest.raises(ValueError, match="no fold"):
-        SimpleNPKLCV(cv=3).fit(X, pairs=np.array([[0, 1], [2, 3], [4, 5]]), pair_labels=np.array([1, -1, 1]))
+        SimpleNPKLCV(cv=3, random_state=0).fit(
+            X, pairs=np.array([[0, 1], [2, 3], [4, 5]]), pair_labels=np.array([1, 1, 1])
+        )
