@@ -21,7 +21,7 @@ from ._utils._labels import encode_labels
 from ._utils._param_validation import validate_params
 from ._utils._validation import check_choice, check_int, check_square_sparse, naming, resolve_n_threads
 
-__all__ = ["ConstraintAccumulator", "check_pairs", "from_labels", "pair_folds"]
+__all__ = ["ConstraintAccumulator", "check_pairs", "from_labels", "pair_folds", "pairs_for_fit"]
 
 # from_labels's default for partially labelled y: every pair of labelled points up to this many
 # (16 MiB of int64 pairs), a random sample of this many beyond.
@@ -116,6 +116,23 @@ def from_labels(y, n_pairs=None, component_ratio=None, random_state=None):
                 f"within classes cannot go below {reachable}"
             )
     return _draw_pairs(y, labelled, n_pairs, target, rng)
+
+
+def pairs_for_fit(n, y, pairs, pair_labels, random_state):
+    """The checked (pairs, pair_labels) of a pairwise learner's ``fit(X, y=None, *, pairs=None,
+    pair_labels=None)`` on n points: the given pairs, or those :func:`from_labels` draws from
+    class labels y (any labels; -1 marks an unlabelled point). Exactly one of y and pairs."""
+    if pairs is None:
+        if y is None:
+            raise ValueError("fit needs pairs (with pair_labels) or labels y")
+        if np.shape(y) != (n,):
+            raise ValueError(f"y must have shape ({n},) to match X, got {np.shape(y)}")
+        pairs, pair_labels = from_labels(y, random_state=random_state)
+    elif y is not None:
+        raise ValueError("give either y or pairs, not both")
+    if pair_labels is None:
+        raise ValueError("pair_labels is required with pairs (+1 must-link, -1 cannot-link)")
+    return check_pairs(pairs, n, pair_labels)
 
 
 def pair_folds(pairs, n_splits=3, random_state=None):

@@ -72,5 +72,6 @@ def pair_distance_auc(embedding, pairs, pair_labels):
         raise ValueError("pair_labels must hold both +1 (must-link) and -1 (cannot-link)")
     if pairs.min() < 0 or pairs.max() >= F.shape[0]:
         raise ValueError(f"pairs index points outside 0..{F.shape[0] - 1}")
-    distance = np.einsum("ij,ij->i", F[pairs[:, 0]] - F[pairs[:, 1]], F[pairs[:, 0]] - F[pairs[:, 1]])
+    difference = F[pairs[:, 0]] - F[pairs[:, 1]]
+    distance = np.einsum("ij,ij->i", difference, difference)
     return float(roc_auc_score(labels > 0, -distance))

@@ -80,7 +80,7 @@ from ._utils._validation import (
     validate_X,
     warn_unconverged_eigensolves,
 )
-from .constraints import ConstraintAccumulator, check_pairs, from_labels
+from .constraints import ConstraintAccumulator, pairs_for_fit
 from .linalg import eigsh, estimate_count_beyond
 
 __all__ = ["SimpleNPKL"]
@@ -345,17 +345,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         n = X.shape[0]
         self._check_params(n)
         rng = check_random_state(self.random_state)
-        if pairs is None:
-            if y is None:
-                raise ValueError("fit needs pairs (with pair_labels) or labels y")
-            if np.shape(y) != (n,):
-                raise ValueError(f"y must have shape ({n},) to match X, got {np.shape(y)}")
-            pairs, pair_labels = from_labels(y, random_state=rng)
-        elif y is not None:
-            raise ValueError("give either y or pairs, not both")
-        if pair_labels is None:
-            raise ValueError("pair_labels is required with pairs (+1 must-link, -1 cannot-link)")
-        pairs, labels = check_pairs(pairs, n, pair_labels)
+        pairs, labels = pairs_for_fit(n, y, pairs, pair_labels, rng)
         if np.all(labels > 0):
             warnings.warn(
                 "only must-link pairs: nothing pushes classes apart, so the learned kernel tends to "

@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._utils._param_validation import Interval, validate_params
 from ._utils._validation import validate_X
-from .constraints import check_pairs, from_labels, pair_folds
+from .constraints import pair_folds, pairs_for_fit
 from .evaluation import pair_distance_auc
 from .npkl import SimpleNPKL
 
@@ -115,17 +115,7 @@ class SimpleNPKLCV(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         n = X.shape[0]
         rng = check_random_state(self.random_state)
         base = SimpleNPKL() if self.estimator is None else self.estimator
-        if pairs is None:
-            if y is None:
-                raise ValueError("fit needs pairs (with pair_labels) or labels y")
-            if np.shape(y) != (n,):
-                raise ValueError(f"y must have shape ({n},) to match X, got {np.shape(y)}")
-            pairs, pair_labels = from_labels(y, random_state=rng)
-        elif y is not None:
-            raise ValueError("give either y or pairs, not both")
-        if pair_labels is None:
-            raise ValueError("pair_labels is required with pairs (+1 must-link, -1 cannot-link)")
-        pairs, labels = check_pairs(pairs, n, pair_labels)
+        pairs, labels = pairs_for_fit(n, y, pairs, pair_labels, rng)
         Cs = self._grid(self.Cs, "Cs")
         if self.Bs is None:
             name, capacities, other = "G", self._grid(self.Gs, "Gs"), "B"

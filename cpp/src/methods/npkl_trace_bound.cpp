@@ -88,7 +88,7 @@ class TraceBoundSolver {
       const SaddleIteration record{best_dual, best_primal,       best_primal - best_dual, static_cast<double>(steps),
                                    matvecs,   best.lambda.size()};
       out.history.push_back(record);
-      if (record.gap <= opt_.tol * std::max(std::abs(record.primal), std::numeric_limits<double>::min())) {
+      if (certified_gap_closed(record, opt_.tol)) {
         out.status = SolverStatus::converged;
         break;
       }

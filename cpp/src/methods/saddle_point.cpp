@@ -283,9 +283,7 @@ class SaddlePointSolver {
     return {a.best_dual, a.best_primal, gap, last_step_, a.Ky.matvecs, a.Ky.sigma.size()};
   }
 
-  bool gap_closed(const SaddleIteration& record) const {
-    return record.gap <= opt_.tol * std::max(std::abs(record.primal), std::numeric_limits<double>::min());
-  }
+  bool gap_closed(const SaddleIteration& record) const { return certified_gap_closed(record, opt_.tol); }
 
   // L-BFGS on -J for a free alpha (J is smooth there: its gradient K(alpha) is Lipschitz), or a
   // Newton step where the point has its whole spectrum; then an Armijo line search (armijo_search).

@@ -23,7 +23,10 @@
 // P(K_t) - J(alpha_t) >= 0 is the certified duality gap the iteration stops on.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -124,6 +127,11 @@ struct SaddleIteration {
   double dual, primal, gap, step;
   Index matvecs, rank;
 };
+
+// The stopping rule of every certified solver on this dual: best P - best J <= tol |best P|.
+inline bool certified_gap_closed(const SaddleIteration& record, double tol) {
+  return record.gap <= tol * std::max(std::abs(record.primal), std::numeric_limits<double>::min());
+}
 
 struct SaddleResult {
   Eigen::VectorXd eigenvalues;        // of K, decreasing, all > 0
