@@ -23,7 +23,12 @@ Corrections to the paper (each also noted where it is implemented):
 * Algorithms 1-2: the update pairs the eigenvalues of K^(t) with the eigenvectors of the
   subgradient, which is the mirror step of the entropy (9)/(14) only when the two commute. The
   true step is the matrix exponentiated gradient ``K+ = tau exp(log K - eta G) / tr(.)``,
-  computed in the log domain with one eigendecomposition (:func:`kernlearn._mirror_descent.meg_step`).
+  computed in the log domain with one eigendecomposition (:func:`kernlearn._mirror_descent.meg_step`),
+  the default ``update="meg"``. ``update="paper"`` (ESKL, EMKL) runs the printed update instead
+  (:func:`kernlearn._mirror_descent.paper_step`, eigenvalues and eigenvectors matched in ascending
+  order, which the paper leaves open); the step rule and the certificate hold for any sequence of
+  iterates, so the stopping rule stays valid, but Proposition 3.1's rate is not proved for it
+  (bench/results/similarity_tables.md compares the two).
 * Theorem 3.2 and Proposition 3.2 print the step ``sqrt(2 log n / (m t)) / Lip``; their own proof
   (sigma = 1/(m tau), B <= m tau log n in eq. (15)) gives ``sqrt(2 sigma B / t) / Lip =
   sqrt(2 log n / t) / Lip``. The extra 1/sqrt(m) only loses a constant factor; we use the step
@@ -310,6 +315,10 @@ class _Prep:
             return np.eye(n), np.full(n, np.log(self.tau / n))
         mu = (1 - INIT_EPS) * self.tau * pos / pos.sum() + floor
         return V.copy(), np.log(mu)
+
+
+# The mirror steps of ESKL / EMKL (``update``): the corrected one and the paper's (module docstring).
+UPDATES = ("meg", "paper")
 
 
 def _pinv_apply(lam, V, X, rcond):

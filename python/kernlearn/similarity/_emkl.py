@@ -2,8 +2,9 @@
 
 import numpy as np
 
+from .._utils._param_validation import StrOptions
 from . import _mirror_descent as md
-from ._base import _lambda_min, _MKLBase, _pinv_apply
+from ._base import OOS_RCOND, UPDATES, _lambda_min, _MKLBase, _pinv_apply
 
 __all__ = ["EMKL"]
 
@@ -45,7 +46,10 @@ class _EMKLOracle:
         return {"f": f, "G": G, "dual_norm": dual_norm, "x_dot_g": float(np.vdot(G, Ks)), "model": model}
 
     def step(self, state, G, eta):
-        return [md.meg_step(V, l, G[i], eta, self.prep.tau, driver=self.prep.driver) for i, (V, l) in enumerate(state)]
+        tau, driver = self.prep.tau, self.prep.driver
+        if self.est.update == "paper":
+            return [md.paper_step(l, G[i], eta, tau, driver=driver) for i, (_, l) in enumerate(state)]
+        return [md.meg_step(V, l, G[i], eta, tau, driver=driver) for i, (V, l) in enumerate(state)]
 
 
 class EMKL(_MKLBase):
@@ -64,9 +68,10 @@ class EMKL(_MKLBase):
     ``predict`` / ``decision_function`` / ``score`` with S_test of shape (n_test, n, m): the
     pairwise layout that scikit-learn's cross-validation and GridSearchCV slice.
 
-    Parameters are those of :class:`ESKL`, plus ``mkl_tol`` (relative increase of the MKL
-    objective at which the alternation stops) and ``mkl_max_iter``. ``init="denoise"`` starts
-    every K_i at its own trace-normalised Denoise(S_i).
+    Parameters are those of :class:`ESKL` (``update="paper"`` runs Algorithm 2's printed step on
+    every K_i), plus ``mkl_tol`` (relative increase of the MKL objective at which the alternation
+    stops) and ``mkl_max_iter``. ``init="denoise"`` starts every K_i at its own trace-normalised
+    Denoise(S_i).
 
     Attributes
     ----------
@@ -74,6 +79,51 @@ class EMKL(_MKLBase):
     (n_problems, m, n, n) and ``gamma_`` (n_problems, m): the MKL weights; the classifier's
     kernel is ``sum_i K_i / gamma_i``.
     """
+
+    _parameter_constraints = {**_MKLBase._parameter_constraints, "update": [StrOptions(set(UPDATES))]}
+
+    def __init__(
+        self,
+        loss="fro",
+        *,
+        rho=1.0,
+        tau="trace",
+        C=1.0,
+        max_iter=100,
+        tol=1e-3,
+        n_iter_no_change=20,
+        step="theory",
+        init="denoise",
+        update="meg",
+        svm_tol=1e-5,
+        mkl_tol=1e-5,
+        mkl_max_iter=20,
+        oos_rcond=OOS_RCOND,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+        callback=None,
+    ):
+        super().__init__(
+            loss,
+            rho=rho,
+            tau=tau,
+            C=C,
+            max_iter=max_iter,
+            tol=tol,
+            n_iter_no_change=n_iter_no_change,
+            step=step,
+            init=init,
+            svm_tol=svm_tol,
+            mkl_tol=mkl_tol,
+            mkl_max_iter=mkl_max_iter,
+            oos_rcond=oos_rcond,
+            random_state=random_state,
+            n_jobs=n_jobs,
+            verbose=verbose,
+            callback=callback,
+        )
+        self.update = update
 
     def _solve(self, prep, y, rng, label):
         state = [prep.warm_start(lam, V, self.init) for lam, V in prep.eig]

@@ -3,8 +3,9 @@
 import numpy as np
 import scipy.linalg
 
+from .._utils._param_validation import StrOptions
 from . import _mirror_descent as md
-from ._base import OOS_RCOND, _Base, _lambda_min, _pinv_apply
+from ._base import OOS_RCOND, UPDATES, _Base, _lambda_min, _pinv_apply
 from ._mkl import svm_dual
 
 __all__ = ["ESKL"]
@@ -41,6 +42,8 @@ class _ESKLOracle:
         return {"f": f, "G": G, "dual_norm": np.linalg.norm(G), "x_dot_g": float(np.vdot(G, K)), "model": (beta, b)}
 
     def step(self, state, G, eta):
+        if self.est.update == "paper":
+            return md.paper_step(state[1], G, eta, self.prep.tau, driver=self.prep.driver)
         return md.meg_step(state[0], state[1], G, eta, self.prep.tau, driver=self.prep.driver)
 
 
@@ -86,6 +89,12 @@ class ESKL(_Base):
         K^(1) = tau I / n (Section 3). From Denoise a fit may never leave its start when C and
         rho make it near-stationary (``stop_reason_ == "stalled_at_start"``); the identity start
         always has to learn the kernel. EMKL / REKL start every K_i the same way from S_i.
+    update : {"meg", "paper"}, default "meg"
+        The mirror step. "meg": the matrix exponentiated gradient ``tau exp(log K - eta G) /
+        tr(.)``, the entropy's mirror step (our correction). "paper": Algorithm 1 as printed, K's
+        eigenvalues reweighted by exp(-eta d) on the eigenvectors of the subgradient G = U diag(d)
+        U', matched in ascending order; the two agree from the identity start's first step and
+        whenever K and G commute (:mod:`kernlearn.similarity._base`).
     svm_tol : float, default 1e-5
         libsvm's stopping tolerance (tight, so that the subgradient is stable).
     oos_rcond : float, default 1e-3
@@ -122,6 +131,8 @@ class ESKL(_Base):
     a list of dicts, one per problem, for more than two classes)
     """
 
+    _parameter_constraints = {**_Base._parameter_constraints, "update": [StrOptions(set(UPDATES))]}
+
     def __init__(
         self,
         loss="fro",
@@ -134,6 +145,7 @@ class ESKL(_Base):
         n_iter_no_change=20,
         step="theory",
         init="denoise",
+        update="meg",
         svm_tol=1e-5,
         oos_rcond=OOS_RCOND,
         random_state=None,
@@ -150,6 +162,7 @@ class ESKL(_Base):
         self.n_iter_no_change = n_iter_no_change
         self.step = step
         self.init = init
+        self.update = update
         self.svm_tol = svm_tol
         self.oos_rcond = oos_rcond
         self.random_state = random_state

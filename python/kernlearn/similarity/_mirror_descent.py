@@ -37,6 +37,7 @@ __all__ = [
     "LOSSES",
     "resolve_loss",
     "meg_step",
+    "paper_step",
     "simplex_step",
     "dense_from_log",
     "relative_change",
@@ -122,6 +123,21 @@ def meg_step(V, log_lam, G, eta, tau, *, driver="evd"):
     M -= eta * G
     theta, U = scipy.linalg.eigh(M, overwrite_a=True, check_finite=False, driver=driver)
     return U, theta - logsumexp(theta) + np.log(tau)
+
+
+def paper_step(log_lam, G, eta, tau, *, driver="evd"):
+    """Algorithms 1-2 as printed: K's eigenvalues reweighted on the subgradient's eigenvectors.
+
+    ``G = U diag(d) U'``; ``lam+_j = tau lam_j exp(-eta d_j) / sum_l lam_l exp(-eta d_l)`` and
+    ``K+ = U diag(lam+) U'``. The paper does not say how lam_j and d_j are matched; both are taken
+    in ascending order, what ``eigh`` returns for each. This is the mirror step of the entropy only
+    when K and G commute (then :func:`meg_step` gives the same K+ for the matching order, and
+    from K = tau I / n, the paper's start, the two steps agree for any G); otherwise it is a
+    different map, kept so that the paper's own algorithm can be run (``update="paper"``).
+    """
+    d, U = scipy.linalg.eigh(G, check_finite=False, driver=driver)
+    z = np.sort(log_lam) - eta * d
+    return U, z - logsumexp(z) + np.log(tau)
 
 
 def simplex_step(log_mu, g, eta, tau):
