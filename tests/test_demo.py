@@ -29,17 +29,43 @@ def test_demo_prints_tables_saves_plots_and_agrees_with_sklearn(tmp_path, capsys
         assert "plot saved" in out
 
 
-def test_module_entry_point(tmp_path):
+def test_module_entry_point_reports_the_version():
+    # The entry point without a second whole demo run (the test above runs it once).
+    import kernlearn
+
     result = subprocess.run(
-        [sys.executable, "-m", "kernlearn", "demo", "--no-plot", "--out-dir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=300,
+        [sys.executable, "-m", "kernlearn", "--version"], capture_output=True, text=True, check=True, timeout=120
     )
-    assert "kNN graphs" in result.stdout
+    assert result.stdout.strip() == f"kernlearn {kernlearn.__version__}"
 
 
 def test_cli_rejects_unknown_command():
     with pytest.raises(SystemExit):
         main(["frobnicate"])
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--n-neighbors", "0"], "--n-neighbors: number of neighbours: expected an integer in [1, 149], got 0"),
+        (["--n-neighbors", "ten"], "expected an integer, got 'ten'"),
+        (["--n-neighbors", "500"], "got 500"),
+        (["--n-jobs", "0"], "--n-jobs: expected a positive integer or -1"),
+        (["--n-jobs", "-3"], "got -3"),
+    ],
+)
+def test_cli_validates_demo_options(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["demo", *argv])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_submodules_load_on_attribute_access():
+    code = "import kernlearn; print(kernlearn.npkl.SimpleNPKL.__name__, kernlearn.metric.__name__)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert result.stdout.split() == ["SimpleNPKL", "kernlearn.metric"]
+    import kernlearn
+
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        kernlearn.nope  # noqa: B018

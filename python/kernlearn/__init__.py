@@ -15,4 +15,36 @@ from ._utils._threadpool import register_with_threadpoolctl
 
 register_with_threadpoolctl()
 
-__all__ = ["__version__"]
+# Submodules load on first attribute access (``kernlearn.npkl.SimpleNPKL`` after a bare
+# ``import kernlearn``), so that importing the package costs only what is used.
+_SUBMODULES = (
+    "cluster",
+    "constraints",
+    "datasets",
+    "embedding",
+    "evaluation",
+    "graph",
+    "indefinite",
+    "kernels",
+    "linalg",
+    "metric",
+    "metrics",
+    "npkl",
+    "npkl_cv",
+    "plot",
+    "similarity",
+)
+
+__all__ = ["__version__", *_SUBMODULES]
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_SUBMODULES))

@@ -12,7 +12,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import StandardScaler
 
 from . import datasets
-from ._utils._pyplot import pyplot
+from ._utils._pyplot import figure_class
 from .graph import knn, knn_graph
 
 __all__ = ["run_demo"]
@@ -133,14 +133,15 @@ def plot_section(out_dir, n_neighbors=10):
     try:
         from .plot import plot_graph
 
-        plt = pyplot()
+        Figure = figure_class()
     except ImportError:
         return None
     from sklearn.decomposition import PCA
 
     X, y = _standardized("wine")
     G = knn_graph(X, n_neighbors, mode="mutual")
-    fig, ax = plt.subplots(figsize=(6, 5))
+    fig = Figure(figsize=(6, 5))
+    ax = fig.subplots()
     plot_graph(
         G,
         PCA(n_components=2).fit_transform(X),
@@ -150,7 +151,6 @@ def plot_section(out_dir, n_neighbors=10):
     )
     path = Path(out_dir) / "kernlearn_demo_knn_graph.png"
     fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
     return path
 
 
@@ -159,14 +159,14 @@ def embedding_plot(out_dir, shown):
     try:
         from .plot import plot_embedding
 
-        plt = pyplot()
+        Figure = figure_class()
     except ImportError:
         return None
-    fig, ax = plt.subplots(figsize=(6, 5))
+    fig = Figure(figsize=(6, 5))
+    ax = fig.subplots()
     plot_embedding(shown[0], shown[1], ax=ax, title="wine: spectral embedding (eigenvectors 2-3 of L)")
     path = Path(out_dir) / "kernlearn_demo_spectral_embedding.png"
     fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
     return path
 
 
@@ -213,16 +213,16 @@ def npkl_plot(out_dir, fitted):
     try:
         from .plot import plot_convergence, plot_embedding
 
-        plt = pyplot()
+        Figure = figure_class()
     except ImportError:
         return None
     model, y = fitted[("wine", "SHL")]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
+    fig = Figure(figsize=(11, 4.5))
+    left, right = fig.subplots(1, 2)
     plot_embedding(model.embedding_, y, ax=left, title="wine: SimpleNPKL (squared hinge) embedding")
     plot_convergence(model.history_, ax=right, title="wine: dual J, primal P and gap per iteration")
     path = Path(out_dir) / "kernlearn_demo_simplenpkl.png"
     fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
     return path
 
 
@@ -273,16 +273,16 @@ def embedding_methods_plot(out_dir, shown):
     try:
         from .plot import plot_embedding
 
-        plt = pyplot()
+        Figure = figure_class()
     except ImportError:
         return None
     embeddings, y = shown
-    fig, axes = plt.subplots(1, len(embeddings), figsize=(4.5 * len(embeddings), 4.2))
+    fig = Figure(figsize=(4.5 * len(embeddings), 4.2))
+    axes = fig.subplots(1, len(embeddings))
     for ax, (name, Z) in zip(axes, embeddings.items()):
         plot_embedding(Z, y, ax=ax, title=f"wine: {name}")
     path = Path(out_dir) / "kernlearn_demo_embeddings.png"
     fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
     return path
 
 
@@ -350,11 +350,12 @@ def iklr_plot(out_dir, histories):
     (it overshoots: the objective rises) and of CCCP-GD with learning_rate="auto" (monotone);
     None without matplotlib."""
     try:
-        plt = pyplot()
+        Figure = figure_class()
     except ImportError:
         return None
     names = sorted({name for name, _ in histories})
-    fig, axes = plt.subplots(1, len(names), figsize=(5.5 * len(names), 4.2))
+    fig = Figure(figsize=(5.5 * len(names), 4.2))
+    axes = fig.subplots(1, len(names))
     for ax, name in zip(np.atleast_1d(axes), names):
         for (data, solver), objective in histories.items():
             if data == name:
@@ -363,7 +364,6 @@ def iklr_plot(out_dir, histories):
         ax.legend()
     path = Path(out_dir) / "kernlearn_demo_iklr.png"
     fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
     return path
 
 
@@ -444,11 +444,12 @@ def similarity_plot(out_dir, fitted):
     """Save REKL's learned spectra beside the eigenvalues of the three similarities; None
     without matplotlib."""
     try:
-        plt = pyplot()
+        Figure = figure_class()
     except ImportError:
         return None
     model = fitted["REKL"]
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.5))
+    fig = Figure(figsize=(12, 3.5))
+    axes = fig.subplots(1, 3)
     for i, (ax, name) in enumerate(zip(axes, ("TL1", "tanh", "-distance"))):
         ax.plot(model.eigenvalues_of_S_[i][::-1], label="eigenvalues of S_i", lw=1)
         ax.plot(model.spectra_[0, i][::-1], label="learned mu_i (REKL)", lw=1)
@@ -459,7 +460,6 @@ def similarity_plot(out_dir, fitted):
     fig.tight_layout()
     path = Path(out_dir) / "kernlearn_demo_similarity.png"
     fig.savefig(path, dpi=110)
-    plt.close(fig)
     return path
 
 
@@ -530,10 +530,11 @@ def kdac_plot(out_dir, data_for_plot):
     blobs (existing) and by KDAC (alternative); the mean face of each pose (existing) and of each
     KDAC cluster. Returns the path, or None without matplotlib."""
     try:
-        plt = pyplot()
+        Figure = figure_class()
     except ImportError:
         return None
-    fig, axes = plt.subplots(2, 2, figsize=(10, 8.5))
+    fig = Figure(figsize=(10, 8.5))
+    axes = fig.subplots(2, 2)
     X, existing, alternative, _ = data_for_plot["moons"]
     for ax, labels, title in (
         (axes[0, 0], existing, "moons: existing clustering (the blobs of features 3-4)"),
@@ -556,7 +557,6 @@ def kdac_plot(out_dir, data_for_plot):
     fig.tight_layout()
     path = Path(out_dir) / "kernlearn_demo_kdac.png"
     fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
     return path
 
 
@@ -611,16 +611,16 @@ def metric_plot(out_dir, shown):
     try:
         from .plot import plot_metric
 
-        plt = pyplot()
+        Figure = figure_class()
     except ImportError:
         return None
-    fig, axes = plt.subplots(1, len(shown), figsize=(7 * len(shown), 6))
+    fig = Figure(figsize=(7 * len(shown), 6))
+    axes = fig.subplots(1, len(shown))
     for ax, (name, (M, names)) in zip(np.atleast_1d(axes), shown.items()):
         plot_metric(M, names, ax=ax, title=f"{name}: S3ML metric")
     fig.tight_layout()
     path = Path(out_dir) / "kernlearn_demo_metric.png"
     fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
     return path
 
 

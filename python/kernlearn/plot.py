@@ -1,4 +1,8 @@
-"""Plots of kernlearn's results. Needs matplotlib (``pip install "kernlearn[plot]"``)."""
+"""Plots of kernlearn's results. Needs matplotlib (``pip install "kernlearn[plot]"``).
+
+Each function draws on ``ax`` when given, else on a new figure from the user's pyplot (whatever
+backend is in force: kernlearn never selects one), and returns the Axes.
+"""
 
 import numpy as np
 import scipy.sparse as sp
@@ -6,6 +10,11 @@ import scipy.sparse as sp
 from ._utils._pyplot import pyplot
 
 __all__ = ["plot_convergence", "plot_embedding", "plot_graph", "plot_metric"]
+
+
+def _colors(labels, cmap):
+    # A colormap without labels makes matplotlib warn; unlabelled points take the default colour.
+    return {} if labels is None else {"c": labels, "cmap": cmap}
 
 
 def plot_graph(graph, coords, labels=None, *, ax=None, title=None, edge_alpha=0.25):
@@ -37,7 +46,7 @@ def plot_graph(graph, coords, labels=None, *, ax=None, title=None, edge_alpha=0.
         _, ax = plt.subplots(figsize=(6, 5))
     segments = np.stack([coords[upper.row], coords[upper.col]], axis=1)
     ax.add_collection(LineCollection(segments, colors="0.5", linewidths=0.5, alpha=edge_alpha))
-    ax.scatter(coords[:, 0], coords[:, 1], c=labels, s=12, cmap="tab10", zorder=2)
+    ax.scatter(coords[:, 0], coords[:, 1], s=12, zorder=2, **_colors(labels, "tab10"))
     ax.autoscale_view()
     if title:
         ax.set_title(title)
@@ -57,7 +66,7 @@ def plot_embedding(embedding, labels=None, *, ax=None, title=None):
         raise ValueError(f"embedding must have shape (n, >= 2), got {embedding.shape}")
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 5))
-    ax.scatter(embedding[:, 0], embedding[:, 1], c=labels, s=12, cmap="tab20")
+    ax.scatter(embedding[:, 0], embedding[:, 1], s=12, **_colors(labels, "tab20"))
     if title:
         ax.set_title(title)
     return ax

@@ -321,6 +321,11 @@ class _Prep:
 UPDATES = ("meg", "paper")
 
 
+def _plain(value):
+    """A numpy scalar as the Python value it holds, so that messages read 1, not np.int64(1)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _pinv_apply(lam, V, X, rcond):
     """S^+ X for S = V diag(lam) V', eigenvalues below rcond * max|lam| dropped."""
     inv = np.zeros_like(lam)
@@ -483,7 +488,8 @@ class _Base(ClassifierMixin, BaseEstimator):
             # n_iter_no_change = 1 asks to stop at the first step that does not improve (a
             # deliberately minimal run): the status says so, without a warning
             warnings.warn(
-                f"{type(self).__name__} stopped at iteration {t} without improving on its start (class {label!r}): "
+                f"{type(self).__name__} stopped at iteration {t} without improving on its start "
+                f"(class {_plain(label)!r}): "
                 f"min_t f = {best['f']:.6g} is within tol = {self.tol} (relative) of f(K^(1)) = "
                 f"{history['objective'][0]:.6g}, so the learned kernel did not move from its start "
                 f"(init={self.init!r}) and the classifier is that of the start kernel. Try init='identity' "
@@ -496,7 +502,8 @@ class _Base(ClassifierMixin, BaseEstimator):
             reason = "max_iter"
             warnings.warn(
                 f"{type(self).__name__} did not converge in max_iter = {self.max_iter} iterations "
-                f"(class {label!r}): best f - lower bound = {gap:.3g} > tol * f = {self.tol * abs(best['f']):.3g}, "
+                f"(class {_plain(label)!r}): best f - lower bound = {gap:.3g} > "
+                f"tol * f = {self.tol * abs(best['f']):.3g}, "
                 f"and min_t f did not stay within tol = {self.tol} (relative) for n_iter_no_change = "
                 f"{self.n_iter_no_change} iterations; the best iterate is returned",
                 ConvergenceWarning,
