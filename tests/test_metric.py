@@ -120,7 +120,7 @@ def test_pairs_and_labels_give_the_same_fit():
 
 def test_beta_outside_the_admissible_range_is_rejected_with_the_bound():
     X, _, ys = _semi_supervised()
-    ref = S3ML(rho=0.05).fit(X, ys)
+    ref = S3ML(rho=0.05, prior="covariance").fit(X, ys)
     beta_max = ref.beta_max_
     assert np.isfinite(beta_max)
     # beta_max is where prior + rho I + beta T loses positive definiteness.
@@ -133,8 +133,8 @@ def test_beta_outside_the_admissible_range_is_rejected_with_the_bound():
     assert np.linalg.eigvalsh(B + 0.999 * beta_max * T).min() > 0
     assert np.linalg.eigvalsh(B + 1.001 * beta_max * T).min() < 0
     with pytest.raises(ValueError, match=r"beta = .* admissible range .* 0 <= beta < "):
-        S3ML(beta=1.01 * beta_max, rho=0.05).fit(X, ys)
-    S3ML(beta=0.5 * beta_max, rho=0.05).fit(X, ys)  # inside: fine
+        S3ML(beta=1.01 * beta_max, rho=0.05, prior="covariance").fit(X, ys)
+    S3ML(beta=0.5 * beta_max, rho=0.05, prior="covariance").fit(X, ys)  # inside: fine
 
 
 @pytest.mark.parametrize(

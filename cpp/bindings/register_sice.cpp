@@ -16,7 +16,7 @@ using namespace pybind11::literals;
 void register_sice(py::module_& m) {
   py::enum_<SiceSolver>(m, "SiceSolver", "The SICE solver (sice.hpp).")
       .value("newton", SiceSolver::newton, "block coordinate descent start, QUIC's direction, orthant Newton")
-      .value("alm", SiceSolver::alm, "the paper's alternating linearization");
+      .value("alm", SiceSolver::alm, "alternating linearization (Algorithm 1, sigma >= 0)");
 
   OptionsClass<SiceOptions>(m, "SiceOptions", "Options of the SICE solvers (sice.hpp).")
       .field("solver", &SiceOptions::solver, "SiceSolver")
@@ -24,7 +24,10 @@ void register_sice(py::module_& m) {
       .field("max_iter", &SiceOptions::max_iter, "iterations at most")
       .field("max_cg", &SiceOptions::max_cg, "newton: conjugate-gradient iterations per step")
       .field("mu", &SiceOptions::mu, "alm: fixed step (None: the gamma_min * gamma_max rule)")
-      .field("mu_period", &SiceOptions::mu_period, "alm: iterations between the rule's step re-estimates");
+      .field("mu_period", &SiceOptions::mu_period, "alm: iterations between the rule's step re-estimates")
+      .field("sigma", &SiceOptions::sigma, "alm: smoothing of the l1 term (eq. 18); 0: none")
+      .field("paper_mu", &SiceOptions::paper_mu, "alm: the paper's step mu = min(lambda^2, sigma)")
+      .field("bounds", &SiceOptions::bounds, "alm: Theorem 5's M, Y >= lambda I");
 
   ResultClass<SiceResult>(m, "SiceResult", "A SICE solution with its certified duality gap (sice.hpp).")
       .field("precision", &SiceResult::precision, "M (column-major m x m; symmetric)")

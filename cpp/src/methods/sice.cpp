@@ -850,66 +850,124 @@ SiceResult newton(const MatrixXd& S, const MatrixXd& R, MatrixXd X, const SiceOp
 }
 
 // ---------------------------------------------------------------------------------------------
-// Alternating linearization (Algorithm 1 of the paper) with sigma -> 0.
+// Alternating linearization (Algorithm 1 of the paper), smoothed (sigma > 0) or not (sigma = 0).
+// The paper's own choices and where this code departs from them are listed, with equation
+// numbers, in the errata of python/kernlearn/metric/_s3ml.py; the notes here are the derivations.
 //
-// With Lambda in the subdifferential of h at Y (the clip of the previous Y-step), the two steps are
-//     M = argmin f(M) + <Lambda, M> + |M - Y|^2 / (2 mu)   = prox_{mu f}(Y - mu Lambda)
-//     Y = argmin <grad f(M), Y> + h(Y) + |Y - M|^2 / (2 mu) = prox_{mu h}(M - mu grad f(M))
+// With Lambda = grad h_sigma(Y) (for sigma = 0: the subgradient of h at Y that the previous
+// Y-step produced), the two steps are
+//     M = argmin f(M) + <Lambda, M> + |M - Y|^2 / (2 mu)           = prox_{mu f}(Y - mu Lambda)
+//     Y = argmin <grad f(M), Y> + h_sigma(Y) + |Y - M|^2 / (2 mu)  = prox_{mu h_sigma}(M - mu grad f(M))
 // i.e. Peaceman-Rachford splitting. The M-step is eq. (23): with Y - mu (S + Lambda) = V diag(d) V',
-// M = V diag(g) V' where g = (d + sqrt(d^2 + 4 mu)) / 2, and M^-1 = V diag(1 / g) V' comes free.
-// The Y-step is eq. (25) at sigma = 0: Y = soft(Z, mu R) with Z = M - mu (S - M^-1), and
-// Lambda = (Z - Y) / mu = clip(Z / mu, -R, R).
+// M = V diag(g) V' where g = (d + sqrt(d^2 + 4 mu)) / 2 (with Theorem 5's bound, g = max(lambda, .)),
+// and M^-1 = V diag(1 / g) V' comes free. The Y-step is eq. (25): with Z = M - mu (S - M^-1),
+// Y = Z - mu clip(Z / (sigma + mu), -R, R), and then Lambda = clip(Y / sigma, -R, R) =
+// clip(Z / (sigma + mu), -R, R) (the same expression, also at sigma = 0, where Y = soft(Z, mu R)).
 //
-// Step rule. f is smooth and strongly convex near M: its Hessian M^-1 (x) M^-1 has eigenvalues
-// 1 / (g_i g_j) in [1 / g_max^2, 1 / g_min^2]. For splitting with an L-smooth, c-strongly convex
-// term the linear rate is best at mu = 1 / sqrt(L c) (Giselsson & Boyd, IEEE TAC 2017), which here
-// is mu = g_min * g_max of the current M. The paper's mu = 1 / max(L(f), L(h_sigma)) = sigma = 1e-6
-// moves M by about 1e-6 per iteration.
+// sigma > 0: Y_ij = sigma Z_ij / (sigma + mu) wherever |Z_ij| <= R_ij (sigma + mu), so Y has no
+// exact zeros (Remark 2's sparsity holds only at sigma = 0). The primal candidates are Y, and Y
+// rounded: its entries with |Y_ij| <= sigma R_ij (the quadratic zone of h_sigma) set to 0, which
+// restores the sparsity pattern that sigma = 0 would give; the one with the lower F (eq. 13) is kept.
+//
+// Theorem 5's bounds. lambda = 1 / (|S|_2 + |R|_2) <= the smallest eigenvalue of the optimum
+// (Lu 2009, Prop. 3.1, with |Z - S|_2 <= |R|_2 for every dual point Z; the paper's m rho bounds |R|_2).
+// The M-step bound is exact (eq. after 23). The constrained Y-step has no closed form (h_sigma is
+// entrywise, the bound spectral); we project the unconstrained Y onto {Y >= lambda I} (eigenvalues
+// clamped at lambda), an approximation of ours, and take Lambda = grad h_sigma at the projected Y.
+//
+// Step rule (adaptive, ours). f is smooth and strongly convex near M: its Hessian M^-1 (x) M^-1 has
+// eigenvalues 1 / (g_i g_j) in [1 / g_max^2, 1 / g_min^2]. For splitting with an L-smooth,
+// c-strongly convex term the linear rate is best at mu = 1 / sqrt(L c) (Giselsson & Boyd, IEEE TAC
+// 2017), which here is mu = g_min * g_max of the current M. The paper's rule
+// mu = 1 / max(L(f), L(h_sigma)) = min(lambda^2, sigma) (paper_mu) is kept to show that it stalls
+// (bench/results/sice.md): at sigma = 1e-6 M moves by about mu per iteration.
 SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const MatrixXd& M0, const SiceOptions& opt,
                                      const InterruptPoll& poll) {
   const Index m = S.rows();
+  const double sigma = opt.sigma;
   SpdFactor factor(opt.lapack);
   if (!std::isfinite(objective(M0, S, R, factor)))
     throw std::invalid_argument("the start point is not positive definite");
   MatrixXd Y = M0, Lambda(m, m);
-  factor.inverse(Lambda);
-  Lambda = (Lambda - S).cwiseMax(-R).cwiseMin(R);
+  if (sigma > 0.0) {
+    Lambda = (Y / sigma).cwiseMax(-R).cwiseMin(R);  // grad h_sigma(Y^0)
+  } else {
+    factor.inverse(Lambda);
+    Lambda = (Lambda - S).cwiseMax(-R).cwiseMin(R);
+  }
   SiceResult result;
   DualCertificate certificate(S, R, opt);
   certificate.offer_step(Lambda);
   if (!(result.bounded = find_dual_point(certificate, S))) return result;
 
+  double lambda = 0.0;  // Theorem 5's lower bound on the optimum's eigenvalues
+  if (opt.bounds || opt.paper_mu) {
+    Eigen::SelfAdjointEigenSolver<MatrixXd> eig_s(S, Eigen::EigenvaluesOnly), eig_r(R, Eigen::EigenvaluesOnly);
+    const double norm_s = eig_s.eigenvalues().cwiseAbs().maxCoeff();
+    const double norm_r = eig_r.eigenvalues().cwiseAbs().maxCoeff();
+    lambda = 1.0 / (norm_s + norm_r);
+  }
   double mu = opt.mu.value_or(0.0);
   if (!opt.mu) {
-    Eigen::SelfAdjointEigenSolver<MatrixXd> eig(M0, Eigen::EigenvaluesOnly);
-    mu = eig.eigenvalues().minCoeff() * eig.eigenvalues().maxCoeff();
+    if (opt.paper_mu) {
+      mu = std::min(lambda * lambda, sigma);
+    } else {
+      Eigen::SelfAdjointEigenSolver<MatrixXd> eig(M0, Eigen::EigenvaluesOnly);
+      mu = eig.eigenvalues().minCoeff() * eig.eigenvalues().maxCoeff();
+    }
   }
   MatrixXd A(m, m), V, M = M0, Minv(m, m), Z(m, m), best_primal_point = M0;  // M = M0: max_iter = 0
-  VectorXd d, g;
+  MatrixXd rounded;
+  VectorXd d, g, e;
   double best_primal = kInf;
+  const auto consider = [&](const MatrixXd& candidate) {
+    const double value = objective(candidate, S, R, factor);
+    if (value < best_primal) {
+      best_primal = value;
+      best_primal_point = candidate;
+    }
+  };
 
   for (Index iter = 0; iter < opt.max_iter; ++iter) {
     check_interrupt(poll);
     A = Y - mu * (S + Lambda);
     dense_eigenpairs_above(A, -kInf, 0, opt.dense_lapack, d, V, poll);
     g = (d.array() + (d.array().square() + 4.0 * mu).sqrt()) / 2.0;
+    if (opt.bounds) g = g.cwiseMax(lambda);
     M.noalias() = V * g.asDiagonal() * V.transpose();
     Minv.noalias() = V * g.cwiseInverse().asDiagonal() * V.transpose();
     symmetrize(Minv);  // V diag(1 / g) V' is symmetric only to rounding
     Z = M - mu * (S - Minv);
     symmetrize(Z);
-    for (Index j = 0; j < m; ++j)
-      for (Index i = 0; i < m; ++i) Y(i, j) = soft_threshold(Z(i, j), mu * R(i, j));
-    Lambda = (Z - Y) / mu;
-    Lambda = Lambda.cwiseMax(-R).cwiseMin(R);  // equal up to rounding; the clip makes it exact
+    // Lambda = clip(Z / (sigma + mu)) is grad h_sigma at the new Y (the subgradient at sigma = 0).
+    Lambda = (Z / (sigma + mu)).cwiseMax(-R).cwiseMin(R);
+    Y = Z - mu * Lambda;
+    if (sigma == 0.0) {  // exact zeros: the soft threshold, entry by entry
+      for (Index j = 0; j < m; ++j)
+        for (Index i = 0; i < m; ++i) Y(i, j) = soft_threshold(Z(i, j), mu * R(i, j));
+    }
+    if (opt.bounds) {  // projection onto {Y >= lambda I} (approximate constrained Y-step: see above)
+      check_interrupt(poll);
+      A = Y;
+      dense_eigenpairs_above(A, -kInf, 0, opt.dense_lapack, e, V, poll);
+      if (e.minCoeff() < lambda) {
+        Y.noalias() = V * e.cwiseMax(lambda).asDiagonal() * V.transpose();
+        symmetrize(Y);
+        Lambda = (Y / sigma).cwiseMax(-R).cwiseMin(R);
+      }
+    }
 
-    certificate.offer_step(Lambda);
+    certificate.offer_step(Lambda);  // the paper's dual point S + grad h_sigma (may be indefinite)
     certificate.offer_inverse(Minv);
-    // The sparse answer is Y; M (dense, always positive definite) only stands in while Y is not.
-    const double f_sparse = objective(Y, S, R, factor);
-    if (f_sparse < best_primal) {
-      best_primal = f_sparse;
-      best_primal_point = Y;
+    // The sparse answer is Y (rounded for sigma > 0); M (dense, always positive definite) only
+    // stands in while no Y is.
+    consider(Y);
+    if (sigma > 0.0) {
+      rounded = Y;
+      for (Index j = 0; j < m; ++j)
+        for (Index i = 0; i < m; ++i)
+          if (R(i, j) > 0.0 && std::abs(rounded(i, j)) <= sigma * R(i, j)) rounded(i, j) = 0.0;
+      consider(rounded);
     }
     result.n_iter = iter + 1;
     result.relative_gaps.push_back(relative_gap(std::min(best_primal, kInf), certificate.value()));
@@ -917,7 +975,7 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
       result.status = SolverStatus::converged;
       break;
     }
-    if (!opt.mu && (iter + 1) % opt.mu_period == 0) mu = g.minCoeff() * g.maxCoeff();
+    if (!opt.mu && !opt.paper_mu && (iter + 1) % opt.mu_period == 0) mu = g.minCoeff() * g.maxCoeff();
     check_interrupt(poll);
   }
   if (!std::isfinite(best_primal)) {  // no positive definite Y yet: report the dense M
@@ -1053,6 +1111,10 @@ SiceResult solve_sice(const MatrixXd& S, const MatrixXd& R, const std::optional<
   if (options.mu && !(*options.mu > 0.0 && std::isfinite(*options.mu)))
     throw std::invalid_argument("mu must be a positive finite number or None");
   if (options.mu_period < 1) throw std::invalid_argument("mu_period must be >= 1");
+  if (!(options.sigma >= 0.0) || !std::isfinite(options.sigma))
+    throw std::invalid_argument("sigma must be a finite number >= 0");
+  if ((options.paper_mu || options.bounds) && !(options.sigma > 0.0))
+    throw std::invalid_argument("the paper's step rule and Theorem 5's bounds need sigma > 0");
   // The default start: a start that is not positive definite (S_ii <= 0) is reported by the
   // solvers' own check.
   MatrixXd start = M0 ? *M0 : MatrixXd(S.diagonal().cwiseInverse().asDiagonal());

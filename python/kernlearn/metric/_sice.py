@@ -38,6 +38,9 @@ _PARAMETER_CONSTRAINTS = {
     "solver": [StrOptions({"auto", "newton", "alm"})],
     "tol": [Interval(Real, 0, None, closed="neither")],
     "max_iter": [Interval(Integral, 0, None)],
+    "sigma": [Interval(Real, 0, None)],
+    "step": [StrOptions({"adaptive", "paper"})],
+    "bounds": ["boolean"],
 }
 
 
@@ -92,6 +95,9 @@ def sparse_inverse_covariance(
     solver="auto",
     tol=1e-8,
     max_iter=1000,
+    sigma=0.0,
+    step="adaptive",
+    bounds=False,
 ):
     """Solve min -log det M + <Sigma, M> + sum rho_ij |M_ij| with a certified duality gap.
 
@@ -108,10 +114,26 @@ def sparse_inverse_covariance(
     solver : {"auto", "newton", "alm"}
         "newton": second-order, from a start found by a few sweeps of block coordinate descent
         on the dual (the graphical lasso's iteration), then QUIC's coordinate-descent direction
-        and orthant-wise Newton with preconditioned CG once the support settles; "alm": the
-        paper's alternating linearization with the step rule derived in ``cpp/src/sice.cpp``.
-        "auto" is "newton", which was faster in every case measured in ``bench/bench_sice.py``
-        and is the only one robust to near-singular Sigma.
+        and orthant-wise Newton with preconditioned CG once the support settles (ours, not the
+        paper's); "alm": the paper's alternating linearization (Algorithm 1) with ``sigma``,
+        ``step`` and ``bounds`` below (the departures from the paper are the errata in
+        :mod:`kernlearn.metric._s3ml`). "auto" is "newton", which was faster in every case
+        measured in ``bench/bench_sice.py`` and is the only one robust to near-singular Sigma.
+    sigma : float >= 0
+        "alm" only: Nesterov smoothing of the l1 term (eq. 18); the paper runs 1e-6. 0 solves
+        (13) itself (exact zeros by the soft threshold). With sigma > 0 the iterates solve the
+        smoothed problem (19), within sigma m^2 max(rho)^2 / 2 of (13) (Theorem 4); the
+        returned M is the iterate with its entries in h_sigma's quadratic zone (|M_ij| <=
+        sigma rho_ij) rounded to 0, when that lowers the objective of (13).
+    step : {"adaptive", "paper"}
+        "alm" only: the step mu. "adaptive" (ours): mu = g_min g_max of the current M,
+        re-estimated every 20 iterations. "paper": mu = min(lambda^2, sigma) with
+        lambda = 1 / (||Sigma||_2 + ||rho||_2), which moves M by about sigma per iteration
+        (needs sigma > 0; bench/results/sice.md has the figures).
+    bounds : bool
+        "alm" only (needs sigma > 0): Theorem 5's constraints M, Y >= lambda I. The M-step's is
+        exact; the constrained Y-step has no closed form, so Y is projected onto the set
+        (an approximation of ours).
     tol : float
         Stop when gap <= tol * max(1, |primal|). The gap bounds the objective's distance to the
         optimum, F(M) - F* <= gap; M's own distance is about its square root (F is smooth and
@@ -137,10 +159,23 @@ def sparse_inverse_covariance(
     m = S.shape[0]
     validate_params(
         _PARAMETER_CONSTRAINTS,
-        {"rho": rho, "penalize_diagonal": penalize_diagonal, "solver": solver, "tol": tol, "max_iter": max_iter},
+        {
+            "rho": rho,
+            "penalize_diagonal": penalize_diagonal,
+            "solver": solver,
+            "tol": tol,
+            "max_iter": max_iter,
+            "sigma": sigma,
+            "step": step,
+            "bounds": bounds,
+        },
         "sparse_inverse_covariance",
     )
     R = _rho_matrix(rho, m)
+    if (step == "paper" or bounds) and not sigma > 0:
+        raise ValueError(f"step='paper' and bounds=True need sigma > 0 (the smoothed problem), got sigma = {sigma!r}")
+    if solver != "alm" and (sigma != 0 or step != "adaptive" or bounds):
+        raise ValueError(f"sigma, step and bounds apply to solver='alm' only, got solver = {solver!r}")
 
     # S and R are this call's own arrays (_check_sigma / _check_rho build them), so no copies.
     S_eff = S + np.diag(np.diag(R)) if penalize_diagonal else S
@@ -155,7 +190,12 @@ def sparse_inverse_covariance(
     # a positive definite dual point exists (S_eff with each off-diagonal entry moved towards 0 by
     # rho_ij, or S_eff itself): otherwise the problem is unbounded below.
     options = _core.methods.SiceOptions(
-        solver=_core.methods.SiceSolver.__members__[name], tol=float(tol), max_iter=int(max_iter)
+        solver=_core.methods.SiceSolver.__members__[name],
+        tol=float(tol),
+        max_iter=int(max_iter),
+        sigma=float(sigma),
+        paper_mu=step == "paper",
+        bounds=bool(bounds),
     )
     with blas_threads(1):
         out = _core.methods.sice(S_eff, R_eff, options=options)

@@ -13,11 +13,14 @@
 // distance to the optimum (see DualCertificate in sice.cpp).
 //
 // Two solvers:
-// - alm: the paper's alternating linearization (Algorithm 1) with sigma -> 0, i.e. Peaceman-
-//   Rachford splitting of f(M) = -log det M + <S, M> and h(M) = sum R|M|. The paper's step
-//   mu = sigma = 1e-6 makes no progress; we use mu = gamma_min * gamma_max of the current M (see
-//   sice.cpp for the derivation), re-estimated every mu_period iterations. One eigendecomposition
-//   per iteration. The sparse answer is the Y iterate, whose zeros are exact (the soft threshold).
+// - alm: alternating linearization (the paper's Algorithm 1, Goldfarb & Ma's ALM), i.e. Peaceman-
+//   Rachford splitting of f(M) = -log det M + <S, M> and the smoothed h_sigma (eq. 18; sigma = 0 is
+//   h itself). Options: sigma (the paper runs 1e-6), the step rule (ours: mu = gamma_min * gamma_max
+//   of the current M, re-estimated every mu_period iterations; or the paper's mu = min(lambda^2,
+//   sigma)), and Theorem 5's bounds M, Y >= lambda I. Where this departs from the paper and why is
+//   in the errata of python/kernlearn/metric/_s3ml.py (its module docstring). One eigendecomposition
+//   per iteration (two with the bounds). The sparse answer is the Y iterate, whose zeros are exact
+//   for sigma = 0 (the soft threshold); for sigma > 0 see sice.cpp.
 // - newton: a second-order method written here, in two phases (see sice.cpp), from a start found by
 //   a few sweeps of block coordinate descent on the dual (the graphical lasso). First QUIC's
 //   direction (Hsieh, Sustik, Dhillon & Ravikumar, 2014): coordinate descent on the l1-penalised
@@ -68,8 +71,11 @@ struct SiceOptions {
   double tol = 1e-8;  // stop when gap <= tol * max(1, |F(M)|)
   Index max_iter = 1000;
   Index max_cg = 200;        // newton: conjugate-gradient iterations per step
-  std::optional<double> mu;  // alm: fixed step (none: the gamma_min * gamma_max rule)
-  Index mu_period = 20;      // alm: iterations between step re-estimates (the rule's)
+  std::optional<double> mu;  // alm: fixed step (none: the step rule below)
+  Index mu_period = 20;      // alm: iterations between step re-estimates (the adaptive rule's)
+  double sigma = 0.0;        // alm: Nesterov smoothing of the l1 term (eq. 18); 0: no smoothing
+  bool paper_mu = false;     // alm: mu = min(lambda^2, sigma) (the paper's) instead of the adaptive rule
+  bool bounds = false;       // alm: Theorem 5's M, Y >= lambda I, lambda = 1 / (|S|_2 + |R|_2)
   DenseLapack dense_lapack;  // alm: LAPACK's eigensolver when available (Eigen's otherwise)
   // Every iteration factors M and Z and inverts M, O(m^3) each: LAPACK's when available
   // (faster than Eigen's; bench/results/sice.md).
