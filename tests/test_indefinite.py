@@ -120,6 +120,7 @@ def test_psd_kernel_gives_plain_klr():
     lam, gamma = 0.1, 8.0  # a well-conditioned K: plain GD at step 1/L gets there in ~10^4 steps
     K = rbf_kernel(X, gamma=gamma)
     model = IndefiniteKernelLogisticRegression(
+        fit_intercept=False,
         kernel="rbf",
         gamma=gamma,
         alpha=lam,
@@ -145,9 +146,11 @@ def test_psd_kernel_gives_plain_klr():
 def test_cccp_gd_decreases_the_objective_monotonically(indefinite_problem):
     K, y, dec, _ = indefinite_problem
     model = IndefiniteKernelLogisticRegression(
+        fit_intercept=False,
         kernel="precomputed",
         alpha=0.05,
         solver="cccp-gd",
+        penalty="krein",
         learning_rate="auto",
         decay=1.0,
         eps=1e-9,
@@ -176,9 +179,11 @@ def test_both_decompositions_reach_the_same_stationary_point():
     results = {}
     for method in ("shift", "spectral"):
         model = IndefiniteKernelLogisticRegression(
+            fit_intercept=False,
             kernel="precomputed",
             alpha=lam,
             solver="cccp-gd",
+            penalty="krein",
             learning_rate="auto",
             decay=1.0,
             eps=1e-13,
@@ -237,13 +242,19 @@ def test_decomposition_is_exact_and_psd(method, lanczos, monkeypatch):
         np.testing.assert_allclose(K_minus, -mu[0] * np.eye(n), atol=1e-7 * scale)
 
 
+@pytest.mark.filterwarnings("ignore::kernlearn.indefinite.IndefiniteKernelWarning")
 def test_paper_schedule_defaults_and_sgd_reproducibility():
     X, y = _problem(n=80, d=5, seed=6)
-    fits = [IndefiniteKernelLogisticRegression(solver="ccicp-sgd", random_state=s).fit(X, y) for s in (0, 0, 1)]
+    paper = dict(kernel="tl1", penalty="krein", alpha=0.01)
+    fits = [
+        IndefiniteKernelLogisticRegression(fit_intercept=False, solver="ccicp-sgd", random_state=s, **paper).fit(X, y)
+        for s in (0, 0, 1)
+    ]
     np.testing.assert_array_equal(fits[0].dual_coef_, fits[1].dual_coef_)
     assert not np.array_equal(fits[0].dual_coef_, fits[2].dual_coef_)
-    gd = IndefiniteKernelLogisticRegression().fit(X, y)
+    gd = IndefiniteKernelLogisticRegression(fit_intercept=False, solver="ccicp-gd", **paper).fit(X, y)
     assert gd.n_iter_[0] == 20 and gd.decomposition_["learning_rate"] == 0.02
+    assert not gd.converged_[0] and np.isnan(gd.gradient_norm_[0])
     assert gd.score(X, y) > 0.6
 
 
@@ -273,7 +284,7 @@ def test_multiclass_one_vs_rest_and_callback():
     assert model.dual_coef_.shape == (3, 150) and model.score(X, y) > 0.9
     np.testing.assert_array_equal(model.classes_[np.argmax(proba, axis=1)], model.predict(X))
     assert {info["classifier"] for info in seen} == {0, 1, 2}
-    stop = IndefiniteKernelLogisticRegression(kernel="rbf", callback=lambda info: info["iteration"] == 2).fit(
+    stop = IndefiniteKernelLogisticRegression(solver="ccicp-gd", callback=lambda info: info["iteration"] == 2).fit(
         X[:100], y[:100]
     )
     assert stop.n_iter_[0] == 3
@@ -281,7 +292,9 @@ def test_multiclass_one_vs_rest_and_callback():
 
 def test_overflow_is_reported_not_returned_as_nan():
     X, y = _problem(n=60, d=3, seed=8)
-    model = IndefiniteKernelLogisticRegression(alpha=10.0, learning_rate=50.0, decay=1.0, max_outer=200)
+    model = IndefiniteKernelLogisticRegression(
+        kernel="tl1", solver="ccicp-gd", penalty="krein", alpha=10.0, learning_rate=50.0, decay=1.0, max_outer=200
+    )
     with pytest.warns(indefinite.ConvergenceWarning, match="overflowed"):
         with pytest.warns(IndefiniteKernelWarning):
             model.fit(X, y)
@@ -312,7 +325,7 @@ def test_bad_input():
         with pytest.raises(ValueError, match="alpha"):
             IK(alpha=alpha).fit(X, y)
     with pytest.raises(ValueError, match="solver"):
-        IK(solver="newton").fit(X, y)
+        IK(solver="lbfgs").fit(X, y)
     with pytest.raises(ValueError, match="decay"):
         IK(decay=1.5).fit(X, y)
     with pytest.raises(ValueError, match="kernel"):

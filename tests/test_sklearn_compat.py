@@ -24,6 +24,7 @@ ESTIMATORS = [
     StructurePreservingEmbedding(n_components=1, n_neighbors=3, max_rounds=3, random_state=0),
     ColoredMVU(n_components=1, n_neighbors=3, B=1.0, random_state=0),
     IndefiniteKernelLogisticRegression(kernel="rbf", learning_rate="auto", random_state=0),
+    IndefiniteKernelLogisticRegression(kernel="rbf", solver="ccicp-gd", learning_rate="auto", random_state=0),
     # TL1 and the checks' kernels are indefinite: the Krein penalty would warn (an error here).
     IndefiniteKernelLogisticRegression(solver="ccicp-sgd", penalty="positive", learning_rate="auto", random_state=0),
     IndefiniteKernelLogisticRegression(kernel="precomputed", penalty="positive", learning_rate="auto", random_state=0),

@@ -26,17 +26,30 @@ void register_iklr(py::module_& m) {
       .field("learning_rate", &IklrOptions::learning_rate, "eta_0")
       .field("decay", &IklrOptions::decay, "eta <- decay * eta after every inner step")
       .field("restart_rate", &IklrOptions::restart_rate, "eta back to eta_0 at each outer step")
-      .field("concave", &IklrOptions::concave, "the paper's Krein penalty; False: (lambda/2) a'K+ a");
+      .field("concave", &IklrOptions::concave, "the paper's Krein penalty; False: (lambda/2) a'K+ a")
+      .field("literal_sgd", &IklrOptions::literal_sgd, "SGD step as eq. (12) prints it (no -lambda K- a_k)");
+
+  OptionsClass<IklrNewtonOptions>(m, "IklrNewtonOptions", "Options of the Newton solver of the convex IKLR model.")
+      .field("lambda_", &IklrNewtonOptions::lambda, "the regularisation lambda (the estimator's alpha)")
+      .field("tol", &IklrNewtonOptions::tol, "converged when ||grad F|| <= tol ||grad F(0)||")
+      .field("max_iter", &IklrNewtonOptions::max_iter, "Newton steps")
+      .field("max_cg", &IklrNewtonOptions::max_cg, "conjugate-gradient steps per Newton step");
 
   ResultClass<IklrIteration>(m, "IklrIteration", "One outer CCICP iteration.")
       .field("objective", &IklrIteration::objective, "F(a_k) of eq. (6) (or of the convex model)")
       .field("inner_steps", &IklrIteration::inner_steps, "inner steps taken")
-      .field("matvecs", &IklrIteration::matvecs, "kernel mat-vecs");
+      .field("matvecs", &IklrIteration::matvecs, "kernel mat-vecs")
+      .field("gradient_norm", &IklrIteration::gradient_norm, "Newton: ||grad F|| after the step (CCICP: NaN)")
+      .field("step", &IklrIteration::step, "Newton: line-search step; CCICP: the last eta");
 
   ResultClass<IklrResult>(m, "IklrResult", "What CCICP returns.")
       .field("alpha", &IklrResult::alpha, "the expansion coefficients a")
       .field("initial_objective", &IklrResult::initial_objective, "F(a_0)")
-      .field("status", &IklrResult::status, "max_iter, interrupted, or not_converged (the schedule overflowed)")
+      .field("status", &IklrResult::status,
+             "CCICP: max_iter, interrupted, or not_converged (the schedule overflowed); Newton: converged, "
+             "max_iter, interrupted, or not_converged (the line search found no decrease)")
+      .field("gradient_norm", &IklrResult::gradient_norm, "Newton: ||grad F(alpha)|| (CCICP: NaN)")
+      .field("reference_gradient_norm", &IklrResult::reference_gradient_norm, "Newton: ||grad F(0)||, tol's scale")
       .records("history", &IklrResult::history, "one IklrIteration per outer iteration");
 
   m.def(
@@ -59,6 +72,26 @@ void register_iklr(py::module_& m) {
       "shift"_a, "options"_a, "sgd_indices"_a.noconvert(), "callback"_a = py::none(), "n_threads"_a = 1,
       "CCICP on the dense kernel K (float32 or float64) with K- = V diag(w) V' + shift I; sgd_indices "
       "(int64, max_outer * max_inner of them) are read for inner=sgd only.");
+
+  m.def(
+      "iklr_newton",
+      [](const py::array& K, const Eigen::Ref<const Eigen::VectorXd>& y, const MatrixRef& V,
+         const Eigen::Ref<const Eigen::VectorXd>& w, const Eigen::Ref<const Eigen::VectorXd>& alpha0, double shift,
+         const IklrNewtonOptions& options, const std::optional<py::function>& callback, int n_threads) {
+        const NegativePart negative{V, w, shift};
+        const auto monitor = python_monitor<IklrIteration>(callback);
+        const InterruptPoll poll = python_interrupt_poll();
+        return with_dense_kernel(K, [&](const auto& kernel) {
+          return run_interruptible([&] {
+            ThreadTeam team(n_threads);
+            return iklr_newton(kernel, y, negative, alpha0, options, team, monitor, poll);
+          });
+        });
+      },
+      "K"_a.noconvert(), "y"_a.noconvert(), "V"_a.noconvert(), "w"_a.noconvert(), "alpha0"_a.noconvert(), py::kw_only(),
+      "shift"_a, "options"_a, "callback"_a = py::none(), "n_threads"_a = 1,
+      "Inexact Newton on the convex IKLR model (lambda/2) a'K+ a with K- = V diag(w) V' + shift I, on the "
+      "dense kernel K (float32 or float64).");
 }
 
 }  // namespace kernlearn::bindings

@@ -1,4 +1,5 @@
-"""Indefinite kernel logistic regression (IKLR) by the concave-inexact-convex procedure.
+"""Indefinite kernel logistic regression (IKLR): a Newton solver for the well-posed model, and the
+paper's concave-inexact-convex procedure (CCICP).
 
 Liu, Huang, Gong, Yang & Suykens, "Indefinite kernel logistic regression with concave-inexact-
 convex procedure", IEEE TNNLS 30(3), 2019. With f = K a (representer theorem in a Krein space)
@@ -10,15 +11,31 @@ a difference of convex functions g - h with g = loss + (lambda/2) a'K+ a, h = (l
 CCCP (Yuille & Rangarajan) linearises h at a_k and minimises the convex F_k of eq. (9); CCICP stops
 the inner gradient descent early (|F_k(t+1) - F_k(t)| <= eps, Algorithm 1).
 
-**The model is ill-posed.** When K has a negative eigenvalue mu_min with eigenvector v, F(s v)
-= loss + (lambda/2) mu_min s^2 -> -infinity: objective (6) is unbounded below, and exact CCCP
-diverges geometrically (Theorem 1's contraction argument bounds ||K+^-1|| by 1/||K+|| where it
+**The paper's model is ill-posed.** When K has a negative eigenvalue mu_min with eigenvector v,
+F(s v) = loss + (lambda/2) mu_min s^2 -> -infinity: objective (6) is unbounded below, and exact
+CCCP diverges geometrically (Theorem 1's contraction argument bounds ||K+^-1|| by 1/||K+|| where it
 should be 1/lambda_min(K+), so its condition (15) does not ensure a contraction). CCICP returns
 something finite because of its fixed schedule: eta_t = eta_0 decay^t inside each outer step and
-20 outer steps, so the schedule is part of the model. The estimator implements that schedule as
-its default, warns (:class:`IndefiniteKernelWarning`) when K is indefinite, and offers a
-well-posed model: ``penalty="positive"`` regularises with (lambda/2) a'K+ a, which is convex and
-bounded below (for a PSD kernel both models coincide with plain kernel logistic regression).
+20 outer steps, so the schedule is part of the model.
+
+**What the estimator does by default.** ``penalty="positive"`` regularises with (lambda/2) a'K+ a:
+convex and bounded below, and for a PSD kernel (K- = 0) it is plain kernel logistic regression.
+``solver="newton"`` minimises it by an inexact Newton method (conjugate gradients inside, Armijo
+line search, all loops in C++) and certifies the result: ``converged_`` says whether the gradient
+norm fell to ``tol`` times its value at a = 0 (``gradient_norm_`` holds the ratio), and a
+ConvergenceWarning says when it did not. On a PSD kernel the Newton system is solved in the form
+lambda I + D^1/2 K D^1/2 / n, whose condition number is at most 1 + ||K|| / (4 n lambda) however
+small K's eigenvalues are; gradient descent in the coefficients (CCICP's inner loop) is instead
+governed by K's whole spectrum. Figures: bench/results/iklr_solver.md. The default kernel is RBF
+with SVC's gamma="scale" and alpha = 1e-4, chosen on the evidence of the "defaults" table of
+bench/results/suite_iklr.md (IKLR's default within 1 point of SVC's on breast cancer and digits).
+
+**The paper's algorithm** stays selectable: ``solver="ccicp-gd"`` (Algorithm 1 with GD, eps = 1),
+``"ccicp-sgd"`` (SGD with the corrected step, eps = 1e-4), ``"ccicp-sgd-literal"`` (SGD with eq.
+(12) as printed), ``"cccp-gd"`` (near-exact subproblems, eps = 1e-4); ``penalty="krein"`` with
+``learning_rate=0.02, decay=0.8, max_outer=20`` is the paper's setting. With ``penalty="krein"`` an
+indefinite kernel raises :class:`IndefiniteKernelWarning`; ``solver="newton"`` refuses that model
+(ValueError) because it has no minimum to find. ``init`` sets a_0 (Table 6: 0, 1, -1 or U(0, 1)).
 
 **Decompositions** (K- = V diag(w) V' + s I, K+ = K + K-; only K is stored densely):
 
@@ -30,15 +47,34 @@ bounded below (for a PSD kernel both models coincide with plain kernel logistic 
 - ``"shift"``: K- = s I, K+ = K + s I with s = max(-mu_min, 0): exact, and it needs only the
   smallest eigenvalue (one Lanczos run), never an O(n^3) eigendecomposition.
 
+**Where TL1 is positive definite** (tau = 0.7 d on min-max-scaled features, the paper's setting;
+figures in the "tl1" table of bench/results/iklr_reproduction.md): on sonar the TL1 kernel of the whole
+data set and of every training half is PD (smallest eigenvalue about 1.1 to 1.8), on ionosphere
+every training half is PSD (smallest eigenvalue 0 to 0.22) and on scikit-learn's breast cancer
+(569 x 30) PD as well. There K- = 0, CCICP is plain KLR by gradient descent, and the spectrum
+transforms Flip / Clip / Shift leave K unchanged, so they cannot differ from an SVC on K: the
+paper's Table III gaps between them (0.50-0.55 against KLR's 0.79 on sonar) cannot come from the
+transforms. The UCI breast (Wisconsin original) TL1 kernel is indefinite (smallest eigenvalue
+about -3.5 to -4.8 on a training half). That file has 9 features (after its ID column) where
+the paper's Table II lists m = 10, presumably counting the ID; ionosphere has 34 columns, one of
+them constant, where Table II lists 33.
+
 **Corrections to the paper** (checked by finite differences in tests/test_indefinite.py):
 
 - eq. (10)-(11): the gradient of F_k is lambda K+ a - (1/n) K (y o beta) - lambda K- a_k with
   beta_i = 1 / (1 + exp(y_i (K a)_i)); as printed, eq. (11) defines beta through itself and
   eq. (10) multiplies y outside K.
-- eq. (12): the SGD step keeps the linearised concave term -lambda K- a_k, which the paper drops.
+- eq. (12): the SGD step as printed, a - eta (-y_i K_i beta_i + lambda K+ a), drops the
+  linearised concave term -lambda K- a_k, so it descends g alone and never sees h; "ccicp-sgd"
+  keeps the term, "ccicp-sgd-literal" runs eq. (12) as printed.
 - Section IV-C: the logistic term's gradient is Lipschitz with constant ||K||^2 / (4n) (the paper
   writes ||K|| / (4n)); ``learning_rate="auto"`` uses eta_0 = 1 / (lambda ||K+|| + ||K||^2 / (4n)),
   the scale-invariant choice (the paper's fixed 0.02 overshoots when ||K|| is in the thousands).
+- Section IV-A's cost: an inner GD step costs O(n^2) (two products with the dense n x n kernel:
+  K beta for the gradient and K a for the next margins), not O(dn) as stated; d enters only
+  when the kernel is built (O(d n^2), once), and the decomposition adds one Lanczos run (shift)
+  or an eigendecomposition (spectral). An SGD step still costs O(n) for its column plus O(n^2)
+  for the margins the stopping test needs.
 - Algorithm 1's loop test compares F_k at two consecutive iterates, so at least one step is taken
   per outer iteration; eta restarts from eta_0 at each outer step (t counts from 0, line 6).
 """
@@ -58,7 +94,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from . import _core
 from ._utils import _solver_choice
 from ._utils._monitor import Monitor, history_arrays
-from ._utils._param_validation import Interval, StrOptions, validate_params
+from ._utils._param_validation import Interval, Options, StrOptions, validate_params
 from ._utils._validation import naming, resolve_n_threads, symmetrized
 from .kernels import extreme_eigenpairs, kernel_operator, rbf_kernel, tl1_kernel
 from .linalg import eigsh
@@ -231,6 +267,15 @@ def krein_decomposition(
 
 # The per-outer-iteration record fields kept in history_.
 _RECORD_FIELDS = ("objective", "inner_steps", "matvecs")
+_NEWTON_FIELDS = ("objective", "inner_steps", "matvecs", "gradient_norm", "step")
+
+# Conjugate-gradient steps per Newton step: the PSD system's condition number is at most
+# 1 + ||K|| / (4 n alpha), so this cap binds only for alpha far below the default
+# (bench/results/iklr_solver.md).
+_MAX_CG = 1000
+
+# The default regularisation: see bench/results/iklr_defaults.md for the evidence.
+ALPHA_DEFAULT = 1e-4
 
 
 def _generator(random_state):
@@ -243,23 +288,52 @@ def _generator(random_state):
 
 
 class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
-    """Kernel logistic regression with indefinite kernels, solved by CCICP (Liu et al. 2019).
+    """Kernel logistic regression with (possibly) indefinite kernels (Liu et al. 2019).
+
+    By default a Newton solver on the convex model (lambda/2) a'K+ a (plain kernel logistic
+    regression for a PSD kernel); the paper's CCICP schedule and its ill-posed Krein model are
+    options (see the module docstring).
 
     Parameters
     ----------
-    kernel : {"tl1", "rbf", "precomputed"} or callable
-        "precomputed": X in ``fit`` is the (n, n) training kernel and in ``predict`` the (m, n)
-        kernel between test and training points. A callable gets (X, Y) and returns K(X, Y).
+    kernel : {"rbf", "tl1", "precomputed"} or callable
+        "rbf" is the default (bench/results/suite_iklr.md); "tl1" is the paper's truncated-L1
+        kernel max(tau - ||x - y||_1, 0), indefinite on some data, PD on others (module
+        docstring). "precomputed": X in ``fit`` is the (n, n) training kernel and in ``predict``
+        the (m, n) kernel between test and training points. A callable gets (X, Y) and returns
+        K(X, Y).
     tau : float, optional
-        TL1 truncation (default 0.7 * n_features).
-    gamma : float, optional
-        RBF width exp(-gamma ||x - y||^2) (default 1 / n_features).
+        TL1 truncation (default 0.7 * n_features, the paper's choice for features in [0, 1]).
+    gamma : "scale", float or None
+        RBF width exp(-gamma ||x - y||^2): "scale" (default) is SVC's 1 / (n_features Var X);
+        None is 1 / n_features.
+    fit_intercept : bool, default True
+        Fit f(x) = sum_j a_j k(x, x_j) + b with a regularised intercept b, by adding
+        ``intercept_scaling**2`` to every kernel entry (a constant feature of value
+        ``intercept_scaling``, as liblinear does): b = intercept_scaling**2 * sum_j a_j is
+        ``intercept_``. The paper's model f = K a has none (``fit_intercept=False``); without it
+        the default loses 4 points to SVC on ionosphere, with it none (the "intercept" table of
+        bench/results/suite_iklr.md).
+    intercept_scaling : float > 0, default 1.0
+        The constant feature's value; the larger it is, the weaker the intercept's regularisation.
     alpha : float
-        The paper's lambda, > 0 (default 0.01, the middle of the paper's grid; choose it by
-        cross-validation, as the paper does).
-    solver : {"ccicp-gd", "ccicp-sgd", "cccp-gd"}
-        Inner loop (GD or single-sample SGD); "cccp-gd" is GD with a small eps (near-exact
-        subproblems).
+        The paper's lambda, > 0. Default 1e-4: the "defaults" table of
+        bench/results/suite_iklr.md (RBF, standardised features); tune it by cross-validation.
+    solver : {"newton", "ccicp-gd", "ccicp-sgd", "ccicp-sgd-literal", "cccp-gd"}
+        "newton" (default): inexact Newton on the convex model, stopped by the gradient test
+        ``tol``; it refuses penalty="krein" with an indefinite kernel (no minimum). The others
+        are the paper's Algorithm 1: CCICP with the GD or single-sample SGD inner loop,
+        "ccicp-sgd-literal" = eq. (12) as printed (without -lambda K- a_k), "cccp-gd" = GD with a
+        small eps (near-exact subproblems).
+    init : {0, 1, -1, "uniform"}
+        The start a_0 (the paper's Table 6): all zeros (default), all ones, all minus ones, or
+        U(0, 1) entries drawn from ``random_state``.
+    tol : float
+        "newton": converged when ||grad F(a)|| <= tol ||grad F(0)|| (default 1e-8).
+    max_iter : int
+        "newton": cap on Newton steps (default 100; a ConvergenceWarning when reached).
+    eps, max_outer, max_inner, learning_rate, decay, schedule
+        The paper's solvers only (the Newton solver ignores them).
     eps : float, optional
         Inner stopping threshold on |F_k(t+1) - F_k(t)|; default 1 ("ccicp-gd"), 1e-4 (others), as
         in the paper.
@@ -277,12 +351,12 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         iterations (Algorithm 1 sets eta once, line 1). The paper's text allows both readings.
     decomposition : {"shift", "spectral"}
         How K- is built (see the module docstring). "shift" is the default: it needs only the
-        smallest eigenvalue.
+        smallest eigenvalue. Not computed for kernel="rbf" with the Newton solver (PSD: K- = 0).
     max_negative_rank : int, optional
         "spectral": at most this many negative eigenpairs.
-    penalty : {"krein", "positive"}
-        "krein" is the paper's (lambda/2) a'K a (unbounded below for an indefinite K);
-        "positive" is (lambda/2) a'K+ a, convex and well posed.
+    penalty : {"positive", "krein"}
+        "positive" (default) is (lambda/2) a'K+ a, convex and well posed; "krein" is the paper's
+        (lambda/2) a'K a (unbounded below for an indefinite K: IndefiniteKernelWarning).
     kernel_dtype : {"float64", "float32"}
         Storage of the training kernel; float32 halves memory and mat-vec time.
     random_state : int, RandomState, Generator or None
@@ -300,11 +374,22 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
     classes_ : ndarray
     dual_coef_ : ndarray of shape (n_classifiers, n_train)
         The expansion coefficients a (one row for binary problems, one per class for one-vs-rest).
+    intercept_ : ndarray of shape (n_classifiers,)
+        b = intercept_scaling**2 * sum_j a_j (0 when ``fit_intercept=False``).
     n_iter_ : ndarray of shape (n_classifiers,)
-        Outer iterations run.
+        Newton steps, or CCICP outer iterations, run.
+    converged_ : ndarray of bool, shape (n_classifiers,)
+        "newton": whether the gradient test met ``tol``. The paper's solvers have no stopping
+        certificate (they run ``max_outer`` steps): always False.
+    gradient_norm_ : ndarray of shape (n_classifiers,)
+        "newton": ||grad F(a)|| / ||grad F(0)|| at the returned a (the certificate); NaN for the
+        paper's solvers.
+    gamma_ : float or None
+        The RBF gamma used (None for the other kernels).
     history_ : list of dict
         Per classifier: ``objective`` (F of eq. (6), or the convex model, at a_0 then after each
-        outer iteration), ``inner_steps``, ``matvecs``.
+        Newton step or outer iteration), ``inner_steps`` (CG steps for Newton), ``matvecs``;
+        Newton adds ``gradient_norm`` and ``step`` (line-search step) per step.
     decomposition_ : dict
         Method, mu_min, mu_max, shift, negative rank, time and mat-vecs of the decomposition,
         and the eta_0 used.
@@ -318,9 +403,14 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "kernel": [StrOptions({"tl1", "rbf", "precomputed"}), "callable"],
         "tau": [None, Interval(numbers.Real, 0, None, closed="neither")],
-        "gamma": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        "gamma": [None, StrOptions({"scale"}), Interval(numbers.Real, 0, None, closed="neither")],
+        "fit_intercept": ["boolean"],
+        "intercept_scaling": [Interval(numbers.Real, 0, None, closed="neither")],
         "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
-        "solver": [StrOptions({"ccicp-gd", "ccicp-sgd", "cccp-gd"})],
+        "solver": [StrOptions({"newton", "ccicp-gd", "ccicp-sgd", "ccicp-sgd-literal", "cccp-gd"})],
+        "init": [Options(numbers.Integral, {0, 1, -1}), StrOptions({"uniform"})],
+        "tol": [Interval(numbers.Real, 0, None, closed="neither")],
+        "max_iter": [Interval(numbers.Integral, 1, None)],
         "eps": [None, Interval(numbers.Real, 0, None)],
         "max_outer": [Interval(numbers.Integral, 1, None)],
         "max_inner": [Interval(numbers.Integral, 1, None)],
@@ -338,12 +428,17 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        kernel="tl1",
+        kernel="rbf",
         *,
         tau=None,
-        gamma=None,
-        alpha=0.01,
-        solver="ccicp-gd",
+        gamma="scale",
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        alpha=ALPHA_DEFAULT,
+        solver="newton",
+        init=0,
+        tol=1e-8,
+        max_iter=100,
         eps=None,
         max_outer=20,
         max_inner=1000,
@@ -352,7 +447,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         schedule="restart",
         decomposition="shift",
         max_negative_rank=None,
-        penalty="krein",
+        penalty="positive",
         kernel_dtype="float64",
         random_state=None,
         verbose=0,
@@ -362,8 +457,13 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         self.kernel = kernel
         self.tau = tau
         self.gamma = gamma
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
         self.alpha = alpha
         self.solver = solver
+        self.init = init
+        self.tol = tol
+        self.max_iter = max_iter
         self.eps = eps
         self.max_outer = max_outer
         self.max_inner = max_inner
@@ -394,7 +494,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         if self.kernel == "tl1":
             return tl1_kernel(X, Y, self.tau, dtype=dtype, n_jobs=self.n_jobs)
         if self.kernel == "rbf":
-            return rbf_kernel(X, Y, self.gamma, dtype=dtype, n_jobs=self.n_jobs)
+            return rbf_kernel(X, Y, self.gamma_, dtype=dtype, n_jobs=self.n_jobs)
         K = np.asarray(self.kernel(X, X if Y is None else Y))
         expected = (X.shape[0], (X if Y is None else Y).shape[0])
         if K.shape != expected:
@@ -425,19 +525,41 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         self.classes_ = np.unique(y)
         if self.classes_.size < 2:
             raise ValueError(f"y has a single class ({self.classes_[0]!r}); at least 2 are needed")
+        self.gamma_ = None
+        if self.kernel == "rbf":
+            # "scale" is SVC's 1 / (d Var X); a constant X gives 1 / d.
+            spread = X.shape[1] * X.var() if self.gamma == "scale" else 0.0
+            self.gamma_ = float(self.gamma) if isinstance(self.gamma, numbers.Real) else 1.0 / (spread or X.shape[1])
         K = self._training_kernel(X)
+        if self.fit_intercept:  # a new array: a precomputed X is never modified
+            K = K + np.asarray(self._intercept_constant(), dtype=K.dtype)
         n = K.shape[0]
         rng = _generator(self.random_state)
-        decomposition = krein_decomposition(
-            K,
-            self.decomposition,
-            max_negative_rank=self.max_negative_rank,
-            random_state=check_random_state(int(rng.integers(np.iinfo(np.int32).max))),
-            n_jobs=self.n_jobs,
-        )
+        seed = int(rng.integers(np.iinfo(np.int32).max))
+        if self.kernel == "rbf" and self.solver == "newton":
+            # The Gaussian kernel is PSD by construction: K- = 0, and no eigenvalue is needed
+            # (Lanczos for the smallest one of an RBF kernel stalls on the cluster at 0: 200 s at
+            # n = 1,000 in bench/results/iklr_solver.md before this shortcut).
+            decomposition = KreinDecomposition("none (RBF)", np.empty((n, 0)), np.empty(0), 0.0, 0.0, np.nan, 0.0, 0)
+        else:
+            decomposition = krein_decomposition(
+                K,
+                self.decomposition,
+                max_negative_rank=self.max_negative_rank,
+                random_state=check_random_state(seed),
+                n_jobs=self.n_jobs,
+            )
         # Eigenvalues within the rounding of the stored kernel (n eps ||K||) count as zero.
         rounding = 10 * n * np.finfo(K.dtype).eps * max(abs(decomposition.mu_max), abs(decomposition.mu_min))
-        if decomposition.mu_min < -rounding and self.penalty == "krein":
+        indefinite = decomposition.mu_min < -rounding
+        if self.solver == "newton" and self.penalty == "krein" and indefinite:
+            raise ValueError(
+                f"solver='newton' needs a model bounded below, but with penalty='krein' and this indefinite "
+                f"kernel (smallest eigenvalue {decomposition.mu_min:.4g}) objective (6) is unbounded below: use "
+                "penalty='positive' (the default) or one of the paper's solvers ('ccicp-gd', 'ccicp-sgd', "
+                "'ccicp-sgd-literal', 'cccp-gd')"
+            )
+        if indefinite and self.penalty == "krein":
             warnings.warn(
                 f"the kernel is indefinite (smallest eigenvalue {decomposition.mu_min:.4g}, largest "
                 f"{decomposition.mu_max:.4g}): objective (6) is unbounded below, and the fit is what the "
@@ -446,14 +568,101 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
                 stacklevel=2,
             )
         norm_K = max(abs(decomposition.mu_min), abs(decomposition.mu_max))
-        if self.learning_rate == "auto":
+        if self.solver == "newton":
+            eta0 = None
+        elif self.learning_rate == "auto":
             eta0 = 1.0 / (self.alpha * decomposition.norm_positive + norm_K**2 / (4.0 * n))
         else:
             eta0 = float(self.learning_rate)
         self.decomposition_ = {**decomposition.as_dict(), "learning_rate": eta0}
 
         targets = [self.classes_[1]] if self.classes_.size == 2 else list(self.classes_)
-        inner = "sgd" if self.solver == "ccicp-sgd" else "gd"
+        V = np.ascontiguousarray(decomposition.negative_vectors, dtype=np.float64)
+        w = np.ascontiguousarray(decomposition.negative_weights, dtype=np.float64)
+        shift = decomposition.shift
+        if not indefinite:  # PSD within rounding: K- = 0, both penalties are plain KLR
+            V, w, shift = np.empty((n, 0)), np.empty(0), 0.0
+        n_threads = resolve_n_threads(self.n_jobs)
+        coefs, n_iter, history, converged, gradient_norm = [], [], [], [], []
+        for c, target in enumerate(targets):
+            signs = np.where(y == target, 1.0, -1.0)
+            alpha0 = self._start(n, rng)
+            if self.solver == "newton":
+                out = self._fit_newton(K, signs, V, w, shift, alpha0, c, n_threads)
+            else:
+                out = self._fit_ccicp(K, signs, V, w, shift, alpha0, c, n_threads, eta0, eps, rng, norm_K)
+            coefs.append(out["alpha"])
+            n_iter.append(out["n_iter"])
+            converged.append(out["converged"])
+            gradient_norm.append(out["gradient_norm"])
+            history.append(out["history"])
+        self.dual_coef_ = np.vstack(coefs)
+        self.intercept_ = self._intercept_constant() * self.dual_coef_.sum(axis=1)
+        self.n_iter_ = np.asarray(n_iter)
+        self.converged_ = np.asarray(converged, dtype=bool)
+        self.gradient_norm_ = np.asarray(gradient_norm, dtype=float)
+        self.history_ = history
+        self.shape_fit_ = X.shape
+        self.X_fit_ = None if self.kernel == "precomputed" else X
+        return self
+
+    def _intercept_constant(self):
+        """The constant added to every kernel entry: intercept_scaling**2, or 0 without intercept."""
+        return float(self.intercept_scaling) ** 2 if self.fit_intercept else 0.0
+
+    def _start(self, n, rng):
+        """alpha_0 (the paper's Table 6): zeros, ones, minus ones or U(0, 1) from the estimator's generator."""
+        if self.init == "uniform":
+            return rng.random(n)
+        return np.full(n, float(self.init))
+
+    def _fit_newton(self, K, signs, V, w, shift, alpha0, c, n_threads):
+        options = _core.methods.IklrNewtonOptions(
+            lambda_=float(self.alpha), tol=float(self.tol), max_iter=int(self.max_iter), max_cg=_MAX_CG
+        )
+        out = _core.methods.iklr_newton(
+            K,
+            signs,
+            V,
+            w,
+            alpha0,
+            shift=shift,
+            options=options,
+            callback=self._monitor(c, int(self.max_iter)).core_callback(),
+            n_threads=n_threads,
+        )
+        records = history_arrays(out.history, _NEWTON_FIELDS)
+        status = out.status
+        relative = out.gradient_norm / out.reference_gradient_norm if out.reference_gradient_norm > 0 else 0.0
+        if status in (_core.core.SolverStatus.max_iter, _core.core.SolverStatus.not_converged):
+            reason = (
+                f"max_iter={self.max_iter} Newton steps ran out"
+                if status == _core.core.SolverStatus.max_iter
+                else "the line search found no decrease (the rounding floor of the objective)"
+            )
+            warnings.warn(
+                f"IKLR (Newton) did not reach tol={self.tol:g}: {reason}; the gradient norm is "
+                f"{relative:.3g} times that at a = 0",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        return {
+            "alpha": out.alpha,
+            "n_iter": len(out.history),
+            "converged": status == _core.core.SolverStatus.converged,
+            "gradient_norm": relative,
+            "history": {
+                "objective": np.concatenate([[out.initial_objective], records["objective"]]),
+                "inner_steps": records["inner_steps"].astype(np.int64),
+                "matvecs": records["matvecs"].astype(np.int64),
+                "gradient_norm": records["gradient_norm"],
+                "step": records["step"],
+            },
+        }
+
+    def _fit_ccicp(self, K, signs, V, w, shift, alpha0, c, n_threads, eta0, eps, rng, norm_K):
+        n = K.shape[0]
+        inner = "gd" if self.solver in ("ccicp-gd", "cccp-gd") else "sgd"
         max_outer, max_inner = int(self.max_outer), int(self.max_inner)
         options = _core.methods.IklrOptions(
             inner=_core.methods.IklrInner.__members__[inner],
@@ -465,58 +674,51 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
             decay=float(self.decay),
             restart_rate=self.schedule == "restart",
             concave=self.penalty == "krein",
+            literal_sgd=self.solver == "ccicp-sgd-literal",
         )
-        n_threads = resolve_n_threads(self.n_jobs)
-        V = np.ascontiguousarray(decomposition.negative_vectors, dtype=np.float64)
-        w = np.ascontiguousarray(decomposition.negative_weights, dtype=np.float64)
-        coefs, n_iter, history = [], [], []
-        for c, target in enumerate(targets):
-            signs = np.where(y == target, 1.0, -1.0)
-            indices = rng.integers(0, n, size=max_outer * max_inner) if inner == "sgd" else np.empty(0, np.int64)
-            out = _core.methods.ccicp(
-                K,
-                signs,
-                V,
-                w,
-                np.zeros(n),
-                shift=decomposition.shift,
-                options=options,
-                sgd_indices=np.ascontiguousarray(indices, dtype=np.int64),
-                callback=self._monitor(c, max_outer).core_callback(),
-                n_threads=n_threads,
+        indices = rng.integers(0, n, size=max_outer * max_inner) if inner == "sgd" else np.empty(0, np.int64)
+        out = _core.methods.ccicp(
+            K,
+            signs,
+            V,
+            w,
+            alpha0,
+            shift=shift,
+            options=options,
+            sgd_indices=np.ascontiguousarray(indices, dtype=np.int64),
+            callback=self._monitor(c, max_outer).core_callback(),
+            n_threads=n_threads,
+        )
+        records = history_arrays(out.history, _RECORD_FIELDS)
+        steps = records["inner_steps"].astype(np.int64)
+        if out.status == _core.core.SolverStatus.not_converged:
+            warnings.warn(
+                f"IKLR overflowed in outer iteration {len(steps) + 1} (the objective became "
+                f"non-finite) and returns the iterate before it: learning_rate={eta0:.3g} is too "
+                f"large for this kernel (||K|| = {norm_K:.3g}); learning_rate='auto' is scale-invariant",
+                ConvergenceWarning,
+                stacklevel=3,
             )
-            records = history_arrays(out.history, _RECORD_FIELDS)
-            steps = records["inner_steps"].astype(np.int64)
-            if out.status == _core.core.SolverStatus.not_converged:
-                warnings.warn(
-                    f"IKLR overflowed in outer iteration {len(steps) + 1} (the objective became "
-                    f"non-finite) and returns the iterate before it: learning_rate={eta0:.3g} is too "
-                    f"large for this kernel (||K|| = {norm_K:.3g}); learning_rate='auto' is scale-invariant",
-                    ConvergenceWarning,
-                    stacklevel=2,
-                )
-            if self.solver == "cccp-gd" and np.any(steps >= max_inner):
-                warnings.warn(
-                    f"the inner GD hit max_inner={max_inner} before |F_k(t+1) - F_k(t)| <= eps={eps:g} "
-                    f"in {int(np.sum(steps >= max_inner))} of {len(steps)} outer iterations",
-                    ConvergenceWarning,
-                    stacklevel=2,
-                )
-            coefs.append(out.alpha)
-            n_iter.append(len(steps))
-            history.append(
-                {
-                    "objective": np.concatenate([[out.initial_objective], records["objective"]]),
-                    "inner_steps": steps,
-                    "matvecs": records["matvecs"].astype(np.int64),
-                }
+        if self.solver == "cccp-gd" and np.any(steps >= max_inner):
+            warnings.warn(
+                f"the inner GD hit max_inner={max_inner} before |F_k(t+1) - F_k(t)| <= eps={eps:g} "
+                f"in {int(np.sum(steps >= max_inner))} of {len(steps)} outer iterations",
+                ConvergenceWarning,
+                stacklevel=3,
             )
-        self.dual_coef_ = np.vstack(coefs)
-        self.n_iter_ = np.asarray(n_iter)
-        self.history_ = history
-        self.shape_fit_ = X.shape
-        self.X_fit_ = None if self.kernel == "precomputed" else X
-        return self
+        objective = np.concatenate([[out.initial_objective], records["objective"]])
+        return {
+            "alpha": out.alpha,
+            "n_iter": len(steps),
+            # The paper's schedule has no stopping certificate: it runs max_outer steps.
+            "converged": False,
+            "gradient_norm": np.nan,
+            "history": {
+                "objective": objective,
+                "inner_steps": steps,
+                "matvecs": records["matvecs"].astype(np.int64),
+            },
+        }
 
     def _monitor(self, c, max_outer):
         """The progress monitor of classifier c: its info dicts carry ``classifier`` first."""
@@ -531,7 +733,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         return Monitor(f"IKLR {c}", self.verbose, callback, fields, max_iter=max_outer)
 
     def decision_function(self, X):
-        """K(X, X_fit) a: one column per class for one-vs-rest, a vector for two classes."""
+        """K(X, X_fit) a + b: one column per class for one-vs-rest, a vector for two classes."""
         check_is_fitted(self)
         with naming("X"):
             X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
@@ -544,7 +746,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
             Kx = X
         else:
             Kx = self._kernel(X, self.X_fit_)
-        scores = Kx @ self.dual_coef_.T
+        scores = Kx @ self.dual_coef_.T + self.intercept_
         return scores[:, 0] if self.classes_.size == 2 else scores
 
     def predict_proba(self, X):

@@ -1,6 +1,8 @@
 #include "kernlearn/methods/iklr.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -9,6 +11,8 @@ namespace kernlearn {
 namespace {
 
 // log(1 + exp(-m)) without overflow for either sign of the margin m.
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
 double logistic_loss(double m) { return m > 0 ? std::log1p(std::exp(-m)) : -m + std::log1p(std::exp(m)); }
 
 // 1 / (1 + exp(m)), the weight beta of eq. (11) at margin m = y_i (K a)_i.
@@ -38,7 +42,7 @@ class CcicpRun {
     for (Index k = 0; k < opt_.max_outer; ++k) {
       const Index matvecs_before = matvecs_;
       const Index steps = inner(k, sgd_indices);
-      IklrIteration record{objective(), steps, matvecs_ - matvecs_before};
+      IklrIteration record{objective(), steps, matvecs_ - matvecs_before, kNaN, eta_ / opt_.decay};
       if (!std::isfinite(record.objective) || !a_.allFinite()) {
         // The step schedule overflowed: hand back the last finite iterate, flagged.
         result.status = SolverStatus::not_converged;
@@ -53,6 +57,8 @@ class CcicpRun {
       }
     }
     result.alpha = a_;
+    result.gradient_norm = kNaN;
+    result.reference_gradient_norm = kNaN;
     return result;
   }
 
@@ -125,6 +131,7 @@ class CcicpRun {
         g -= K_weighted;
       } else {
         const Index i = indices[k * opt_.max_inner + t];
+        if (opt_.literal_sgd) g += opt_.lambda * neg_ak_;  // eq. (12) as printed: no -lambda K- a_k
         const double weight = y_[i] * tail_weight(y_[i] * z_[i]);
         const Scalar* column = K_.row(i);  // K is symmetric: column i is row i
         for (Index j = 0; j < n_; ++j) g[j] -= weight * static_cast<double>(column[j]);
@@ -153,6 +160,229 @@ class CcicpRun {
   double eta_ = 0.0;  // the step, decayed per inner step (restarted per outer step or not)
 };
 
+// Inexact Newton on F(a) = (1/n) sum_i log(1 + exp(-y_i z_i)) + (lambda/2) (a'z + a'K- a), z = K a.
+// With r = u + lambda a, u_i = -y_i beta_i / n and D = diag(beta_i (1 - beta_i)):
+//   grad F = K r + lambda K- a,   Hessian H = K D K / n + lambda (K + K-).
+template <class Scalar>
+class NewtonRun {
+ public:
+  NewtonRun(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::VectorXd>& y, const NegativePart& negative,
+            const IklrNewtonOptions& options, ThreadTeam& team, const InterruptPoll& poll)
+      : K_(K),
+        y_(y),
+        neg_(negative),
+        opt_(options),
+        poll_(poll),
+        team_(team),
+        n_(K.rows()),
+        psd_(negative.V.cols() == 0 && negative.shift == 0.0) {}
+
+  IklrResult run(const Eigen::Ref<const Eigen::VectorXd>& alpha0, const Monitor<IklrIteration>& monitor) {
+    IklrResult result;
+    const double inv_n = 1.0 / static_cast<double>(n_);
+    Eigen::VectorXd g(n_), tmp(n_);
+    // The tolerance scale ||grad F(0)|| = ||K y|| / (2n): independent of the start.
+    multiply(y_ * (0.5 * inv_n), tmp);
+    result.reference_gradient_norm = tmp.norm();
+    const double scale = result.reference_gradient_norm > 0 ? result.reference_gradient_norm : 1.0;
+    a_ = alpha0;
+    z_.resize(n_);
+    multiply(a_, z_);
+    double f = objective(a_, z_);
+    result.initial_objective = f;
+    double gnorm = gradient(g);
+    result.status = SolverStatus::max_iter;
+    if (!std::isfinite(f) || !std::isfinite(gnorm)) result.status = SolverStatus::not_converged;
+    double forcing_cap = psd_ ? 1e-3 : 0.1;
+    for (Index k = 0; k < opt_.max_iter && result.status == SolverStatus::max_iter; ++k) {
+      if (gnorm <= opt_.tol * scale) {
+        result.status = SolverStatus::converged;
+        break;
+      }
+      const Index matvecs_before = matvecs_;
+      // Forcing term min(c, ||g|| / ||g(0)||): superlinear convergence near the optimum. The PSD
+      // form starts at c = 1e-3: its p = -(r - S q / n) / lambda magnifies the CG error in q by
+      // 1 / lambda, and c = 0.1 left alpha = 1e-4 short of the optimum after 100 steps
+      // (bench/results/iklr_solver.md); for the Hessian form c = 0.1 sufficed. A damped step
+      // (the line search cut the Newton step) means the direction was too inexact: c shrinks
+      // 100-fold (down to 1e-12), which rescued a rank-2 kernel of norm 2e6 stuck at step 1e-3.
+      const double forcing = std::min(forcing_cap, gnorm / scale);
+      Eigen::VectorXd p(n_), Kp(n_);
+      const Index cg = psd_ ? direction_psd(g, forcing, p, Kp) : direction_hessian(g, gnorm, forcing, p, Kp);
+      double slope = g.dot(p);
+      if (!(slope < 0.0)) {  // not a descent direction (CG broke down): steepest descent
+        p = -g;
+        multiply(p, Kp);
+        slope = -gnorm * gnorm;
+      }
+      // Armijo backtracking; z moves with a at no mat-vec cost (K (a + s p) = z + s K p).
+      const double slack = 16.0 * std::numeric_limits<double>::epsilon() * std::abs(f);
+      double step = 1.0, f_new = f;
+      bool accepted = false;
+      for (int halving = 0; halving < 60; ++halving) {
+        f_new = objective(a_ + step * p, z_ + step * Kp);
+        if (std::isfinite(f_new) && f_new <= f + 1e-4 * step * slope + slack) {
+          accepted = true;
+          break;
+        }
+        step *= 0.5;
+      }
+      if (!accepted) {
+        result.status = SolverStatus::not_converged;
+        break;
+      }
+      if (step < 1.0) forcing_cap = std::max(forcing_cap * 1e-2, 1e-12);
+      a_ += step * p;
+      z_ += step * Kp;
+      f = f_new;
+      gnorm = gradient(g);
+      IklrIteration record{f, cg, matvecs_ - matvecs_before, gnorm, step};
+      result.history.push_back(record);
+      if (monitor_stops(monitor, k, record)) {
+        result.status = SolverStatus::interrupted;
+        break;
+      }
+    }
+    if (result.status == SolverStatus::max_iter && gnorm <= opt_.tol * scale) result.status = SolverStatus::converged;
+    result.alpha = a_;
+    result.gradient_norm = gnorm;
+    return result;
+  }
+
+ private:
+  void multiply(const Eigen::VectorXd& x, Eigen::VectorXd& out) {
+    if (poll_ && poll_()) throw Interrupted();
+    K_.multiply(x.data(), out.data(), team_);
+    ++matvecs_;
+  }
+
+  Eigen::VectorXd negative_times(const Eigen::VectorXd& x) const {
+    Eigen::VectorXd out = neg_.shift * x;
+    if (neg_.V.cols() > 0) out.noalias() += neg_.V * (neg_.w.asDiagonal() * (neg_.V.transpose() * x));
+    return out;
+  }
+
+  double objective(const Eigen::VectorXd& a, const Eigen::VectorXd& z) const {
+    double loss = 0.0;
+    for (Index i = 0; i < n_; ++i) loss += logistic_loss(y_[i] * z[i]);
+    double quad = a.dot(z);
+    if (!psd_) quad += a.dot(negative_times(a));
+    return loss / static_cast<double>(n_) + 0.5 * opt_.lambda * quad;
+  }
+
+  // grad F at (a_, z_) into g; also sets r_ and the curvature weights d_. Returns ||g||.
+  double gradient(Eigen::VectorXd& g) {
+    const double inv_n = 1.0 / static_cast<double>(n_);
+    r_.resize(n_);
+    d_.resize(n_);
+    for (Index i = 0; i < n_; ++i) {
+      const double beta = tail_weight(y_[i] * z_[i]);
+      r_[i] = -y_[i] * beta * inv_n + opt_.lambda * a_[i];
+      d_[i] = beta * (1.0 - beta);
+    }
+    multiply(r_, g);
+    if (!psd_) g += opt_.lambda * negative_times(a_);
+    return g.norm();
+  }
+
+  // K- = 0: H = K (D K / n + lambda I) and g = K r, so p = -(D K / n + lambda I)^-1 r solves
+  // H p = -g; by Woodbury p = -(r - S q / n) / lambda with S = D^1/2 and B q = S K r = S g,
+  // B = lambda I + S K S / n. CG on B to relative residual `forcing`.
+  Index direction_psd(const Eigen::VectorXd& g, double forcing, Eigen::VectorXd& p, Eigen::VectorXd& Kp) {
+    const double inv_n = 1.0 / static_cast<double>(n_);
+    const Eigen::VectorXd S = d_.cwiseSqrt();
+    const Eigen::VectorXd rhs = S.cwiseProduct(g);
+    Eigen::VectorXd q = Eigen::VectorXd::Zero(n_), res = rhs, dir = rhs, Kd(n_), Bd(n_);
+    const double target = forcing * rhs.norm();
+    double rr = res.squaredNorm();
+    Index steps = 0;
+    while (steps < opt_.max_cg && std::sqrt(rr) > target) {
+      multiply(S.cwiseProduct(dir), Kd);
+      Bd = opt_.lambda * dir + inv_n * S.cwiseProduct(Kd);
+      const double curvature = dir.dot(Bd);
+      if (!(curvature > 0.0)) break;
+      const double step = rr / curvature;
+      q += step * dir;
+      res -= step * Bd;
+      const double rr_new = res.squaredNorm();
+      dir = res + (rr_new / rr) * dir;
+      rr = rr_new;
+      ++steps;
+    }
+    p = -(r_ - inv_n * S.cwiseProduct(q)) / opt_.lambda;
+    multiply(p, Kp);
+    return steps;
+  }
+
+  // K- != 0: CG on H p = -g (H positive definite: lambda K- >= lambda shift I); K p accumulates
+  // from the K dir products the Hessian products already compute.
+  Index direction_hessian(const Eigen::VectorXd& g, double gnorm, double forcing, Eigen::VectorXd& p,
+                          Eigen::VectorXd& Kp) {
+    const double inv_n = 1.0 / static_cast<double>(n_);
+    p.setZero();
+    Kp.setZero();
+    Eigen::VectorXd res = -g, dir = res, Kd(n_), KDKd(n_), Hd(n_);
+    const double target = forcing * gnorm;
+    double rr = res.squaredNorm();
+    Index steps = 0;
+    while (steps < opt_.max_cg && std::sqrt(rr) > target) {
+      multiply(dir, Kd);
+      multiply(d_.cwiseProduct(Kd), KDKd);
+      Hd = inv_n * KDKd + opt_.lambda * (Kd + negative_times(dir));
+      const double curvature = dir.dot(Hd);
+      if (!(curvature > 0.0)) break;
+      const double step = rr / curvature;
+      p += step * dir;
+      Kp += step * Kd;
+      res -= step * Hd;
+      const double rr_new = res.squaredNorm();
+      dir = res + (rr_new / rr) * dir;
+      rr = rr_new;
+      ++steps;
+    }
+    if (steps == 0) {  // no CG step: fall back to steepest descent (the caller's test)
+      p = -g;
+      multiply(p, Kp);
+    }
+    return steps;
+  }
+
+  const DenseKernel<Scalar>& K_;
+  const Eigen::Ref<const Eigen::VectorXd>& y_;
+  const NegativePart& neg_;
+  const IklrNewtonOptions& opt_;
+  const InterruptPoll& poll_;
+  ThreadTeam& team_;
+  Index n_;
+  bool psd_;
+  Index matvecs_ = 0;
+  Eigen::VectorXd a_, z_, r_, d_;
+};
+
+// Shapes and finiteness of the shared inputs, by their Python names.
+template <class Scalar>
+void check_inputs(const char* who, const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::VectorXd>& y,
+                  const NegativePart& negative, const Eigen::Ref<const Eigen::VectorXd>& alpha0) {
+  const std::string name(who);
+  const Index n = K.rows();
+  if (n < 1) throw std::invalid_argument(name + ": K must be at least 1 x 1");
+  for (Index i = 0; i < n; ++i) {  // O(n^2) once, against O(n^2) per mat-vec of the run
+    const Scalar* row = K.row(i);
+    for (Index j = 0; j < n; ++j)
+      if (!std::isfinite(row[j])) throw std::invalid_argument(name + ": K must be finite");
+  }
+  if (y.size() != n || alpha0.size() != n) throw std::invalid_argument(name + ": y and alpha0 need n entries");
+  if (!y.allFinite() || !alpha0.allFinite() || !negative.V.allFinite() || !negative.w.allFinite() ||
+      !std::isfinite(negative.shift))
+    throw std::invalid_argument(name + ": y, alpha0, V, w and shift must be finite");
+  if (negative.shift < 0.0)
+    throw std::invalid_argument(name + ": shift must be >= 0 (K- = V diag(w) V' + shift I is PSD)");
+  if (negative.V.cols() > 0 && negative.V.rows() != n)
+    throw std::invalid_argument(name + ": negative part V must be n x r");
+  if (negative.w.size() != negative.V.cols())
+    throw std::invalid_argument(name + ": w must have one weight per column of V");
+}
+
 }  // namespace
 
 template <class Scalar>
@@ -161,19 +391,8 @@ IklrResult ccicp(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::Vec
                  const Eigen::Ref<const VectorXi>& sgd_indices, ThreadTeam& team, const Monitor<IklrIteration>& monitor,
                  const InterruptPoll& poll) {
   // Shapes and indices (they guard memory), finiteness and the options, by their Python names.
+  check_inputs("ccicp", K, y, negative, alpha0);
   const Index n = K.rows();
-  if (n < 1) throw std::invalid_argument("ccicp: K must be at least 1 x 1");
-  for (Index i = 0; i < n; ++i) {  // O(n^2) once, against O(n^2) per mat-vec of the run
-    const Scalar* row = K.row(i);
-    for (Index j = 0; j < n; ++j)
-      if (!std::isfinite(row[j])) throw std::invalid_argument("ccicp: K must be finite");
-  }
-  if (y.size() != n || alpha0.size() != n) throw std::invalid_argument("ccicp: y and alpha0 need n entries");
-  if (!y.allFinite() || !alpha0.allFinite() || !negative.V.allFinite() || !negative.w.allFinite() ||
-      !std::isfinite(negative.shift))
-    throw std::invalid_argument("ccicp: y, alpha0, V, w and shift must be finite");
-  if (negative.shift < 0.0)
-    throw std::invalid_argument("ccicp: shift must be >= 0 (K- = V diag(w) V' + shift I is PSD)");
   if (!(options.lambda > 0.0) || !std::isfinite(options.lambda))
     throw std::invalid_argument("ccicp: lambda_ must be a positive finite number");
   if (!(options.eps >= 0.0) || !std::isfinite(options.eps))
@@ -183,10 +402,6 @@ IklrResult ccicp(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::Vec
   if (!(options.learning_rate > 0.0) || !std::isfinite(options.learning_rate))
     throw std::invalid_argument("ccicp: learning_rate must be a positive finite number");
   if (!(options.decay > 0.0 && options.decay <= 1.0)) throw std::invalid_argument("ccicp: decay must lie in (0, 1]");
-  if (negative.V.cols() > 0 && negative.V.rows() != n)
-    throw std::invalid_argument("ccicp: negative part V must be n x r");
-  if (negative.w.size() != negative.V.cols())
-    throw std::invalid_argument("ccicp: w must have one weight per column of V");
   if (options.inner == IklrInner::sgd && options.max_outer > 0 && options.max_inner > 0) {
     if (sgd_indices.size() / options.max_inner < options.max_outer)  // no overflow of the product
       throw std::invalid_argument("ccicp: sgd_indices needs max_outer * max_inner entries, got " +
@@ -199,6 +414,22 @@ IklrResult ccicp(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::Vec
   return run.run(alpha0, sgd_indices, monitor);
 }
 
+template <class Scalar>
+IklrResult iklr_newton(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::VectorXd>& y,
+                       const NegativePart& negative, const Eigen::Ref<const Eigen::VectorXd>& alpha0,
+                       const IklrNewtonOptions& options, ThreadTeam& team, const Monitor<IklrIteration>& monitor,
+                       const InterruptPoll& poll) {
+  check_inputs("iklr_newton", K, y, negative, alpha0);
+  if (!(options.lambda > 0.0) || !std::isfinite(options.lambda))
+    throw std::invalid_argument("iklr_newton: lambda_ must be a positive finite number");
+  if (!(options.tol >= 0.0) || !std::isfinite(options.tol))
+    throw std::invalid_argument("iklr_newton: tol must be finite and >= 0");
+  if (options.max_iter < 0 || options.max_cg < 1)
+    throw std::invalid_argument("iklr_newton: max_iter must be >= 0 and max_cg >= 1");
+  NewtonRun<Scalar> run(K, y, negative, options, team, poll);
+  return run.run(alpha0, monitor);
+}
+
 template IklrResult ccicp<float>(const DenseKernel<float>&, const Eigen::Ref<const Eigen::VectorXd>&,
                                  const NegativePart&, const Eigen::Ref<const Eigen::VectorXd>&, const IklrOptions&,
                                  const Eigen::Ref<const VectorXi>&, ThreadTeam&, const Monitor<IklrIteration>&,
@@ -207,5 +438,14 @@ template IklrResult ccicp<double>(const DenseKernel<double>&, const Eigen::Ref<c
                                   const NegativePart&, const Eigen::Ref<const Eigen::VectorXd>&, const IklrOptions&,
                                   const Eigen::Ref<const VectorXi>&, ThreadTeam&, const Monitor<IklrIteration>&,
                                   const InterruptPoll&);
+
+template IklrResult iklr_newton<float>(const DenseKernel<float>&, const Eigen::Ref<const Eigen::VectorXd>&,
+                                       const NegativePart&, const Eigen::Ref<const Eigen::VectorXd>&,
+                                       const IklrNewtonOptions&, ThreadTeam&, const Monitor<IklrIteration>&,
+                                       const InterruptPoll&);
+template IklrResult iklr_newton<double>(const DenseKernel<double>&, const Eigen::Ref<const Eigen::VectorXd>&,
+                                        const NegativePart&, const Eigen::Ref<const Eigen::VectorXd>&,
+                                        const IklrNewtonOptions&, ThreadTeam&, const Monitor<IklrIteration>&,
+                                        const InterruptPoll&);
 
 }  // namespace kernlearn

@@ -6,12 +6,14 @@
 // (V = the negative eigenvectors, w = |mu_-|, s = tau) or a plain shift (V empty, s >= -mu_min),
 // so only K is held densely and K+ a = K a + K- a.
 //
-// Corrections to the paper, checked by finite differences in the tests:
-// - eq. (10): the gradient of F_k (eq. 9) is lambda K+ a - (1/n) K (y o beta) - lambda K- a_k with
-//   beta_i = 1 / (1 + exp(y_i (K a)_i)); eq. (11) defines beta through itself (beta_j in place of
-//   a_j) and puts y outside the product.
-// - eq. (12): the SGD step also needs the linearised concave term -lambda K- a_k.
-// - The stochastic logistic term of one sample i is -y_i beta_i K_i (unbiased for the mean).
+// The paper's errata (gradient of eq. 10-11, eq. 12's missing concave term, the Lipschitz
+// constant, the O(dn) cost claim) are listed for users in the docstring of
+// python/kernlearn/indefinite.py; the tests check the corrected steps by finite differences.
+// The stochastic logistic term of one sample i is -y_i beta_i K_i (unbiased for the mean).
+//
+// iklr_newton solves the convex model (lambda/2) a'K+ a by an inexact Newton method: CCICP's
+// gradient steps in the coefficients need thousands of steps on a smooth kernel (numbers in
+// bench/results/iklr_solver.md), Newton needs about ten.
 #pragma once
 
 #include <cstdint>
@@ -48,12 +50,15 @@ struct IklrOptions {
   double decay = 0.8;           // eta <- decay * eta after every inner step
   bool restart_rate = true;     // eta back to eta_0 at each outer step (else it decays throughout)
   bool concave = true;          // false: penalty (lambda/2) a'K+ a (convex, well posed), no -K- term
+  bool literal_sgd = false;     // SGD step as eq. (12) prints it: without -lambda K- a_k
 };
 
 struct IklrIteration {
   double objective = 0.0;  // F(a_k) of eq. (6) (or of the convex model when !concave)
-  Index inner_steps = 0;
+  Index inner_steps = 0;   // CCICP: descent steps; Newton: conjugate-gradient steps
   Index matvecs = 0;
+  double gradient_norm = 0.0;  // Newton: ||grad F|| after the step; CCICP: NaN (not computed)
+  double step = 0.0;           // Newton: the line-search step length; CCICP: the last eta
 };
 
 struct IklrResult {
@@ -64,6 +69,17 @@ struct IklrResult {
   // monitor asked to stop; not_converged: a non-finite value stopped the run (the step schedule
   // overflowed) and alpha is the last finite iterate.
   SolverStatus status = SolverStatus::max_iter;
+  double gradient_norm = 0.0;            // Newton: ||grad F(alpha)||_2; CCICP: NaN
+  double reference_gradient_norm = 0.0;  // Newton: ||grad F(0)||_2 = ||K y|| / (2n), the tol scale
+};
+
+// Options of the Newton solver for the convex model F(a) = (1/n) sum_i log(1 + exp(-y_i (K a)_i))
+// + (lambda/2) a'K+ a.
+struct IklrNewtonOptions {
+  double lambda = 0.01;
+  double tol = 1e-8;     // converged when ||grad F(a)|| <= tol ||grad F(0)||
+  Index max_iter = 100;  // Newton steps
+  Index max_cg = 500;    // conjugate-gradient steps per Newton step
 };
 
 // sgd_indices: for the SGD inner loop, the sample drawn at each step (max_outer * max_inner of
@@ -75,5 +91,18 @@ IklrResult ccicp(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::Vec
                  const Eigen::Ref<const Eigen::VectorXd>& alpha0, const IklrOptions& options,
                  const Eigen::Ref<const VectorXi>& sgd_indices, ThreadTeam& team,
                  const Monitor<IklrIteration>& monitor = {}, const InterruptPoll& poll = {});
+
+// Inexact Newton on the convex model from alpha0, with an Armijo backtracking line search. When
+// K- = 0 (a PSD kernel) the Newton system K (D K / n + lambda I) p = -K r is solved in the
+// symmetric form B = lambda I + D^1/2 K D^1/2 / n, whose condition number is at most
+// 1 + ||K|| / (4 n lambda) whatever K's small eigenvalues; otherwise by conjugate gradients on the
+// Hessian K D K / n + lambda K+ itself (positive definite when K- has a shift > 0). Status:
+// converged (the gradient test met tol), max_iter, not_converged (the line search found no
+// decrease: the rounding floor of F or a non-finite value), interrupted (monitor).
+template <class Scalar>
+IklrResult iklr_newton(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::VectorXd>& y,
+                       const NegativePart& negative, const Eigen::Ref<const Eigen::VectorXd>& alpha0,
+                       const IklrNewtonOptions& options, ThreadTeam& team, const Monitor<IklrIteration>& monitor = {},
+                       const InterruptPoll& poll = {});
 
 }  // namespace kernlearn
