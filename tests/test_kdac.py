@@ -181,9 +181,11 @@ def test_spectral_initialisation_is_closed_form():
 
 
 @needs_data
-def test_auto_components_picks_the_largest_eigengap():
+def test_init_gap_components_picks_the_largest_eigengap_of_phi_0():
+    """ "init-gap" (ours): q at the largest gap of Phi_0; "auto" (the paper's Phi(W*) rule) is
+    tested in test_kdac_views.py."""
     X, original, _ = load("Four_gaussian_3D_200")
-    m = KDAC(2, n_components="auto", sigma=5.0, lambda_=10.0, random_state=0).fit(X, original)
+    m = KDAC(2, n_components="init-gap", sigma=5.0, lambda_=10.0, random_state=0).fit(X, original)
     ev = m.init_eigenvalues_
     assert m.n_components_ == int(np.argmax(np.diff(ev))) + 1
     assert m.projection_.shape == (4, m.n_components_)
@@ -378,8 +380,8 @@ def test_ism_acceleration_reaches_a_true_fixed_point(rng):
 def test_random_init(rng):
     X = rng.normal(size=(60, 5))
     y = rng.integers(0, 3, 60)
-    m = KDAC(3, init="random", sigma=2.0, random_state=0).fit(X, y)
-    assert m.n_components_ == 3 and m.init_eigenvalues_.size == 0
+    m = KDAC(3, n_components="init-gap", init="random", sigma=2.0, random_state=0).fit(X, y)
+    assert m.n_components_ == 3 and m.init_eigenvalues_.size == 0  # "init-gap" with random init: q = k
     np.testing.assert_allclose(m.init_projection_.T @ m.init_projection_, np.eye(3), atol=1e-12)
 
 

@@ -457,7 +457,8 @@ Index largest_gap_q(const Eigen::VectorXd& eigenvalues) {
 // and D = n I, so gamma = H (U U' - lambda Y Y') H / n has zero row sums, D_gamma = 0, and
 //   Phi_0 = sum_ij gamma_ij A_ij / sigma^2 = -(2 / (n sigma^2)) X' H (U U' - lambda Y Y') H X.
 // Its smallest eigenvectors are the largest of X'H(UU' - lambda YY')HX. Stores the eigenvalues of
-// Phi_0 (ascending) in eigenvalues; q is options.q or chosen by eq. (11).
+// Phi_0 (ascending) in eigenvalues; q is options.q or chosen by eq. (11) on Phi_0 ("init-gap").
+// The Taylor-order wording of the paper: KDAC docstring, Notes, "Errata".
 Eigen::MatrixXd spectral_w0(const RowMatrixXd& Xc, const RowMatrixXd& Yc, const Eigen::MatrixXd& U,
                             const KdacOptions& opt, Eigen::VectorXd& eigenvalues) {
   const double sigma = opt.sigma, lambda = opt.lambda;
@@ -493,7 +494,7 @@ class KdacSolver {
   void initialise(const std::optional<MatrixRef>& W0) {
     // U_0: the spectral step (3) on the kernel of the full space (W = I), i.e. spectral clustering
     // of X itself ("initialise U_0 from the original clustering" of Algorithm 1, read as the
-    // clustering the data show before any projection).
+    // clustering the data show before any projection). A choice of ours: KDAC docstring, Notes.
     degree_ = gaussian_degree(Xc_, opt_.sigma, team_, poll_);
     U_ = kernlearn::u_step(Xc_, degree_, Yc_, opt_.sigma, opt_.n_clusters, Eigen::MatrixXd(), opt_, team_, poll_).U;
     if (!W0)
@@ -531,7 +532,8 @@ class KdacSolver {
 
   // D-step: the degrees of the new kernel. Algorithm 1 updates D at the top of the next
   // iteration, so its U-step uses the new K with the old D; we use the new D at once (Q is then
-  // exactly H D^-1/2 K D^-1/2 H of the current W), and the next W-step sees the same D.
+  // exactly H D^-1/2 K D^-1/2 H of the current W), and the next W-step sees the same D. A choice
+  // of ours, listed in KDAC's docstring (Notes).
   void d_step() {
     Z_ = Xc_ * W_;
     degree_ = gaussian_degree(Z_, opt_.sigma, team_, poll_);

@@ -16,6 +16,7 @@
 // ("Implementation details of the derivative") writes sum Psi_ij A_ij = X'(D_Psi - Psi)X and so
 // loses this 2; eigenvectors do not care, but the eigenvalues enter the eigengap (11) and
 // inequality (10). We return eq. (8) exactly: Phi(W) = (2 / sigma^2) X' (D_G - G) X.
+// (Listed for users with the paper's other errata in KDAC's docstring, Notes.)
 //
 // Accuracy. Phi is translation invariant (it only sees differences x_i - x_j), so callers pass
 // column-centred X: X'(D_G - G)X is then a difference of two terms of the size of the result

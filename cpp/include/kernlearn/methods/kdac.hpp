@@ -1,6 +1,11 @@
 // KDAC alternative clustering (Niu, Dy & Jordan 2014) solved by the iterative spectral method of
 // Wu et al. (AISTATS 2018): alternate W (ISM, Algorithm 2), D (degrees) and U (spectral step,
 // eq. 3) until both subspaces stop moving. The k-means on U is left to the caller.
+//
+// The paper's errata and the choices that are ours are listed for users in KDAC's docstring
+// (python/kernlearn/cluster/_kdac.py, Notes); the comments here say how, and point there.
+// The paper's q rule (n_components="auto"), its (sigma, lambda) search and n_views run in Python
+// on top of kdac() below.
 #pragma once
 
 #include <cstdint>
@@ -60,7 +65,7 @@ IsmResult ism(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, c
 
 struct KdacOptions {
   Index n_clusters = 2;    // k
-  std::optional<Index> q;  // subspace dimension; none = the largest eigengap (11) of the initial Phi
+  std::optional<Index> q;  // subspace dimension; none = the largest eigengap (11) of Phi_0 ("init-gap")
   double sigma = 1.0;
   double lambda = 1.0;
   Index max_iter = 100;  // outer (W, D, U) iterations
