@@ -155,8 +155,8 @@ def cv_choose(space, X, y, labelled, grid, folds, seed):
                     warnings.simplefilter("ignore")
                     Z = space(X, y, fit_pts, params)
                 errors.append(one_nn_error(Z, y, fit_pts, held_pts))
-            except (ValueError, IndexError):  # e.g. a fold without a cannot-link pair, or too few
-                errors.append(np.inf)  # points per class for LMNN's neighbours
+            except (ValueError, IndexError, np.linalg.LinAlgError):  # a fold without a cannot-link
+                errors.append(np.inf)  # pair, too few points for LMNN's k, a singular ITML prior
         scores.append(np.mean(errors))
     return grid[int(np.argmin(scores))]
 
@@ -211,7 +211,7 @@ def run(datasets, splits, folds, seed=4000, fraction=FRACTION, with_metric_learn
                         try:
                             Z = space(X, y, labelled, grid[0])
                             e = one_nn_error(Z, y, labelled, unlabelled)
-                        except (ValueError, IndexError):  # too few labelled points for its defaults
+                        except (ValueError, IndexError, np.linalg.LinAlgError):  # too few labelled points
                             e = np.nan
                     warned[f"{method} default"] = warned.get(f"{method} default", 0) + len(caught)
                     err.setdefault(f"{method} default", []).append(e)

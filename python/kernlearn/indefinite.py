@@ -274,7 +274,7 @@ _NEWTON_FIELDS = ("objective", "inner_steps", "matvecs", "gradient_norm", "step"
 # (bench/results/iklr_solver.md).
 _MAX_CG = 1000
 
-# The default regularisation: see bench/results/iklr_defaults.md for the evidence.
+# The default regularisation: the "defaults" table of bench/results/suite_iklr.md.
 ALPHA_DEFAULT = 1e-4
 
 
