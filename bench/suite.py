@@ -1,7 +1,8 @@
 """The evaluation suite: each kernlearn method against the baselines a user would pick instead,
 under the same tuning budget, on seven real data sets.
 
-    python bench/suite.py                                   # every section, about 40 minutes
+    python bench/suite.py                                   # clustering + embedding, about 40 minutes
+    python bench/suite.py --sections similarity metric iklr kdac   # the other families' files
     python bench/suite.py --sections clustering --repeats 3 --datasets iris wine
     python bench/suite.py --out bench/results/suite.md
 
@@ -48,10 +49,23 @@ otherwise.
 
 Embedding section (issue 29): rows from bench/suite_embedding.py, whose docstring gives the
 protocol.
+
+The other families have their own protocols and data, each in its own script and results file;
+``--sections`` runs them from here with their default arguments (``--datasets`` and
+``--repeats`` apply to the clustering and embedding sections only):
+
+* similarity: ESKL / EMKL / REKL vs SVC on single and averaged similarities
+  (bench/suite_similarity.py -> bench/results/suite_similarity.md);
+* metric: S3ML / S2ML vs standardised Euclidean, NCA, LMNN, ITML
+  (bench/suite_metric.py -> bench/results/suite_metric.md);
+* iklr: IKLR vs SVC and logistic regression (bench/suite_iklr.py -> bench/results/suite_iklr.md);
+* kdac: KDAC vs clustering the orthogonal residual (bench/suite_kdac.py ->
+  bench/results/suite_kdac.md).
 """
 
 import argparse
 import datetime
+import importlib
 import platform
 import sys
 import time
@@ -77,6 +91,8 @@ from kernlearn.npkl_cv import SimpleNPKLCV
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cop_kmeans import cop_kmeans  # noqa: E402
 
+OWN_FILE_SECTIONS = ("similarity", "metric", "iklr", "kdac")
+SECTIONS = ("clustering", "embedding", *OWN_FILE_SECTIONS)
 DATASETS = ("iris", "wine", "sonar", "ionosphere", "glass", "breast_cancer", "digits")
 DIGITS_N = 600
 LABELLED = 0.3
@@ -226,13 +242,16 @@ def clustering_section(names, repeats):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--sections", nargs="+", default=["clustering", "embedding"], choices=["clustering", "embedding"]
-    )
+    parser.add_argument("--sections", nargs="+", default=["clustering", "embedding"], choices=SECTIONS)
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results" / "suite.md")
     args = parser.parse_args()
+    for section in args.sections:
+        if section in OWN_FILE_SECTIONS:  # protocol, data and results file of their own
+            importlib.import_module(f"suite_{section}").main([])
+    if not set(args.sections) & {"clustering", "embedding"}:
+        return
     warnings.simplefilter("ignore", ConvergenceWarning)
     warnings.filterwarnings("ignore", message="the learned kernel is zero", category=UserWarning)
     warnings.filterwarnings("ignore", message="Graph is not fully connected", category=UserWarning)
