@@ -16,7 +16,14 @@ def seconds_to_interrupt(script, after):
     """Run script (which prints 'ready', then works for long and prints a line starting with
     'interrupted' from its ``except KeyboardInterrupt``), send SIGINT `after` seconds later, and
     return the seconds from the signal to that line."""
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    # SIGINT back to its default in the child: a shell runs background jobs with SIGINT ignored,
+    # and Python then installs no KeyboardInterrupt handler (a suite started with "&" hung here).
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         assert proc.stdout.readline().strip() == "ready"
         time.sleep(after)
