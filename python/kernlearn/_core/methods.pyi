@@ -701,6 +701,7 @@ class IklrOptions:
         "decay",
         "restart_rate",
         "concave",
+        "literal_sgd",
     )
     def __init__(
         self,
@@ -714,6 +715,7 @@ class IklrOptions:
         decay: float = ...,
         restart_rate: bool = ...,
         concave: bool = ...,
+        literal_sgd: bool = ...,
     ) -> None:
         """
         Options; every field defaults to the C++ member initialiser: IklrOptions._fields.
@@ -762,6 +764,13 @@ class IklrOptions:
     @learning_rate.setter
     def learning_rate(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
+    def literal_sgd(self) -> bool:
+        """
+        SGD step as eq. (12) prints it (no -lambda K- a_k)
+        """
+    @literal_sgd.setter
+    def literal_sgd(self, arg0: bool) -> None: ...
+    @property
     def max_inner(self) -> int:
         """
         cap on inner steps per outer iteration
@@ -783,13 +792,58 @@ class IklrOptions:
     @restart_rate.setter
     def restart_rate(self, arg0: bool) -> None: ...
 
+class IklrNewtonOptions:
+    """
+    Options of the Newton solver of the convex IKLR model.
+    """
+
+    _fields: typing.ClassVar[tuple] = ("lambda_", "tol", "max_iter", "max_cg")
+    def __init__(self, *, lambda_: float = ..., tol: float = ..., max_iter: int = ..., max_cg: int = ...) -> None:
+        """
+        Options; every field defaults to the C++ member initialiser: IklrNewtonOptions._fields.
+        """
+    def __repr__(self) -> str: ...
+    @property
+    def lambda_(self) -> float:
+        """
+        the regularisation lambda (the estimator's alpha)
+        """
+    @lambda_.setter
+    def lambda_(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    @property
+    def max_cg(self) -> int:
+        """
+        conjugate-gradient steps per Newton step
+        """
+    @max_cg.setter
+    def max_cg(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    @property
+    def max_iter(self) -> int:
+        """
+        Newton steps
+        """
+    @max_iter.setter
+    def max_iter(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    @property
+    def tol(self) -> float:
+        """
+        converged when ||grad F|| <= tol ||grad F(0)||
+        """
+    @tol.setter
+    def tol(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+
 class IklrIteration:
     """
     One outer CCICP iteration.
     """
     def __init__(self, *args: typing.Any, **kwargs: typing.Any) -> None: ...  # not constructible
-    _fields: typing.ClassVar[tuple] = ("objective", "inner_steps", "matvecs")
+    _fields: typing.ClassVar[tuple] = ("objective", "inner_steps", "matvecs", "gradient_norm", "step")
     def __repr__(self) -> str: ...
+    @property
+    def gradient_norm(self) -> float:
+        """
+        Newton: ||grad F|| after the step (CCICP: NaN)
+        """
     @property
     def inner_steps(self) -> int:
         """
@@ -805,18 +859,35 @@ class IklrIteration:
         """
         F(a_k) of eq. (6) (or of the convex model)
         """
+    @property
+    def step(self) -> float:
+        """
+        Newton: line-search step; CCICP: the last eta
+        """
 
 class IklrResult:
     """
     What CCICP returns.
     """
     def __init__(self, *args: typing.Any, **kwargs: typing.Any) -> None: ...  # not constructible
-    _fields: typing.ClassVar[tuple] = ("alpha", "initial_objective", "status", "history")
+    _fields: typing.ClassVar[tuple] = (
+        "alpha",
+        "initial_objective",
+        "status",
+        "gradient_norm",
+        "reference_gradient_norm",
+        "history",
+    )
     def __repr__(self) -> str: ...
     @property
     def alpha(self) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"]:
         """
         the expansion coefficients a
+        """
+    @property
+    def gradient_norm(self) -> float:
+        """
+        Newton: ||grad F(alpha)|| (CCICP: NaN)
         """
     @property
     def history(self) -> typing.Any:
@@ -829,9 +900,14 @@ class IklrResult:
         F(a_0)
         """
     @property
+    def reference_gradient_norm(self) -> float:
+        """
+        Newton: ||grad F(0)||, tol's scale
+        """
+    @property
     def status(self) -> kernlearn._core.core.SolverStatus:
         """
-        max_iter, interrupted, or not_converged (the schedule overflowed)
+        CCICP: max_iter, interrupted, or not_converged (the schedule overflowed); Newton: converged, max_iter, interrupted, or not_converged (the line search found no decrease)
         """
 
 class IsmOptions:
@@ -1261,7 +1337,7 @@ class SiceSolver:
 
       newton : block coordinate descent start, QUIC's direction, orthant Newton
 
-      alm : the paper's alternating linearization
+      alm : alternating linearization (Algorithm 1, sigma >= 0)
     """
 
     __members__: typing.ClassVar[dict[str, SiceSolver]]
@@ -1293,7 +1369,17 @@ class SiceOptions:
     Options of the SICE solvers (sice.hpp).
     """
 
-    _fields: typing.ClassVar[tuple] = ("solver", "tol", "max_iter", "max_cg", "mu", "mu_period")
+    _fields: typing.ClassVar[tuple] = (
+        "solver",
+        "tol",
+        "max_iter",
+        "max_cg",
+        "mu",
+        "mu_period",
+        "sigma",
+        "paper_mu",
+        "bounds",
+    )
     def __init__(
         self,
         *,
@@ -1303,11 +1389,21 @@ class SiceOptions:
         max_cg: int = ...,
         mu: float | None = ...,
         mu_period: int = ...,
+        sigma: float = ...,
+        paper_mu: bool = ...,
+        bounds: bool = ...,
     ) -> None:
         """
         Options; every field defaults to the C++ member initialiser: SiceOptions._fields.
         """
     def __repr__(self) -> str: ...
+    @property
+    def bounds(self) -> bool:
+        """
+        alm: Theorem 5's M, Y >= lambda I
+        """
+    @bounds.setter
+    def bounds(self, arg0: bool) -> None: ...
     @property
     def max_cg(self) -> int:
         """
@@ -1336,6 +1432,20 @@ class SiceOptions:
         """
     @mu_period.setter
     def mu_period(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    @property
+    def paper_mu(self) -> bool:
+        """
+        alm: the paper's step mu = min(lambda^2, sigma)
+        """
+    @paper_mu.setter
+    def paper_mu(self, arg0: bool) -> None: ...
+    @property
+    def sigma(self) -> float:
+        """
+        alm: smoothing of the l1 term (eq. 18); 0: none
+        """
+    @sigma.setter
+    def sigma(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def solver(self) -> SiceSolver:
         """
@@ -1423,6 +1533,22 @@ def ccicp(
 ) -> IklrResult:
     """
     CCICP on the dense kernel K (float32 or float64) with K- = V diag(w) V' + shift I; sgd_indices (int64, max_outer * max_inner of them) are read for inner=sgd only.
+    """
+
+def iklr_newton(
+    K: numpy.ndarray,
+    y: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
+    V: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    w: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
+    alpha0: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
+    *,
+    shift: typing.SupportsFloat | typing.SupportsIndex,
+    options: IklrNewtonOptions,
+    callback: collections.abc.Callable | None = None,
+    n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
+) -> IklrResult:
+    """
+    Inexact Newton on the convex IKLR model (lambda/2) a'K+ a with K- = V diag(w) V' + shift I, on the dense kernel K (float32 or float64).
     """
 
 def ism(
