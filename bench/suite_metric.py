@@ -144,6 +144,8 @@ def nca_space(X, y, labelled, params):
 def cv_choose(space, X, y, labelled, grid, folds, seed):
     """The candidate with the lowest CV 1-NN error on the labelled points (module docstring)."""
     n_folds = min(folds, int(np.bincount(y[labelled]).min()))
+    if n_folds < 2:  # a class with one labelled point (glass at 5 %): nothing to validate on
+        return grid[0]  # the defaults, listed first
     cv = StratifiedKFold(n_folds, shuffle=True, random_state=seed)
     scores = []
     for params in grid:
