@@ -19,7 +19,14 @@ extensions = [
 ]
 
 autosummary_generate = True
-autodoc_default_options = {"members": True, "inherited-members": False}
+# scikit-learn attaches set_{fit,predict,...}_request to every estimator class; their docstrings
+# point into scikit-learn's own docs (glossary, labels) and say nothing about kernlearn.
+_METADATA_REQUESTS = ("fit", "partial_fit", "predict", "predict_proba", "score", "transform", "decision_function")
+autodoc_default_options = {
+    "members": True,
+    "inherited-members": False,
+    "exclude-members": ", ".join(f"set_{method}_request" for method in _METADATA_REQUESTS),
+}
 # The API pages list each class's methods once (numpydoc's own table, not autosummary's too).
 numpydoc_show_class_members = False
 # Markdown: the reproduction and benchmark tables are bench/results/*.md, included as they are.
