@@ -531,8 +531,12 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
             spread = X.shape[1] * X.var() if self.gamma == "scale" else 0.0
             self.gamma_ = float(self.gamma) if isinstance(self.gamma, numbers.Real) else 1.0 / (spread or X.shape[1])
         K = self._training_kernel(X)
-        if self.fit_intercept:  # a new array: a precomputed X is never modified
-            K = K + np.asarray(self._intercept_constant(), dtype=K.dtype)
+        if self.fit_intercept:
+            constant = np.asarray(self._intercept_constant(), dtype=K.dtype)
+            if self.kernel in ("rbf", "tl1"):  # K is ours: no second n x n array
+                K += constant
+            else:  # a precomputed X or a callable's result may be the user's array: never modified
+                K = K + constant
         n = K.shape[0]
         rng = _generator(self.random_state)
         seed = int(rng.integers(np.iinfo(np.int32).max))

@@ -10,9 +10,9 @@ namespace kernlearn {
 
 namespace {
 
-// log(1 + exp(-m)) without overflow for either sign of the margin m.
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// log(1 + exp(-m)) without overflow for either sign of the margin m.
 double logistic_loss(double m) { return m > 0 ? std::log1p(std::exp(-m)) : -m + std::log1p(std::exp(m)); }
 
 // 1 / (1 + exp(m)), the weight beta of eq. (11) at margin m = y_i (K a)_i.
@@ -24,12 +24,58 @@ double tail_weight(double m) {
   return 1.0 / (1.0 + std::exp(m));
 }
 
+// What both solvers share: the kernel, the labels and K-, the polled mat-vec and its count, and
+// the mean logistic loss at margins y o z.
 template <class Scalar>
-class CcicpRun {
+class KernelRun {
+ protected:
+  KernelRun(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::VectorXd>& y, const NegativePart& negative,
+            ThreadTeam& team, const InterruptPoll& poll)
+      : K_(K), y_(y), neg_(negative), poll_(poll), team_(team), n_(K.rows()) {}
+
+  void multiply(const Eigen::VectorXd& x, Eigen::VectorXd& out) {
+    // Polled at every mat-vec: a poll is a clock read between its (rate-limited) GIL takes.
+    if (poll_ && poll_()) throw Interrupted();
+    K_.multiply(x.data(), out.data(), team_);
+    ++matvecs_;
+  }
+
+  // K- x = V diag(w) V' x + s x: O(n r), never an n x n matrix.
+  Eigen::VectorXd negative_times(const Eigen::VectorXd& x) const {
+    Eigen::VectorXd out = neg_.shift * x;
+    if (neg_.V.cols() > 0) out.noalias() += neg_.V * (neg_.w.asDiagonal() * (neg_.V.transpose() * x));
+    return out;
+  }
+
+  double mean_loss(const Eigen::VectorXd& z) const {
+    double s = 0.0;
+    for (Index i = 0; i < n_; ++i) s += logistic_loss(y_[i] * z[i]);
+    return s / static_cast<double>(n_);
+  }
+
+  const DenseKernel<Scalar>& K_;
+  const Eigen::Ref<const Eigen::VectorXd>& y_;
+  const NegativePart& neg_;
+  const InterruptPoll& poll_;
+  ThreadTeam& team_;
+  Index n_;
+  Index matvecs_ = 0;
+};
+
+template <class Scalar>
+class CcicpRun : KernelRun<Scalar> {
+  using Base = KernelRun<Scalar>;
+  using Base::K_;
+  using Base::matvecs_;
+  using Base::multiply;
+  using Base::n_;
+  using Base::negative_times;
+  using Base::y_;
+
  public:
   CcicpRun(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::VectorXd>& y, const NegativePart& negative,
            const IklrOptions& options, ThreadTeam& team, const InterruptPoll& poll)
-      : K_(K), y_(y), neg_(negative), opt_(options), poll_(poll), team_(team), n_(K.rows()) {}
+      : Base(K, y, negative, team, poll), opt_(options) {}
 
   IklrResult run(const Eigen::Ref<const Eigen::VectorXd>& alpha0, const Eigen::Ref<const VectorXi>& sgd_indices,
                  const Monitor<IklrIteration>& monitor) {
@@ -63,38 +109,18 @@ class CcicpRun {
   }
 
  private:
-  void multiply(const Eigen::VectorXd& x, Eigen::VectorXd& out) {
-    // Polled at every mat-vec: a poll is a clock read between its (rate-limited) GIL takes.
-    if (poll_ && poll_()) throw Interrupted();
-    K_.multiply(x.data(), out.data(), team_);
-    ++matvecs_;
-  }
-
-  // K- x = V diag(w) V' x + s x: O(n r), never an n x n matrix.
-  Eigen::VectorXd negative_times(const Eigen::VectorXd& x) const {
-    Eigen::VectorXd out = neg_.shift * x;
-    if (neg_.V.cols() > 0) out.noalias() += neg_.V * (neg_.w.asDiagonal() * (neg_.V.transpose() * x));
-    return out;
-  }
-
-  double mean_loss() const {
-    double s = 0.0;
-    for (Index i = 0; i < n_; ++i) s += logistic_loss(y_[i] * z_[i]);
-    return s / static_cast<double>(n_);
-  }
-
   // F(a) of eq. (6): the K- parts cancel, (lambda/2) a'(K+ - K-) a = (lambda/2) a'K a. The convex
   // variant keeps (lambda/2) a'K+ a.
   double objective() const {
     double quad = a_.dot(z_);
     if (!opt_.concave) quad += a_.dot(negative_times(a_));
-    return mean_loss() + 0.5 * opt_.lambda * quad;
+    return this->mean_loss(z_) + 0.5 * opt_.lambda * quad;
   }
 
   // F_k(a) of eq. (9) with its constant: g(a) - h(a_k) - lambda (K- a_k)'(a - a_k), so that
   // F_k(a_k) = F(a_k).
   double subproblem(const Eigen::VectorXd& neg_a) const {
-    double value = mean_loss() + 0.5 * opt_.lambda * (a_.dot(z_) + a_.dot(neg_a));
+    double value = this->mean_loss(z_) + 0.5 * opt_.lambda * (a_.dot(z_) + a_.dot(neg_a));
     if (opt_.concave) value -= 0.5 * opt_.lambda * ak_.dot(neg_ak_) + opt_.lambda * neg_ak_.dot(a_ - ak_);
     return value;
   }
@@ -148,14 +174,7 @@ class CcicpRun {
     return t;
   }
 
-  const DenseKernel<Scalar>& K_;
-  const Eigen::Ref<const Eigen::VectorXd>& y_;
-  const NegativePart& neg_;
   const IklrOptions& opt_;
-  const InterruptPoll& poll_;
-  ThreadTeam& team_;
-  Index n_;
-  Index matvecs_ = 0;
   Eigen::VectorXd a_, z_, ak_, neg_ak_;
   double eta_ = 0.0;  // the step, decayed per inner step (restarted per outer step or not)
 };
@@ -164,18 +183,18 @@ class CcicpRun {
 // With r = u + lambda a, u_i = -y_i beta_i / n and D = diag(beta_i (1 - beta_i)):
 //   grad F = K r + lambda K- a,   Hessian H = K D K / n + lambda (K + K-).
 template <class Scalar>
-class NewtonRun {
+class NewtonRun : KernelRun<Scalar> {
+  using Base = KernelRun<Scalar>;
+  using Base::matvecs_;
+  using Base::multiply;
+  using Base::n_;
+  using Base::negative_times;
+  using Base::y_;
+
  public:
   NewtonRun(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::VectorXd>& y, const NegativePart& negative,
             const IklrNewtonOptions& options, ThreadTeam& team, const InterruptPoll& poll)
-      : K_(K),
-        y_(y),
-        neg_(negative),
-        opt_(options),
-        poll_(poll),
-        team_(team),
-        n_(K.rows()),
-        psd_(negative.V.cols() == 0 && negative.shift == 0.0) {}
+      : Base(K, y, negative, team, poll), opt_(options), psd_(negative.V.cols() == 0 && negative.shift == 0.0) {}
 
   IklrResult run(const Eigen::Ref<const Eigen::VectorXd>& alpha0, const Monitor<IklrIteration>& monitor) {
     IklrResult result;
@@ -250,24 +269,10 @@ class NewtonRun {
   }
 
  private:
-  void multiply(const Eigen::VectorXd& x, Eigen::VectorXd& out) {
-    if (poll_ && poll_()) throw Interrupted();
-    K_.multiply(x.data(), out.data(), team_);
-    ++matvecs_;
-  }
-
-  Eigen::VectorXd negative_times(const Eigen::VectorXd& x) const {
-    Eigen::VectorXd out = neg_.shift * x;
-    if (neg_.V.cols() > 0) out.noalias() += neg_.V * (neg_.w.asDiagonal() * (neg_.V.transpose() * x));
-    return out;
-  }
-
   double objective(const Eigen::VectorXd& a, const Eigen::VectorXd& z) const {
-    double loss = 0.0;
-    for (Index i = 0; i < n_; ++i) loss += logistic_loss(y_[i] * z[i]);
     double quad = a.dot(z);
     if (!psd_) quad += a.dot(negative_times(a));
-    return loss / static_cast<double>(n_) + 0.5 * opt_.lambda * quad;
+    return this->mean_loss(z) + 0.5 * opt_.lambda * quad;
   }
 
   // grad F at (a_, z_) into g; also sets r_ and the curvature weights d_. Returns ||g||.
@@ -347,15 +352,8 @@ class NewtonRun {
     return steps;
   }
 
-  const DenseKernel<Scalar>& K_;
-  const Eigen::Ref<const Eigen::VectorXd>& y_;
-  const NegativePart& neg_;
   const IklrNewtonOptions& opt_;
-  const InterruptPoll& poll_;
-  ThreadTeam& team_;
-  Index n_;
   bool psd_;
-  Index matvecs_ = 0;
   Eigen::VectorXd a_, z_, r_, d_;
 };
 
