@@ -3,39 +3,14 @@
 (``search="inequality"``), and several alternative views in sequence (``n_views``)."""
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.metrics import normalized_mutual_info_score
 from sklearn.preprocessing import StandardScaler
 
 from kernlearn.cluster import KDAC
-
-DATA = next(
-    (
-        p
-        for p in (
-            Path(__file__).resolve().parents[2] / "shared" / "data" / "alt-clustering",
-            Path("/work/shared/data/alt-clustering"),
-        )
-        if p.is_dir()
-    ),
-    Path("alt-clustering-not-found"),
-)
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="the alt-clustering data sets are not available")
-
-
-def nmi(a, b):
-    return normalized_mutual_info_score(a, b, average_method="geometric")
-
-
-def load(name):
-    X = np.loadtxt(DATA / f"{name}.csv", delimiter=",")
-    original = np.loadtxt(DATA / f"{name}_original_label.csv", delimiter=",")
-    alternative = np.loadtxt(DATA / f"{name}_alt_label.csv", delimiter=",")
-    return X, original, alternative
+from test_kdac import load, needs_data, nmi  # the data sets, found as test_kdac finds them
 
 
 def three_views(n=240, seed=0):
