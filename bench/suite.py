@@ -90,6 +90,7 @@ from kernlearn.npkl_cv import SimpleNPKLCV
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cop_kmeans import cop_kmeans  # noqa: E402
+from tables import paired_verdict as verdict  # noqa: E402
 
 OWN_FILE_SECTIONS = ("similarity", "metric", "iklr", "kdac")
 SECTIONS = ("clustering", "embedding", *OWN_FILE_SECTIONS)
@@ -181,19 +182,6 @@ def clustering_repetition(X, y, k, protocol, seed):
     elapsed = time.perf_counter() - start
     out[TUNED] = (score(kernel_kmeans(cv.embedding_, k, seed)), {**cv.best_params_, "time": elapsed})
     return out
-
-
-def verdict(ours, theirs):
-    """win / tie / loss of paired repetitions (mean difference against twice its standard error)."""
-    diff = np.asarray(ours) - np.asarray(theirs)
-    if diff.size < 2:
-        return "tie" if diff.size == 0 or diff[0] == 0 else ("win" if diff[0] > 0 else "loss")
-    se = diff.std(ddof=1) / np.sqrt(diff.size)
-    if diff.mean() > 2 * se and diff.mean() > 0:
-        return "win"
-    if diff.mean() < -2 * se and diff.mean() < 0:
-        return "loss"
-    return "tie"
 
 
 def clustering_section(names, repeats):

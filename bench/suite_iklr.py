@@ -52,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from kernlearn.datasets import load_ionosphere, load_sonar  # noqa: E402
 from kernlearn.indefinite import IndefiniteKernelLogisticRegression  # noqa: E402
 from reproduce_iklr import load_breast  # noqa: E402
-from tables import to_markdown  # noqa: E402
+from tables import to_markdown, write_report  # noqa: E402
 
 ALPHAS = (1e-5, 1e-4, 1e-3, 1e-2)
 WIDTHS = (0.3, 1.0, 3.0)  # multiples of the "scale" gamma
@@ -216,8 +216,7 @@ def main(argv=None):
     for name in args.sections:
         report += sections[name](args)
     report.append(f"\nTotal wall time: {time.perf_counter() - start:.0f} s (2 cores, shared).")
-    args.out.write_text("\n".join(report) + "\n")
-    print("\n".join(report))
+    write_report(args.out, report)
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from kernlearn.cluster import KDAC  # noqa: E402
 from kernlearn.evaluation import nmi  # noqa: E402
 from reproduce_kdac import DATA  # noqa: E402
-from tables import to_markdown  # noqa: E402
+from tables import paired_verdict, to_markdown, write_report  # noqa: E402
 
 DATASETS = ("Faces", "Moon", "MoonN", "LG", "Moon1000", "LG1000")
 
@@ -132,14 +132,8 @@ WHY = (
 
 
 def verdict(ours, theirs):
-    diff = np.asarray(ours) - np.asarray(theirs)
-    se = diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else 0.0
-    margin = max(2 * se, 0.01)
-    if diff.mean() > margin:
-        return "KDAC wins"
-    if diff.mean() < -margin:
-        return "KDAC loses"
-    return "tie"
+    """The paired verdict (bench/tables.py), NMI differences below 0.01 counted as ties."""
+    return {"win": "KDAC wins", "loss": "KDAC loses", "tie": "tie"}[paired_verdict(ours, theirs, min_margin=0.01)]
 
 
 def suite_rows(names, repeats):
@@ -200,9 +194,7 @@ def main(argv=None):
         WHY,
         f"\nTotal wall time: {time.perf_counter() - start:.0f} s (2 cores, shared).",
     ]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(report) + "\n")
-    print("\n".join(report))
+    write_report(args.out, report)
 
 
 if __name__ == "__main__":

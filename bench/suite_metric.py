@@ -47,7 +47,7 @@ from sklearn.preprocessing import StandardScaler
 sys.path.insert(0, str(Path(__file__).parent))
 from kernlearn.datasets import load_glass, load_ionosphere, load_iris, load_sonar, load_wine  # noqa: E402
 from kernlearn.metric import S3ML  # noqa: E402
-from tables import to_markdown  # noqa: E402
+from tables import to_markdown, write_report  # noqa: E402
 
 DATA = {
     "iris": lambda: load_iris(return_X_y=True),
@@ -280,9 +280,7 @@ def main(argv=None):
         to_markdown(rows),
         f"\nTotal wall time: {time.perf_counter() - start:.0f} s (2 cores, shared).",
     ]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(report) + "\n")
-    print("\n".join(report))
+    write_report(args.out, report)
 
 
 if __name__ == "__main__":

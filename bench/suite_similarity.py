@@ -48,7 +48,7 @@ from reproduce_similarity import (  # noqa: E402
     spectrum,
     svc_scores,
 )
-from tables import to_markdown  # noqa: E402
+from tables import paired_verdict, to_markdown, write_report  # noqa: E402
 
 PER_CLASS = {"sonar": (40, 20), "ionosphere": (50, 25), "diabetes": (60, 30)}
 SIM_NAMES = ("TL1", "tanh", "-dist")
@@ -59,14 +59,8 @@ BASELINE = "SVC best by CV"
 
 
 def verdict(values, baseline):
-    """ "win" / "loss" when the mean paired difference is beyond twice its standard error, else "tie"."""
-    d = np.subtract(values, baseline)
-    if d.size < 2:
-        return "n/a (1 split)"
-    se = np.std(d, ddof=1) / np.sqrt(d.size)
-    mean = float(np.mean(d))
-    word = "win" if mean > 2 * se else "loss" if mean < -2 * se else "tie"
-    return f"{word} ({mean:+.1f})"
+    """The paired verdict (bench/tables.py) with the mean difference."""
+    return f"{paired_verdict(values, baseline)} ({float(np.mean(np.subtract(values, baseline))):+.1f})"
 
 
 def similarity_rows(datasets=("sonar", "ionosphere", "diabetes"), splits=5, folds=3, max_iter=50, seed=3000):
@@ -194,9 +188,7 @@ def main(argv=None):
         to_markdown(rows),
         f"\nTotal wall time: {time.perf_counter() - start:.0f} s (2 cores, shared).",
     ]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(report) + "\n")
-    print("\n".join(report))
+    write_report(args.out, report)
 
 
 if __name__ == "__main__":

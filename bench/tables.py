@@ -2,6 +2,9 @@
 
 import statistics
 import time
+from pathlib import Path
+
+import numpy as np
 
 
 def timed(fn, repeats):
@@ -41,3 +44,22 @@ def run_sections(args, header, sections):
         report += [f"\n## {name}\n", to_markdown(table)]
     if args.out:
         args.out.write_text("\n".join(report) + "\n")
+
+
+def paired_verdict(ours, theirs, min_margin=0.0):
+    """ "win" / "loss" when the mean paired difference ours - theirs is beyond max(twice its
+    standard error, min_margin), else "tie" (one pair: its sign decides, beyond min_margin)."""
+    diff = np.asarray(ours, dtype=float) - np.asarray(theirs, dtype=float)
+    if diff.size == 0:
+        return "tie"
+    se = diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else 0.0
+    margin, mean = max(2.0 * se, min_margin), float(diff.mean())
+    return "win" if mean > margin else "loss" if mean < -margin else "tie"
+
+
+def write_report(path, lines):
+    """Write the report's lines to path (making its folder) and print them."""
+    text = "\n".join(lines)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(text + "\n")
+    print(text)
