@@ -69,10 +69,12 @@ PAPER = {
 FRACTION = 0.05  # labelled per class (the paper's 5 %); --fraction changes it
 
 
-def split(y, rng):
+def split(y, rng, fraction=None):
+    """(labelled, unlabelled) indices: ceil(fraction) of each class labelled (default FRACTION)."""
+    fraction = FRACTION if fraction is None else fraction
     labelled = np.concatenate(
         [
-            rng.choice(np.flatnonzero(y == c), int(np.ceil(FRACTION * np.sum(y == c))), replace=False)
+            rng.choice(np.flatnonzero(y == c), int(np.ceil(fraction * np.sum(y == c))), replace=False)
             for c in np.unique(y)
         ]
     )
