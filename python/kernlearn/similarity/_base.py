@@ -438,7 +438,7 @@ class _Base(ClassifierMixin, BaseEstimator):
         lower_min(Gsum) -> min over the feasible set of <Gsum, x>.
         """
         history = {key: [] for key in ("objective", "best", "lower_bound", "gap", "step", "lip", "time")}
-        shown = label.item() if isinstance(label, np.generic) else label  # 1, not np.int64(1)
+        shown = _plain(label)
         monitor = Monitor(
             f"{type(self).__name__} {shown!r}", self.verbose, self.callback, _RECORD_FIELDS, max_iter=self.max_iter
         )
@@ -489,7 +489,7 @@ class _Base(ClassifierMixin, BaseEstimator):
             # deliberately minimal run): the status says so, without a warning
             warnings.warn(
                 f"{type(self).__name__} stopped at iteration {t} without improving on its start "
-                f"(class {_plain(label)!r}): "
+                f"(class {shown!r}): "
                 f"min_t f = {best['f']:.6g} is within tol = {self.tol} (relative) of f(K^(1)) = "
                 f"{history['objective'][0]:.6g}, so the learned kernel did not move from its start "
                 f"(init={self.init!r}) and the classifier is that of the start kernel. Try init='identity' "
@@ -502,7 +502,7 @@ class _Base(ClassifierMixin, BaseEstimator):
             reason = "max_iter"
             warnings.warn(
                 f"{type(self).__name__} did not converge in max_iter = {self.max_iter} iterations "
-                f"(class {_plain(label)!r}): best f - lower bound = {gap:.3g} > "
+                f"(class {shown!r}): best f - lower bound = {gap:.3g} > "
                 f"tol * f = {self.tol * abs(best['f']):.3g}, "
                 f"and min_t f did not stay within tol = {self.tol} (relative) for n_iter_no_change = "
                 f"{self.n_iter_no_change} iterations; the best iterate is returned",
