@@ -31,6 +31,8 @@ autodoc_default_options = {
 numpydoc_show_class_members = False
 # Markdown: the reproduction and benchmark tables are bench/results/*.md, included as they are.
 myst_enable_extensions = ["dollarmath"]
+# The included results files keep their own heading levels, which skip levels inside this site.
+suppress_warnings = ["myst.header"]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 
 sphinx_gallery_conf = {

@@ -17,6 +17,8 @@ def test_demo_prints_tables_saves_plots_and_agrees_with_sklearn(tmp_path, capsys
     for name in ("iris", "wine", "sonar", "ionosphere", "glass", "faces"):
         assert name in out
     assert " NO" not in out  # every graph agrees with scikit-learn
+    too_wide = [line for line in out.splitlines() if len(line) > 100 and not line.startswith("plot saved")]
+    assert not too_wide, "the demo's tables must fit 100 columns"
     from kernlearn.demo import spectral_embedding_section
 
     rows, _ = spectral_embedding_section()
@@ -37,6 +39,18 @@ def test_module_entry_point_reports_the_version():
         [sys.executable, "-m", "kernlearn", "--version"], capture_output=True, text=True, check=True, timeout=120
     )
     assert result.stdout.strip() == f"kernlearn {kernlearn.__version__}"
+
+
+def test_wide_tables_print_transposed_and_fit():
+    from kernlearn.demo import format_table
+
+    row = {f"a long column name {i}": f"value {i}" for i in range(12)}
+    rows = [{"data": "first"} | row, {"data": "second"} | row]
+    table = format_table(rows, width=60)
+    assert max(map(len, table.splitlines())) <= 60
+    assert table.splitlines()[0].split() == ["data", "first", "second"]  # one column per row
+    narrow = format_table([{"a": 1, "b": 2}])
+    assert narrow.splitlines()[0].split() == ["a", "b"]
 
 
 def test_cli_rejects_unknown_command():

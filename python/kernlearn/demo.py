@@ -3,6 +3,7 @@
 Each method issue adds its section here; a section prints a table and may save a plot.
 """
 
+import textwrap
 import time
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import numpy as np
 from scipy.sparse.csgraph import connected_components
 from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import StandardScaler
+from tabulate import tabulate
 
 from . import datasets
 from ._utils._pyplot import figure_class
@@ -17,6 +19,8 @@ from .graph import knn, knn_graph
 
 __all__ = ["run_demo"]
 
+# Every line the demo prints fits a 100-column terminal.
+WIDTH = 100
 NO_MATPLOTLIB = '(matplotlib not installed: pip install "kernlearn[plot]" for the plots)'
 
 DATASETS = {
@@ -116,15 +120,31 @@ def spectral_embedding_section(n_neighbors=10, n_components=3):
     return rows, shown
 
 
-def format_table(rows):
-    """Plain-text table with right-aligned columns."""
+def format_table(rows, width=WIDTH):
+    """A list of dicts as tabulate's plain table within ``width`` columns: one row per dict; if
+    that is too wide, transposed (one column per dict, headed by its first field); if that is
+    still too wide, with the long cells wrapped."""
     headers = list(rows[0])
     cells = [[str(r[h]) for h in headers] for r in rows]
-    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths))]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(c.rjust(w) for c, w in zip(cell, widths)) for cell in cells]
-    return "\n".join(lines)
+    transposed = [[h, *(c[i] for c in cells)] for i, h in enumerate(headers[1:], 1)]
+    layouts = [
+        (cells, headers, None),
+        (transposed, headers[:1] + [c[0] for c in cells], ("left",) + ("right",) * len(cells)),
+    ]
+    for cell_width in (None, 24, 16):
+        for body, head, align in layouts:
+            table = tabulate(
+                body,
+                head,
+                tablefmt="simple",
+                stralign="right",
+                colalign=align,
+                disable_numparse=True,
+                maxcolwidths=cell_width,
+            )
+            if max(map(len, table.splitlines())) <= width:
+                return table
+    return table
 
 
 def plot_section(out_dir, n_neighbors=10):
@@ -647,7 +667,7 @@ def run_demo(out_dir=".", n_neighbors=10, n_jobs=None, plot=True, stream=print):
             path = make()
             stream(f"plot saved to {path}" if path else NO_MATPLOTLIB)
 
-    stream(f"kNN graphs (k = {n_neighbors}) of the bundled data sets, standardized features")
+    stream(textwrap.fill(f"kNN graphs (k = {n_neighbors}) of the bundled data sets, standardized features", WIDTH))
     stream(format_table(knn_graph_section(n_neighbors, n_jobs)))
     save_plot(lambda: plot_section(out_dir, n_neighbors))
     # Each further section returns (rows, what its plot needs).
@@ -670,7 +690,7 @@ def run_demo(out_dir=".", n_neighbors=10, n_jobs=None, plot=True, stream=print):
             embedding_methods_plot,
         ),
         (
-            "Indefinite kernel logistic regression (CCICP) with the TL1 kernel: test accuracy, half / half split",
+            "Indefinite kernel logistic regression with the TL1 kernel: test accuracy, half / half split",
             iklr_section,
             iklr_plot,
         ),
@@ -687,7 +707,7 @@ def run_demo(out_dir=".", n_neighbors=10, n_jobs=None, plot=True, stream=print):
         ),
     ]
     for title, run, make_plot in sections:
-        stream("\n" + title)
+        stream("\n" + "\n".join(textwrap.fill(line, WIDTH) for line in title.splitlines()))
         rows, shown = run()
         stream(format_table(rows))
         save_plot(lambda: make_plot(out_dir, shown))

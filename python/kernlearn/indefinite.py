@@ -85,6 +85,7 @@ import warnings
 
 import numpy as np
 import scipy.linalg
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
@@ -624,17 +625,18 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         options = _core.methods.IklrNewtonOptions(
             lambda_=float(self.alpha), tol=float(self.tol), max_iter=int(self.max_iter), max_cg=_MAX_CG
         )
-        out = _core.methods.iklr_newton(
-            K,
-            signs,
-            V,
-            w,
-            alpha0,
-            shift=shift,
-            options=options,
-            callback=self._monitor(c, int(self.max_iter)).core_callback(),
-            n_threads=n_threads,
-        )
+        with self._monitor(c, int(self.max_iter), certificate="gradient_norm") as monitor:
+            out = _core.methods.iklr_newton(
+                K,
+                signs,
+                V,
+                w,
+                alpha0,
+                shift=shift,
+                options=options,
+                callback=monitor.core_callback(),
+                n_threads=n_threads,
+            )
         records = history_arrays(out.history, _NEWTON_FIELDS)
         status = out.status
         relative = out.gradient_norm / out.reference_gradient_norm if out.reference_gradient_norm > 0 else 0.0
@@ -681,18 +683,19 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
             literal_sgd=self.solver == "ccicp-sgd-literal",
         )
         indices = rng.integers(0, n, size=max_outer * max_inner) if inner == "sgd" else np.empty(0, np.int64)
-        out = _core.methods.ccicp(
-            K,
-            signs,
-            V,
-            w,
-            alpha0,
-            shift=shift,
-            options=options,
-            sgd_indices=np.ascontiguousarray(indices, dtype=np.int64),
-            callback=self._monitor(c, max_outer).core_callback(),
-            n_threads=n_threads,
-        )
+        with self._monitor(c, max_outer) as monitor:
+            out = _core.methods.ccicp(
+                K,
+                signs,
+                V,
+                w,
+                alpha0,
+                shift=shift,
+                options=options,
+                sgd_indices=np.ascontiguousarray(indices, dtype=np.int64),
+                callback=monitor.core_callback(),
+                n_threads=n_threads,
+            )
         records = history_arrays(out.history, _RECORD_FIELDS)
         steps = records["inner_steps"].astype(np.int64)
         if out.status == _core.core.SolverStatus.not_converged:
@@ -724,8 +727,11 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
             },
         }
 
-    def _monitor(self, c, max_outer):
-        """The progress monitor of classifier c: its info dicts carry ``classifier`` first."""
+    def _monitor(self, c, max_outer, certificate=None):
+        """The progress monitor of classifier c: its info dicts carry ``classifier`` first.
+
+        Newton stops on the gradient norm; the paper's schedules have no certificate (they run
+        max_outer steps), so their compact line shows the objective alone."""
         callback = self.callback
         if callback is not None:
             user = callback
@@ -734,7 +740,17 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
                 return user({"classifier": c, **info})
 
         fields = [("objective", ".6g"), ("inner_steps", "d")]
-        return Monitor(f"IKLR {c}", self.verbose, callback, fields, max_iter=max_outer)
+        if certificate is not None:
+            fields.append((certificate, ".2e"))
+        return Monitor(
+            f"IKLR {c}",
+            self.verbose,
+            callback,
+            fields,
+            max_iter=max_outer,
+            objective="objective",
+            certificate=certificate,
+        )
 
     def decision_function(self, X):
         """K(X, X_fit) a + b: one column per class for one-vs-rest, a vector for two classes."""
@@ -757,9 +773,9 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         """Probabilities: the logistic of the decision values (one-vs-rest ones normalised to sum 1)."""
         scores = self.decision_function(X)
         if self.classes_.size == 2:
-            p = _sigmoid(scores)
+            p = expit(scores)
             return np.column_stack([1.0 - p, p])
-        p = _sigmoid(scores)
+        p = expit(scores)
         return p / p.sum(axis=1, keepdims=True)
 
     def predict(self, X):
@@ -767,7 +783,3 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         if self.classes_.size == 2:
             return self.classes_[(scores > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]
-
-
-def _sigmoid(t):
-    return np.exp(-np.logaddexp(0.0, -t))

@@ -531,8 +531,16 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         else:
             solver, fraction = self._choose_solver(L, n, pairs, labels)
         data, indices, indptr = L
-        monitor = Monitor("SimpleNPKL", self.verbose, self.callback, MONITOR_FIELDS, max_iter=self.max_iter)
-        with blas_threads(n_threads):
+        monitor = Monitor(
+            "SimpleNPKL",
+            self.verbose,
+            self.callback,
+            MONITOR_FIELDS,
+            max_iter=self.max_iter,
+            objective="primal",
+            certificate="gap",
+        )
+        with monitor, blas_threads(n_threads):
             out = _core.methods.simple_npkl(
                 _core.methods.Csr(n=n, indptr=indptr, indices=indices, data=data),
                 pairs,

@@ -527,8 +527,6 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
                 sigmas = [f * scale for f in SIGMA_GRID_FACTORS]
             pairs = [(sg, lam) for sg in sigmas for lam in lambdas]
         n_threads = resolve_n_threads(self.n_jobs)
-        monitor = Monitor("KDAC", self.verbose, self.callback, _RECORD_FIELDS, max_iter=int(self.max_iter))
-
         fits = []
         for view in range(int(self.n_views)):
             if view > 0:
@@ -542,7 +540,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
                     )
                 views = views + [labels]
                 Y = np.ascontiguousarray(np.hstack([Y, np.eye(k)[labels]]))
-            fits.append(self._fit_view(X, Y, views, pairs, rng, n_threads, monitor))
+            fits.append(self._fit_view(X, Y, views, pairs, rng, n_threads))
 
         first = fits[0]
         out = first["out"]
@@ -580,7 +578,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
             self._warn(f["out"], view if len(fits) > 1 else None)
         return self
 
-    def _run(self, X, Y, q, sigma, lam, rng, n_threads, monitor):
+    def _run(self, X, Y, q, sigma, lam, rng, n_threads):
         """One KDAC alternation in the core: q None = the eigengap of Phi_0 (spectral init only)."""
         random_init = self.init == "random"
         d = X.shape[1]
@@ -598,9 +596,22 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
             tol=float(self.tol),
             seed=int(rng.randint(np.iinfo(np.int64).max)),
         )
-        return _core.methods.kdac(X, Y, options=options, W0=W0, callback=monitor.core_callback(), n_threads=n_threads)
+        monitor = Monitor(
+            "KDAC",
+            self.verbose,
+            self.callback,
+            _RECORD_FIELDS,
+            max_iter=int(self.max_iter),
+            objective="cost",
+            certificate=("dist_w", "dist_u"),
+            first_iteration=1,
+        )
+        with monitor:
+            return _core.methods.kdac(
+                X, Y, options=options, W0=W0, callback=monitor.core_callback(), n_threads=n_threads
+            )
 
-    def _fit_view(self, X, Y, views, pairs, rng, n_threads, monitor):
+    def _fit_view(self, X, Y, views, pairs, rng, n_threads):
         """One alternative view: the (sigma, lambda) search if asked, the q rule, then k-means."""
         n, d = X.shape
         k = int(self.n_clusters)
@@ -614,9 +625,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         if pairs is None:
             sigma = median_sigma(X, random_state=rng) if self.sigma == "median" else float(self.sigma)
             lam = float(self.lambda_)
-            out = self._run(X, Y, q, sigma, lam, rng, n_threads, monitor)
+            out = self._run(X, Y, q, sigma, lam, rng, n_threads)
         else:
-            sigma, lam, out, fit["search_results"] = self._search(X, Y, q, pairs, rng, n_threads, monitor)
+            sigma, lam, out, fit["search_results"] = self._search(X, Y, q, pairs, rng, n_threads)
             fit["search_best_params"] = {"sigma": sigma, "lambda_": lam}
         if self.n_components == "auto":
             # The paper's q rule: tuned at q = k, and if inequality (10) fails there, q moves to the
@@ -633,7 +644,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
                 "initial_converged": out.status == _core.core.SolverStatus.converged,
             }
             if chosen != q:
-                out = self._run(X, Y, chosen, sigma, lam, rng, n_threads, monitor)
+                out = self._run(X, Y, chosen, sigma, lam, rng, n_threads)
         features = self._clustering_features(out.U)
         # scikit-learn's k-means runs on OpenMP threads. On an n x k embedding it is cheap, and
         # OpenMP's spin-waits cost more than they save, so it gets one thread (bench/results/kdac.md).
@@ -649,7 +660,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         )
         return fit
 
-    def _search(self, X, Y, q, pairs, rng, n_threads, monitor):
+    def _search(self, X, Y, q, pairs, rng, n_threads):
         """The paper's (sigma, lambda) search (Section 4, "Hyperparameter tuning"): every pair of the
         grid is fitted at q; the pair with the highest CQ among those satisfying inequality (10) wins,
         and when none does, the pair closest to satisfying it (largest lhs / rhs; CQ breaks ties)."""
@@ -673,7 +684,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
             # A candidate's non-convergence is recorded in the table; only the chosen fit warns.
             warnings.simplefilter("ignore", ConvergenceWarning)
             for sigma, lam in pairs:
-                out = self._run(X, Y, q, sigma, lam, rng, n_threads, monitor)
+                out = self._run(X, Y, q, sigma, lam, rng, n_threads)
                 cond = _condition(out)
                 rows["sigma"].append(sigma)
                 rows["lambda_"].append(lam)

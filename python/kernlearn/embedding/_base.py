@@ -108,6 +108,8 @@ class _SaddleEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
     point that coincides with a training point gets its row exactly, so
     ``transform(X_train)`` reproduces ``embedding_``."""
 
+    _saddle_progress_level = 1  # verbose=1 shows each saddle-point iteration unless a subclass loops around it
+
     def _check_common(self, n):
         """The shared rules that tie parameters to n or to each other (the tables check the rest)."""
         check_int(self.n_components, "n_components", low=1, high=n)
@@ -201,11 +203,19 @@ class _SaddleEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         )
         if not isinstance(self.rank, str):
             options["rank"] = int(self.rank)
+        inner = self._saddle_progress_level > 1
         monitor = Monitor(
-            type(self).__name__, self.verbose, self.callback, MONITOR_FIELDS, max_iter=options["max_iter"]
+            f"{type(self).__name__} saddle point" if inner else type(self).__name__,
+            self.verbose,
+            self.callback,
+            MONITOR_FIELDS,
+            max_iter=options["max_iter"],
+            objective="primal",
+            certificate="gap",
+            level=self._saddle_progress_level,
         )
         n_threads = resolve_n_threads(self.n_jobs)
-        with blas_threads(n_threads):
+        with monitor, blas_threads(n_threads):
             out = methods.saddle_point(
                 problem,
                 methods.SpectralOptions(**options),

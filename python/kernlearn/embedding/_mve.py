@@ -20,6 +20,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._utils import _solver_choice
+from .._utils._monitor import Progress
 from .._utils._param_validation import Interval, StrOptions, validate_params
 from .._utils._validation import validate_X
 from ._base import SADDLE_CONSTRAINTS, _DistancePreserving, converged, rank_history, relative_gap
@@ -76,6 +77,7 @@ class MinimumVolumeEmbedding(_DistancePreserving):
     """
 
     _unfolds = True
+    _saddle_progress_level = 2  # the saddle-point solves are the inner loop
     _parameter_constraints = {
         **SADDLE_CONSTRAINTS,
         "n_outer": [Interval(Integral, 1, None)],
@@ -146,6 +148,7 @@ class MinimumVolumeEmbedding(_DistancePreserving):
         history = {"objective": [], "energy_outside": [], "inner_iterations": [], "gap": [], "inner_converged": []}
         done, inner_total, unconverged = False, 0, []
         change = np.inf  # relative change of F in the last outer step
+        progress = Progress("MinimumVolumeEmbedding", self.verbose, self.n_outer)
         for outer in range(self.n_outer):
             # Inexact majorisation: while F still moves by much, an inner gap well below that
             # change is enough; the final steps are solved to tol.
@@ -173,20 +176,24 @@ class MinimumVolumeEmbedding(_DistancePreserving):
             history["inner_converged"].append(converged(out))
             if not converged(out):
                 unconverged.append(rank_history(out))  # not out: it holds n x r eigenvectors
-            if self.verbose:
-                print(
-                    f"[MinimumVolumeEmbedding] outer {outer:3d}  F {F:.6e}  energy outside top {d} "
-                    f"{history['energy_outside'][-1]:.3e}  inner tol {inner_tol:.1e}",
-                    flush=True,
-                )
             if outer > 0:
                 change = abs(F - history["objective"][-2]) / max(abs(F), 1e-300)
+            progress.report(
+                outer + 1,
+                [
+                    ("objective", F, ".6e"),
+                    ("change", change, ".2e"),
+                    ("inner gap", history["gap"][-1], ".2e"),
+                    ("inner iterations", int(out.n_iter), "d"),
+                ],
+            )
             if Vd.shape[1] == 0:  # K = 0: nothing left to grow; a solution only if the solve converged
                 done = converged(out)
                 break
             if change <= self.outer_tol and inner_tol == self.tol:
                 done = True
                 break
+        progress.close()
         self._store_kernel(out, scale)
         self._keep_training(X)
         self.dual_coef_, self.pairs_ = alpha, problem["pairs"]

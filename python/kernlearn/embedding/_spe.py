@@ -26,6 +26,7 @@ from sklearn.utils import check_random_state
 
 from .. import _core
 from .._utils._graph_arrays import sparse_knn_graph
+from .._utils._monitor import Progress
 from .._utils._param_validation import Interval, StrOptions, validate_params
 from .._utils._validation import resolve_n_threads, validate_X
 from ..constraints import core_csr
@@ -73,6 +74,7 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
     n_iter_ : rounds; history_ : per round: n_triplets, max_violation, slack, inner_iterations, gap
     """
 
+    _saddle_progress_level = 2  # the saddle-point solves are the inner loop
     _parameter_constraints = {
         **SADDLE_CONSTRAINTS,
         "affinity": [StrOptions({"nearest_neighbors", "precomputed"})],
@@ -156,6 +158,7 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
         out = self._solve_triplets(n, W, triplets, alpha, B, seed, basis)  # K(alpha = 0): no constraint yet
         history = {"n_triplets": [], "max_violation": [], "slack": [], "inner_iterations": [], "gap": []}
         converged = False
+        progress = Progress("StructurePreservingEmbedding", self.verbose, self.max_rounds)
         for round_ in range(self.max_rounds):
             Z = np.ascontiguousarray(np.asarray(out.eigenvectors) * np.sqrt(out.eigenvalues))
             if Z.shape[1] == 0:
@@ -170,12 +173,15 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
             history["slack"].append(slack)
             history["inner_iterations"].append(int(out.n_iter))
             history["gap"].append(relative_gap(out))
-            if self.verbose:
-                print(
-                    f"[StructurePreservingEmbedding] round {round_:3d}  triplets {len(triplets)}  "
-                    f"max violation {worst:.3e}  slack {slack:.3e}",
-                    flush=True,
-                )
+            progress.report(
+                round_ + 1,
+                [
+                    ("max violation", float(worst), ".3e"),
+                    ("slack", slack, ".3e"),
+                    ("triplets", len(triplets), "d"),
+                    ("inner gap", history["gap"][-1], ".2e"),
+                ],
+            )
             if len(new) == 0 or self.max_rounds == round_ + 1:
                 converged = len(new) == 0
                 break
@@ -187,6 +193,7 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
             alpha = np.r_[alpha, np.zeros(len(new))]
             out = self._solve_triplets(n, W, triplets, alpha, B, seed, basis)
             alpha = np.array(out.alpha)
+        progress.close()
         self._store_kernel(out, 1.0)
         self.triplets_, self.dual_coef_ = triplets, alpha
         self.slack_ = history["slack"][-1]

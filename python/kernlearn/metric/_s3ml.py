@@ -76,6 +76,7 @@ k = 6, a = 0.5, theta = 0.01, not from an implementation choice; weighing the co
 (same file) did not lower the error either.
 """
 
+import time
 from numbers import Integral, Real
 
 import numpy as np
@@ -84,6 +85,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from .._utils._monitor import Progress
 from .._utils._param_validation import Interval, StrOptions, validate_params
 from .._utils._scaling import binary_exponent
 from .._utils._validation import check_data, naming
@@ -181,7 +183,10 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         SICE iterations.
     random_state : int, RandomState or None
         Draws the pairs when fit is given fully labelled y.
-    verbose : bool
+    verbose : int, default 0
+        1 logs one line after the solve (its iterations, objective, duality gap, beta and the
+        number of non-zeros); 2 also each iteration's relative gap (``kernlearn`` logger, see
+        :doc:`/user_guide/index`).
     n_jobs : int or None
         Threads for the kNN search and the propagation.
 
@@ -294,11 +299,31 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             )
         return pairs, labels
 
+    def _report(self, result, beta, beta_max, m, start):
+        """Progress after the fact: the SICE solve has no per-iteration callback, so ``verbose=2``
+        replays its relative gaps and ``verbose=1`` gives the one line of the solve."""
+        inner = Progress("S3ML SICE", self.verbose, self.max_iter, level=2, start=start)
+        for i, gap in enumerate(np.asarray(result.history).ravel()):
+            inner.report(i + 1, [("relative gap", float(gap), ".2e")])
+        progress = Progress("S3ML", self.verbose, self.max_iter, start=start)
+        progress.report(
+            self.n_iter_,
+            [
+                ("objective", float(result.primal_objective), ".6g"),
+                ("gap", self.duality_gap_, ".2e"),
+                ("beta", float(beta), ".4g"),
+                ("admissible below", float(beta_max), ".4g"),
+                ("solver", result.solver, ""),
+                ("non-zeros", f"{int(self.support_.sum())}/{m * m}", ""),
+            ],
+        )
+
     def fit(self, X, y=None, *, pairs=None, pair_labels=None):
         """Learn M from points X and constraints: partially labelled ``y`` (-1 = unlabelled;
         every pair among the labelled points; fully labelled y draws pairs as
         :func:`kernlearn.constraints.from_labels` does) or ``pairs`` + ``pair_labels``
         (+1 must-link, -1 cannot-link)."""
+        start = time.perf_counter()
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
         with naming("X"):
             X = validate_data(self, X, dtype=np.float64, order="C", ensure_min_samples=2)
@@ -370,12 +395,7 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.affinity_ = W
         self.covariance_ = Sigma
         self.pairs_, self.pair_labels_ = pairs, labels.astype(np.int64)
-        if self.verbose:
-            print(
-                f"S3ML: beta = {beta:.4g} (admissible < {beta_max:.4g}), {result.solver} solver, "
-                f"{self.n_iter_} iterations, duality gap {self.duality_gap_:.3g}, "
-                f"{int(self.support_.sum())} of {m * m} entries non-zero"
-            )
+        self._report(result, beta, beta_max, m, start)
         return self
 
     def _standardized(self, X, name="X"):

@@ -440,7 +440,14 @@ class _Base(ClassifierMixin, BaseEstimator):
         history = {key: [] for key in ("objective", "best", "lower_bound", "gap", "step", "lip", "time")}
         shown = _plain(label)
         monitor = Monitor(
-            f"{type(self).__name__} {shown!r}", self.verbose, self.callback, _RECORD_FIELDS, max_iter=self.max_iter
+            f"{type(self).__name__} {shown!r}",
+            self.verbose,
+            self.callback,
+            _RECORD_FIELDS,
+            max_iter=self.max_iter,
+            objective="objective",
+            certificate="gap",
+            first_iteration=1,
         )
         bound = md.LowerBound()
         state0 = oracle.copy(state)  # K^(1), for start_change_
@@ -509,6 +516,7 @@ class _Base(ClassifierMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=4,
             )
+        monitor.close()
         hist = {k: np.asarray(v) for k, v in history.items()}
         best["start_change"] = oracle.start_change(state0, best["state"])
         return best, t, reason, hist
