@@ -73,6 +73,29 @@ def from_labels(y, n_pairs=None, component_ratio=None, random_state=None):
     -------
     pairs : int64 array of shape (m, 2), i < j
     pair_labels : int64 array of shape (m,), +1 / -1
+
+    Examples
+    --------
+    Partially labelled y (-1: unlabelled): every pair of labelled points.
+
+    >>> from kernlearn.constraints import from_labels
+    >>> pairs, pair_labels = from_labels([0, 0, 1, 1, -1])
+    >>> pairs.tolist()
+    [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]
+    >>> pair_labels.tolist()  # +1 must-link (same class), -1 cannot-link
+    [1, -1, -1, -1, -1, 1]
+
+    Fully labelled y: random pairs, until the must-links leave at most 0.7 n components (the
+    papers' protocol), or a given number of them.
+
+    >>> from kernlearn.datasets import load_iris
+    >>> y = load_iris().target
+    >>> pairs, pair_labels = from_labels(y, random_state=0)
+    >>> len(pairs), int((pair_labels == 1).sum())
+    (110, 45)
+    >>> pairs, pair_labels = from_labels(y, n_pairs=100, random_state=0)
+    >>> pairs.shape
+    (100, 2)
     """
     validate_params({"random_state": ["random_state"]}, {"random_state": random_state}, "from_labels")
     if np.ndim(y) != 1 or np.size(y) < 2:
@@ -121,7 +144,18 @@ def from_labels(y, n_pairs=None, component_ratio=None, random_state=None):
 def pairs_for_fit(n, y, pairs, pair_labels, random_state):
     """The checked (pairs, pair_labels) of a pairwise learner's ``fit(X, y=None, *, pairs=None,
     pair_labels=None)`` on n points: the given pairs, or those :func:`from_labels` draws from
-    class labels y (any labels; -1 marks an unlabelled point). Exactly one of y and pairs."""
+    class labels y (any labels; -1 marks an unlabelled point). Exactly one of y and pairs.
+
+    Examples
+    --------
+    >>> from kernlearn.constraints import pairs_for_fit
+    >>> pairs, pair_labels = pairs_for_fit(4, None, [[0, 1], [2, 3]], [1, -1], None)
+    >>> pairs.tolist(), pair_labels.tolist()
+    ([[0, 1], [2, 3]], [1.0, -1.0])
+    >>> pairs, pair_labels = pairs_for_fit(5, [0, 0, 1, 1, -1], None, None, 0)  # from labels y
+    >>> len(pairs), pair_labels.tolist()
+    (6, [1.0, -1.0, -1.0, -1.0, -1.0, 1.0])
+    """
     if pairs is None:
         if y is None:
             raise ValueError("fit needs pairs (with pair_labels) or labels y")
@@ -154,6 +188,24 @@ def pair_folds(pairs, n_splits=3, random_state=None):
     Returns
     -------
     list of (train, test) index arrays into ``pairs``
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernlearn.constraints import from_labels, pair_folds
+    >>> from kernlearn.datasets import load_iris
+    >>> y = load_iris().target
+    >>> y_partial = np.where(np.random.RandomState(0).rand(150) < 0.2, y, -1)  # a fifth labelled
+    >>> pairs, pair_labels = from_labels(y_partial)
+    >>> len(pairs)
+    378
+    >>> folds = pair_folds(pairs, 3, random_state=0)
+    >>> [(len(train), len(test)) for train, test in folds]
+    [(153, 225), (171, 207), (171, 207)]
+    >>> train, test = folds[0]
+    >>> seen = np.unique(pairs[train])  # the points the training pairs touch
+    >>> bool(np.all(~np.isin(pairs[test], seen).all(axis=1)))  # each test pair has an unseen end
+    True
     """
     validate_params({"random_state": ["random_state"]}, {"random_state": random_state}, "pair_folds")
     pairs = np.asarray(pairs)
@@ -214,7 +266,19 @@ _LARGEST_KEYED_N = 3_037_000_499
 
 def check_pairs(pairs, n, pair_labels=None):
     """Validate pairs (m x 2 integers) and optional labels (+1/-1): in range, i != j, each
-    unordered pair once. Returns (pairs as int64 C array, labels as float64 or None)."""
+    unordered pair once. Returns (pairs as int64 C array, labels as float64 or None).
+
+    Examples
+    --------
+    >>> from kernlearn.constraints import check_pairs
+    >>> pairs, pair_labels = check_pairs([[0, 1], [3, 2]], 4, [1, -1])
+    >>> pairs.tolist(), pair_labels.tolist()
+    ([[0, 1], [3, 2]], [1.0, -1.0])
+    >>> check_pairs([[0, 1], [1, 0]], 4, [1, -1])
+    Traceback (most recent call last):
+        ...
+    ValueError: contradictory pairs: pairs[0] and pairs[1] are both [0, 1]
+    """
     n = check_int(n, "n", low=2)
     with naming("pairs"):
         arr = np.asarray(pairs)
@@ -276,6 +340,25 @@ class ConstraintAccumulator:
         y_p in {+1, -1}; all +1 by default.
     n_jobs : int, optional
         Threads for :meth:`inner`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernlearn.constraints import ConstraintAccumulator
+    >>> acc = ConstraintAccumulator([[0, 1], [1, 2]], 3, pair_labels=[1, -1])
+    >>> acc.assemble([0.5, 2.0]).toarray()  # alpha_p y_p at (i, j) and (j, i)
+    array([[ 0. ,  0.5,  0. ],
+           [ 0.5,  0. , -2. ],
+           [ 0. , -2. ,  0. ]])
+    >>> V, lam = np.array([[1.0], [1.0], [-1.0]]) / np.sqrt(3), np.array([3.0])  # K = V diag(lam) V'
+    >>> acc.inner(V, lam).round(3)  # tr(T_p K) = 2 K_ij
+    array([ 2., -2.])
+
+    Distance pairs, as the embeddings use them: ``tr(T_p K) = K_ii + K_jj - 2 K_ij``.
+
+    >>> acc = ConstraintAccumulator([[0, 1], [1, 2]], 3, pattern="distance")
+    >>> acc.inner(V, lam).round(3)
+    array([0., 4.])
     """
 
     def __init__(self, pairs, n, pattern="entry", base=None, pair_labels=None, n_jobs=None):

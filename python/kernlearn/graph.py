@@ -60,6 +60,24 @@ def knn(X, n_neighbors, *, metric="euclidean", algorithm="auto", n_jobs=None):
         Exact for data of any finite magnitude (the search runs on X scaled by a power of two
         when its entries are above 2**200 or below 2**-200); a distance above the largest
         float64 is inf, with a RuntimeWarning.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernlearn.graph import knn
+    >>> X = np.array([[0.0], [1.0], [2.0], [4.0], [10.0]])
+    >>> indices, distances = knn(X, 2)
+    >>> indices.tolist()  # no point is its own neighbour; point 1's tie (0 and 2) in index order
+    [[1, 2], [0, 2], [1, 0], [2, 1], [3, 2]]
+    >>> distances.tolist()
+    [[1.0, 2.0], [1.0, 1.0], [1.0, 2.0], [2.0, 3.0], [6.0, 8.0]]
+
+    On real data, with two threads:
+
+    >>> from kernlearn.datasets import load_iris
+    >>> indices, distances = knn(load_iris().data, 5, n_jobs=2)
+    >>> indices.shape, distances.shape
+    ((150, 5), (150, 5))
     """
     result = _knn(X, n_neighbors, metric=metric, algorithm=algorithm, n_jobs=n_jobs)
     # The core's fields are read-only views; the caller gets arrays of its own (2 n k entries,
@@ -126,6 +144,36 @@ def knn_graph(
     -------
     scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         Exactly symmetric, sorted indices, float64.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernlearn.graph import knn_graph
+    >>> X = np.array([[0.0], [1.0], [2.0], [4.0], [10.0]])
+    >>> knn_graph(X, 1).toarray()  # each point joined to its nearest neighbour
+    array([[0., 1., 0., 0., 0.],
+           [1., 0., 1., 0., 0.],
+           [0., 1., 0., 1., 0.],
+           [0., 0., 1., 0., 1.],
+           [0., 0., 0., 1., 0.]])
+    >>> knn_graph(X, 1, mode="mutual").toarray()  # only 0 and 1 are each other's nearest
+    array([[0., 1., 0., 0., 0.],
+           [1., 0., 0., 0., 0.],
+           [0., 0., 0., 0., 0.],
+           [0., 0., 0., 0., 0.],
+           [0., 0., 0., 0., 0.]])
+
+    The mutual graph of real features falls apart into many components, the symmetric one
+    does not:
+
+    >>> from scipy.sparse.csgraph import connected_components
+    >>> from kernlearn.datasets import load_iris
+    >>> X = load_iris().data
+    >>> W = knn_graph(X, 5, weight="heat")
+    >>> W.shape, W.nnz
+    ((150, 150), 1020)
+    >>> connected_components(W)[0], connected_components(knn_graph(X, 5, mode="mutual"))[0]
+    (2, 16)
     """
     check_choice(mode, "mode", ("symmetric", "mutual"))
     check_choice(weight, "weight", ("binary", "heat", "distance"))
@@ -190,6 +238,34 @@ def laplacian(S, kind="normalized", *, symmetry_tol=1e-12):
         weights of any finite magnitude, subnormal included (degrees are summed and divided in a
         scaled form); only an unnormalized degree above the largest float64 is inf, with a
         RuntimeWarning.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernlearn.graph import knn_graph, laplacian
+    >>> X = np.array([[0.0], [1.0], [2.0], [4.0], [10.0]])
+    >>> W = knn_graph(X, 1)
+    >>> laplacian(W, "unnormalized").toarray()  # L = D - W: rows sum to 0
+    array([[ 1., -1.,  0.,  0.,  0.],
+           [-1.,  2., -1.,  0.,  0.],
+           [ 0., -1.,  2., -1.,  0.],
+           [ 0.,  0., -1.,  2., -1.],
+           [ 0.,  0.,  0., -1.,  1.]])
+    >>> laplacian(W).toarray().round(3)  # I - D^-1/2 W D^-1/2
+    array([[ 1.   , -0.707,  0.   ,  0.   ,  0.   ],
+           [-0.707,  1.   , -0.5  ,  0.   ,  0.   ],
+           [ 0.   , -0.5  ,  1.   , -0.5  ,  0.   ],
+           [ 0.   ,  0.   , -0.5  ,  1.   , -0.707],
+           [ 0.   ,  0.   ,  0.   , -0.707,  1.   ]])
+
+    Isolated nodes of a mutual graph get zero rows, not NaN:
+
+    >>> laplacian(knn_graph(X, 1, mode="mutual")).toarray()
+    array([[ 1., -1.,  0.,  0.,  0.],
+           [-1.,  1.,  0.,  0.,  0.],
+           [ 0.,  0.,  0.,  0.,  0.],
+           [ 0.,  0.,  0.,  0.,  0.],
+           [ 0.,  0.,  0.,  0.,  0.]])
     """
     check_choice(kind, "kind", ("normalized", "unnormalized", "random_walk"))
     check_real(symmetry_tol, "symmetry_tol", low=0.0)

@@ -103,6 +103,27 @@ def tl1_kernel(X, Y=None, tau=None, *, dtype=np.float64, n_jobs=None):
     Returns
     -------
     K : ndarray of shape (n, m)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernlearn.kernels import tl1_kernel
+    >>> X = np.array([[0.0, 0.0], [0.5, 0.25], [1.0, 1.0]])
+    >>> tl1_kernel(X, tau=1.4).round(3)  # max(1.4 - l1 distance, 0)
+    array([[1.4 , 0.65, 0.  ],
+           [0.65, 1.4 , 0.15],
+           [0.  , 0.15, 1.4 ]])
+
+    On features scaled to [0, 1] with the default tau (0.7 x 4 here) it is indefinite:
+
+    >>> from sklearn.preprocessing import minmax_scale
+    >>> from kernlearn.datasets import load_iris
+    >>> from kernlearn.kernels import spectrum_bounds
+    >>> K = tl1_kernel(minmax_scale(load_iris().data))
+    >>> K.shape
+    (150, 150)
+    >>> round(spectrum_bounds(K)[0], 3)  # the smallest eigenvalue
+    -0.272
     """
     X, Y = _pair(X, Y)
     validate_params(_parameter_constraints, {"tau": tau}, "tl1_kernel")
@@ -115,7 +136,36 @@ def tl1_kernel(X, Y=None, tau=None, *, dtype=np.float64, n_jobs=None):
 
 def rbf_kernel(X, Y=None, gamma=None, *, dtype=np.float64, n_jobs=None):
     """Gaussian kernel exp(-gamma ||x - y||^2) (the IKLR paper's exp(-d^2 / sigma^2): gamma =
-    1 / sigma^2). Default gamma = 1 / d, as scikit-learn's ``rbf_kernel``."""
+    1 / sigma^2). Default gamma = 1 / d, as scikit-learn's ``rbf_kernel``.
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+    Y : array of shape (m, d), optional (default X)
+    gamma : float > 0, optional
+        Default ``1 / d``.
+    dtype : float32 or float64
+        Storage of the result (values are computed in double).
+    n_jobs : int, optional
+        Threads of the row blocks.
+
+    Returns
+    -------
+    K : ndarray of shape (n, m)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernlearn.kernels import rbf_kernel
+    >>> X = np.array([[0.0, 0.0], [0.5, 0.25], [1.0, 1.0]])
+    >>> rbf_kernel(X, gamma=1.0).round(3)
+    array([[1.   , 0.732, 0.135],
+           [0.732, 1.   , 0.444],
+           [0.135, 0.444, 1.   ]])
+    >>> K = rbf_kernel(X, X[:2], dtype=np.float32)  # cross-kernel, stored in single precision
+    >>> K.shape, K.dtype
+    ((3, 2), dtype('float32'))
+    """
     X, Y = _pair(X, Y)
     validate_params(_parameter_constraints, {"gamma": gamma}, "rbf_kernel")
     gamma = 1.0 / X.shape[1] if gamma is None else float(gamma)
@@ -163,6 +213,21 @@ def log_euclidean_kernel(S, T=None, gamma=1.0, *, n_jobs=None):
 
     Positive definite (the log-Euclidean geometry is flat; Jayasumana et al., CVPR 2013).
     ``S`` and ``T`` are stacks of shape (n, d, d) and (m, d, d); the kernel is exp(-gamma d^2).
+
+    Examples
+    --------
+    On the region covariances of 100 digit images:
+
+    >>> from sklearn.datasets import load_digits
+    >>> from kernlearn.kernels import covariance_descriptor, log_euclidean_kernel, spectrum_bounds
+    >>> S = covariance_descriptor(load_digits().images[:100])
+    >>> K = log_euclidean_kernel(S, gamma=0.01)
+    >>> K.shape
+    (100, 100)
+    >>> spectrum_bounds(K)[0] > 0  # positive definite
+    True
+    >>> log_euclidean_kernel(S[:5], S[5:], gamma=0.01).shape  # between two stacks
+    (5, 95)
     """
     S = _check_spd_stack(S, "S")
     T = S if T is None else _check_spd_stack(T, "T")
@@ -188,6 +253,19 @@ def affine_invariant_kernel(S, T=None, gamma=1.0, *, n_jobs=None):
     The distance is sqrt(sum_k log^2 lambda_k) over the eigenvalues of W_1 S_2 W_1 with
     W_1 = S_1^-1/2 (the generalised eigenvalues of (S_2, S_1)); the pairs run in C++ on threads,
     each d x d eigenproblem by Eigen, only j >= i when T is S.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from kernlearn.kernels import affine_invariant_kernel, covariance_descriptor, spectrum_bounds
+    >>> S = covariance_descriptor(load_digits().images[:100])
+    >>> K = affine_invariant_kernel(S, gamma=0.01)
+    >>> K.shape
+    (100, 100)
+    >>> spectrum_bounds(K)[0] < 0  # indefinite, unlike the log-Euclidean kernel
+    True
+    >>> affine_invariant_kernel(S[:5], S[5:], gamma=0.01).shape
+    (5, 95)
     """
     S = _check_spd_stack(S, "S")
     same = T is None
@@ -210,7 +288,7 @@ def affine_invariant_kernel(S, T=None, gamma=1.0, *, n_jobs=None):
 
 def covariance_descriptor(image, *, regularization=1e-6):
     """Region covariance of an image (Tuzel, Porikli & Meer, ECCV 2006), as in Section V-C of the
-    IKLR paper: the 9 x 9 covariance over pixels of
+    IKLR paper: the 9 x 9 covariance over pixels of::
 
         [x, y, I, |I_x|, |I_y|, sqrt(I_x^2 + I_y^2), |I_xx|, |I_yy|, arctan(|I_x| / |I_y|)]
 
@@ -225,6 +303,20 @@ def covariance_descriptor(image, *, regularization=1e-6):
     Returns
     -------
     ndarray of shape (9, 9) or (n, 9, 9)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_digits
+    >>> from kernlearn.kernels import covariance_descriptor
+    >>> images = load_digits().images[:100]  # 8 x 8 grey levels
+    >>> S = covariance_descriptor(images)
+    >>> S.shape
+    (100, 9, 9)
+    >>> bool(np.all(np.linalg.eigvalsh(S) > 0))  # symmetric positive definite
+    True
+    >>> covariance_descriptor(images[0]).shape
+    (9, 9)
     """
     arr = np.asarray(image)
     if arr.dtype.kind not in "biuf":
@@ -282,7 +374,24 @@ def covariance_descriptor(image, *, regularization=1e-6):
 def kernel_operator(K, n_jobs=None):
     """K (symmetric, finite) as a LinearOperator whose products run in the core, so Lanczos can
     work on a float32 kernel without a float64 copy. A C-contiguous float32 or float64 K is used
-    as it is; any other K is copied once into C-contiguous float64."""
+    as it is; any other K is copied once into C-contiguous float64.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.preprocessing import minmax_scale
+    >>> from kernlearn.datasets import load_iris
+    >>> from kernlearn.kernels import tl1_kernel
+    >>> K = tl1_kernel(minmax_scale(load_iris().data))  # indefinite
+    >>> from kernlearn.kernels import kernel_operator
+    >>> from kernlearn.linalg import eigsh
+    >>> op = kernel_operator(K.astype(np.float32))  # no float64 copy of the kernel
+    >>> op.shape
+    (150, 150)
+    >>> values, vectors, info = eigsh(op, 2, random_state=0)
+    >>> np.round(values, 1)
+    array([251.1,  90.6])
+    """
     n_threads = resolve_n_threads(n_jobs)
     with naming("K"):
         K = check_array(K, dtype=[np.float64, np.float32], order="C", input_name="K")
@@ -311,6 +420,17 @@ def extreme_eigenpairs(op, tol=1e-8, random_state=None):
     is then recomputed as a Rayleigh quotient of K itself (one mat-vec).
 
     Returns (mu_min, v_min, mu_max, deflated operator, mat-vecs used).
+
+    Examples
+    --------
+    >>> from sklearn.preprocessing import minmax_scale
+    >>> from kernlearn.datasets import load_iris
+    >>> from kernlearn.kernels import tl1_kernel
+    >>> K = tl1_kernel(minmax_scale(load_iris().data))  # indefinite
+    >>> from kernlearn.kernels import extreme_eigenpairs, kernel_operator
+    >>> mu_min, v_min, mu_max, deflated, n_matvec = extreme_eigenpairs(kernel_operator(K), random_state=0)
+    >>> round(mu_min, 3), round(mu_max, 1), v_min.shape
+    (-0.272, 251.1, (150,))
     """
     validate_params(_TOL_PARAMETERS, {"tol": tol, "random_state": random_state}, "extreme_eigenpairs")
     rng = check_random_state(random_state)
@@ -363,6 +483,17 @@ def spectrum_bounds(K, *, tol=1e-8, random_state=None, n_jobs=None):
     (mu_min, mu_max) : tuple of float
         Each to ``tol * max|mu|``: Lanczos for the top eigenpairs, then for the smallest with those
         deflated (:func:`extreme_eigenpairs`); LAPACK up to :data:`kernlearn.linalg.DENSE_MAX_N`.
+
+    Examples
+    --------
+    >>> from sklearn.preprocessing import minmax_scale
+    >>> from kernlearn.datasets import load_iris
+    >>> from kernlearn.kernels import tl1_kernel
+    >>> K = tl1_kernel(minmax_scale(load_iris().data))  # indefinite
+    >>> from kernlearn.kernels import spectrum_bounds
+    >>> mu_min, mu_max = spectrum_bounds(K, random_state=0)
+    >>> round(mu_min, 3), round(mu_max, 1)
+    (-0.272, 251.1)
     """
     validate_params(_TOL_PARAMETERS, {"tol": tol, "random_state": random_state}, "spectrum_bounds")
     resolve_n_threads(n_jobs)  # checks n_jobs, which small K never passes on
@@ -375,9 +506,22 @@ def spectrum_bounds(K, *, tol=1e-8, random_state=None, n_jobs=None):
 
 
 def negative_part(K, *, tol=1e-10, random_state=None, n_jobs=None):
-    """Every eigenpair of K with a negative eigenvalue: (mu_-, V_-), most negative first.
+    """Every eigenpair of K with a negative eigenvalue: ``(mu_-, V_-)``, most negative first.
 
     Eigenvalues within ``tol * ||K||`` of zero count as zero (Lanczos cannot tell them from it).
+
+    Examples
+    --------
+    >>> from sklearn.preprocessing import minmax_scale
+    >>> from kernlearn.datasets import load_iris
+    >>> from kernlearn.kernels import tl1_kernel
+    >>> K = tl1_kernel(minmax_scale(load_iris().data))  # indefinite
+    >>> from kernlearn.kernels import negative_part
+    >>> mu, V = negative_part(K, random_state=0)
+    >>> mu.round(3)
+    array([-0.272, -0.222, -0.054, -0.012, -0.008])
+    >>> V.shape
+    (150, 5)
     """
     validate_params(_TOL_PARAMETERS, {"tol": tol, "random_state": random_state}, "negative_part")
     resolve_n_threads(n_jobs)  # checks n_jobs, which small K never passes on
@@ -409,6 +553,20 @@ def make_psd(K, method="clip", *, random_state=None, n_jobs=None):
     -------
     K_psd : ndarray of shape (n, n)
         A new array; K is not modified.
+
+    Examples
+    --------
+    >>> from sklearn.preprocessing import minmax_scale
+    >>> from kernlearn.datasets import load_iris
+    >>> from kernlearn.kernels import tl1_kernel
+    >>> K = tl1_kernel(minmax_scale(load_iris().data))  # indefinite
+    >>> from kernlearn.kernels import make_psd, spectrum_bounds
+    >>> K_clip = make_psd(K, random_state=0)  # the negative eigenvalues set to 0
+    >>> spectrum_bounds(K_clip)[0] > -1e-10
+    True
+    >>> K_shift = make_psd(K, "shift")  # the smallest eigenvalue added to the diagonal
+    >>> round(float(K_shift[0, 0] - K[0, 0]), 3)
+    0.272
     """
     check_choice(method, "method", _METHODS)
     K = _check_kernel(K)

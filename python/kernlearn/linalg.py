@@ -156,6 +156,29 @@ def eigsh(
     Ctrl-C stops Lanczos within a second. The dense method runs one LAPACK reduction that cannot
     be interrupted: about a second at n = 2000 and 10 s at n = 5000 (it grows as n^3); so does
     ``method="auto"`` when it chooses dense (n <= DENSE_MAX_N, or many pairs wanted).
+
+    Examples
+    --------
+    The smallest eigenpairs of a kNN graph's Laplacian, as in spectral clustering:
+
+    >>> import numpy as np
+    >>> from kernlearn.datasets import load_iris
+    >>> from kernlearn.graph import knn_graph, laplacian
+    >>> from kernlearn.linalg import eigsh
+    >>> L = laplacian(knn_graph(load_iris().data, 5))
+    >>> values, vectors, info = eigsh(L, 3, "SA", method="lanczos", random_state=0)
+    >>> vectors.shape, info["converged"]
+    ((150, 3), True)
+    >>> int(np.sum(values < 1e-8))  # one zero eigenvalue per connected component
+    2
+    >>> round(float(values[2]), 4)
+    0.0099
+
+    Every eigenpair beyond a threshold, their number found as the solver goes:
+
+    >>> values, vectors, info = eigsh(L, which="SA", threshold=0.05, random_state=0)
+    >>> values.size, vectors.shape, info["status"]
+    (5, (150, 5), 'converged')
     """
     check_choice(which, "which", ("LA", "SA"))
     check_choice(method, "method", ("auto", "lanczos", "dense"))
@@ -414,6 +437,18 @@ def estimate_count_beyond(A, threshold, which="LA", *, degree=100, n_probes=20, 
     Returns
     -------
     int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernlearn.datasets import load_iris
+    >>> from kernlearn.graph import knn_graph, laplacian
+    >>> from kernlearn.linalg import estimate_count_beyond
+    >>> L = laplacian(knn_graph(load_iris().data, 5))
+    >>> estimate_count_beyond(L, 0.5, random_state=0)  # eigenvalues above 0.5, estimated
+    130
+    >>> int(np.sum(np.linalg.eigvalsh(L.toarray()) > 0.5))  # the exact count, by a dense solve
+    129
     """
     check_choice(which, "which", ("LA", "SA"))
     threshold = check_finite(threshold, "threshold")

@@ -22,7 +22,7 @@ in C++: the constraint values are re-accumulated on a CSR pattern fixed once, A'
 comes from thick-restart Lanczos in threshold mode sized by the previous rank (from 64 points
 on a Chebyshev filter of A, see ``rank``),
 tr(T_p K) costs O(m r). The base step is 1 / L_t with the local Lipschitz constant
-``L_t = 2 (1/G_t + 1/C)`` (G_t = |A_+|_F / sqrt(B) makes K = A_+ / G_t; each pair moves a
+``L_t = 2 (1/G_t + 1/C)`` (``G_t = |A_+|_F / sqrt(B)`` makes K = A_+ / G_t; each pair moves a
 distinct entry of A, so Lemma 5's factor m is not needed, and Proposition 6's eta is an inverse
 step), and a backtracking test keeps J from falling below its quadratic model. By default the
 ascent is accelerated (Nesterov momentum, restarted whenever J falls) and the step grows while
@@ -138,7 +138,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         Frank-Wolfe on K = U E U', whose linear oracle is A(alpha)'s top eigenvector and whose
         gap is the duality gap; the hinge is smoothed, with continuation, and its certificate
         stays the hinge's own (see the module docstring). ``rank``, ``step`` and ``warm_start``
-        do not apply, ``basis`` is refused, and history_'s ``step`` holds the restricted
+        do not apply, ``basis`` is refused, and ``history_``'s ``step`` holds the restricted
         problem's gradient steps. p = 2, the paper's choice ("for its simplicity and
         smoothness"), stays the default: its Table 5 and ours find p < 2 worse
         (bench/results/simplenpkl_table5.md).
@@ -149,7 +149,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     G : float > 0, optional
         Penalty (G/p) tr K^p instead of the bound (Proposition 2). The default, G = %(DEFAULT_G)g
         with neither B nor G given, was chosen at p = 2 on the held-out protocol of
-        bench/results/suite.md. The paper's B = 1 (Section 7.1) caps every |K_ij| near 1 / n:
+        bench/results/suite.md. The paper's B = 1 (Section 7.1) caps every ``|K_ij|`` near 1 / n:
         every constraint stays violated, every dual variable sits at C, so the fit ends where it
         starts, at the linear-loss kernel, for every loss (0-2 iterations), and that kernel puts
         next to no mass on the points outside the pairs, which kernel k-means then lumps into one
@@ -204,7 +204,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         they are few) and transformed back. "mixed": the tridiagonal reduction, which is bound by
         memory bandwidth, in single precision, then one Rayleigh-Ritz step in double against the
         exact A: faster than "dense" for large n, with the same positive count, eigenvalues
-        accurate to about 1e-10 |A| and an orthonormal factor, but vector residuals of single
+        accurate to about ``1e-10 |A|`` and an orthonormal factor, but vector residuals of single
         precision's order (figures: bench/results/npkl.md). The
         objective, the duality gap and the constraint values depend on the eigenvalues and on K
         itself, so they stay accurate: K is feasible by construction and tr(A K) uses the
@@ -260,11 +260,46 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     dual_coef_ : alpha, one per pair
     C_ : the loss weight used (``C``, or its default for the loss and the pairs)
     pairs_, pair_labels_ : the constraints used
-    n_features_in_ : number of features of X; feature_names_in_ : X's column names (DataFrames)
+    n_features_in_ : number of features of X
+    feature_names_in_ : X's column names (DataFrames)
     n_iter_, converged_ : iterations and whether the gap met tol
     history_ : dict of arrays per iteration: dual, primal, gap, step, matvecs, rank
     eigen_solver_ : the solver used ("lanczos", "dense", "mixed" or "basis")
     basis_ : Section 5.4's U (n x basis), or None
+
+    Examples
+    --------
+    Pairs among the labelled flowers, about half of 122; the other 28 flowers are new points.
+
+    >>> import numpy as np
+    >>> from kernlearn.cluster import KernelKMeans
+    >>> from kernlearn.constraints import from_labels
+    >>> from kernlearn.datasets import load_iris
+    >>> from kernlearn.evaluation import nmi
+    >>> from kernlearn.npkl import SimpleNPKL
+    >>> X, y = load_iris(return_X_y=True)
+    >>> rng = np.random.RandomState(0)
+    >>> train = rng.rand(150) >= 0.2
+    >>> y_known = np.where(rng.rand(150) < 0.5, y, -1)[train]  # -1: unlabelled, in no pair
+    >>> pairs, pair_labels = from_labels(y_known)  # every pair of labelled flowers
+    >>> len(pairs), int((pair_labels == 1).sum())  # must-links among them
+    (1830, 599)
+    >>> model = SimpleNPKL(random_state=0).fit(X[train], pairs=pairs, pair_labels=pair_labels)
+    >>> model.embedding_.shape  # the learned kernel of the training points is F F'
+    (122, 3)
+    >>> model.converged_
+    True
+
+    Kernel k-means on the learned kernel, then the new points placed in it:
+
+    >>> km = KernelKMeans(3, random_state=0).fit(model.embedding_)
+    >>> round(nmi(y[train], km.labels_), 2)
+    0.86
+    >>> F_new = model.transform(X[~train])
+    >>> F_new.shape
+    (28, 3)
+    >>> round(nmi(y[~train], km.predict(F_new)), 2)
+    1.0
     """
 
     _parameter_constraints = {
@@ -337,9 +372,25 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     def fit(self, X, y=None, *, pairs=None, pair_labels=None):
         """Learn the kernel of the points X from ``pairs`` + ``pair_labels`` (+1 must-link,
         -1 cannot-link), or from class labels ``y`` through
-        :func:`kernlearn.constraints.from_labels` (any labels; the number -1 marks an unlabelled
-        point, scikit-learn's semi-supervised convention). X may be a dense array, a DataFrame
-        or a scipy CSR matrix (text features: the kNN search runs on the sparse rows)."""
+        :func:`kernlearn.constraints.from_labels`.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            A dense array, a DataFrame or a scipy CSR matrix (text features: the kNN search
+            runs on the sparse rows).
+        y : array-like of shape (n_samples,), optional
+            Class labels of any type, the number -1 marking an unlabelled point (scikit-learn's
+            semi-supervised convention); the pairs are drawn from them. Give y or ``pairs``.
+        pairs : array-like of shape (n_pairs, 2), optional
+            Indices (i, j) into X of the constrained pairs, each unordered pair once.
+        pair_labels : array-like of shape (n_pairs,), optional
+            +1 (must-link) or -1 (cannot-link) per pair; required with ``pairs``.
+
+        Returns
+        -------
+        self : SimpleNPKL
+        """
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
         X = validate_X(self, X, accept_sparse=True, min_samples=2)
         n = X.shape[0]
@@ -392,12 +443,35 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         return tags
 
     def fit_transform(self, X, y=None, **fit_params):
-        """``fit`` and return ``embedding_``, the training points' rows of the learned factor."""
+        """``fit`` and return ``embedding_``, the training points' rows of the learned factor.
+
+        Parameters
+        ----------
+        X, y
+            As in :meth:`fit`.
+        **fit_params
+            ``pairs`` and ``pair_labels``, as in :meth:`fit`.
+
+        Returns
+        -------
+        embedding : ndarray of shape (n_samples, rank)
+        """
         return self.fit(X, y, **fit_params).embedding_
 
     def transform(self, X):
-        """The factor rows of new points X (n_new x rank) by the harmonic extension (see the class
-        docstring): ``transform(X) @ transform(X_other).T`` is their learned kernel."""
+        """The factor rows of new points X by the harmonic extension (see the class docstring):
+        ``transform(X) @ transform(X_other).T`` is their learned kernel.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_new, n_features)
+            New points, in the features of the training data.
+
+        Returns
+        -------
+        F_new : ndarray of shape (n_new, rank)
+            rank = ``embedding_.shape[1]``.
+        """
         check_is_fitted(self, "eigenvectors_")
         X = validate_X(self, X, reset=False, accept_sparse=True)
         indices, _ = self._training.query(X)

@@ -73,6 +73,30 @@ class SimpleNPKLCV(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         cannot-links has no score and is left out
     best_estimator_ : the refitted SimpleNPKL (``refit=True``)
     embedding_, n_features_in_ : the refitted model's
+
+    Examples
+    --------
+    The data of :class:`kernlearn.npkl.SimpleNPKL`'s example; a small grid keeps this example fast
+    (the default grid has 4 x 3 points).
+
+    >>> import numpy as np
+    >>> from kernlearn.constraints import from_labels
+    >>> from kernlearn.datasets import load_iris
+    >>> from kernlearn.npkl_cv import SimpleNPKLCV
+    >>> X, y = load_iris(return_X_y=True)
+    >>> rng = np.random.RandomState(0)
+    >>> train = rng.rand(150) >= 0.2
+    >>> pairs, pair_labels = from_labels(np.where(rng.rand(150) < 0.5, y, -1)[train])
+    >>> search = SimpleNPKLCV(Cs=[0.3], Gs=[1e-3, 1e-2], random_state=0)
+    >>> search = search.fit(X[train], pairs=pairs, pair_labels=pair_labels)
+    >>> search.best_params_
+    {'C': 0.3, 'G': 0.001}
+    >>> search.cv_results_["mean_test_score"].round(2)  # per G: the held-out pairs' AUC
+    array([0.99, 0.94])
+    >>> search.embedding_.shape  # the best model, refitted on every pair
+    (122, 3)
+    >>> search.transform(X[~train]).shape
+    (28, 3)
     """
 
     _parameter_constraints = {
@@ -109,7 +133,22 @@ class SimpleNPKLCV(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
 
     def fit(self, X, y=None, *, pairs=None, pair_labels=None):
         """Tune C and G (or B) on ``pairs`` + ``pair_labels`` (or on the pairs drawn from ``y``, as
-        SimpleNPKL.fit does) and refit the best."""
+        SimpleNPKL.fit does) and refit the best.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), optional
+            Class labels (-1: unlabelled), as in :meth:`kernlearn.npkl.SimpleNPKL.fit`. Give y
+            or ``pairs``.
+        pairs : array-like of shape (n_pairs, 2), optional
+        pair_labels : array-like of shape (n_pairs,), optional
+            +1 (must-link) or -1 (cannot-link) per pair; required with ``pairs``.
+
+        Returns
+        -------
+        self : SimpleNPKLCV
+        """
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
         X = validate_X(self, X, accept_sparse=True, min_samples=2)
         n = X.shape[0]
@@ -177,11 +216,32 @@ class SimpleNPKLCV(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         return self.best_estimator_
 
     def fit_transform(self, X, y=None, **fit_params):
-        """``fit`` and return the refitted model's ``embedding_``."""
+        """``fit`` and return the refitted model's ``embedding_``.
+
+        Parameters
+        ----------
+        X, y
+            As in :meth:`fit`.
+        **fit_params
+            ``pairs`` and ``pair_labels``, as in :meth:`fit`.
+
+        Returns
+        -------
+        embedding : ndarray of shape (n_samples, rank)
+        """
         return self.fit(X, y, **fit_params).embedding_
 
     def transform(self, X):
-        """The refitted model's :meth:`SimpleNPKL.transform`."""
+        """The refitted model's :meth:`kernlearn.npkl.SimpleNPKL.transform`.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_new, n_features)
+
+        Returns
+        -------
+        F_new : ndarray of shape (n_new, rank)
+        """
         return self._fitted().transform(X)
 
     def kernel(self, X=None, X_other=None, *, dense=False):

@@ -41,6 +41,18 @@ def median_sigma(X, *, factor=0.5, max_points=MEDIAN_MAX_POINTS, random_state=No
 
     ``factor = 0.5`` reproduces the paper's sigma on the standardised faces (bench/results/kdac.md).
     Above ``max_points`` rows the median is taken over all pairs of a random subset of that size.
+
+    Examples
+    --------
+    >>> from kernlearn.cluster import median_sigma
+    >>> from kernlearn.datasets import load_iris
+    >>> X = load_iris().data
+    >>> round(median_sigma(X), 3)  # KDAC's sigma="median"
+    1.18
+    >>> round(median_sigma(X, factor=1.0), 3)  # the median distance itself
+    2.36
+    >>> round(median_sigma(X, max_points=100, random_state=0), 3)  # from 100 of the 150 rows
+    1.053
     """
     validate_params(
         _MEDIAN_SIGMA_PARAMETERS,
@@ -215,7 +227,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         instead of two; it picked the same q on those four data sets (with ``init="random"`` it
         means q = min(n_clusters, d)).
     sigma : float or "median", default "median"
-        Bandwidth of the Gaussian kernel exp(-|W'(x_i - x_j)|^2 / (2 sigma^2)). "median" is 0.5 x
+        Bandwidth of the Gaussian kernel ``exp(-|W'(x_i - x_j)|^2 / (2 sigma^2))``. "median" is 0.5 x
         the median pairwise distance of X (see :func:`median_sigma`): a default of ours, not the
         paper's (the paper tunes sigma, see ``search``); the factor 0.5 reproduces the paper's
         sigma on the standardised faces. sigma is absolute: the paper standardised faces and moons
@@ -264,7 +276,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         path: on Moon (SI) it took more outer iterations, and from random starts it converged
         less often (bench/results/kdac.md), so it is off by default.
     tol : float, default 1e-6
-        Convergence when the projection distance |WW' - W_oW_o'|_F / sqrt 2 (and the same for U)
+        Convergence when the projection distance ``|WW' - W_oW_o'|_F / sqrt 2`` (and the same for U)
         between iterations is <= tol. Subspaces, not raw eigenvector matrices, are compared: signs
         and the order within a degenerate eigenspace are arbitrary.
     normalize_rows : bool, default True
@@ -293,7 +305,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         diag(U'QU), the eigenvalues of Q = H D^-1/2 K D^-1/2 H belonging to U (their sum is
         ``quality_``), recomputed in double precision for the out-of-sample extension.
     nystrom_residual_ : float
-        max |u(x_i) - U_i| / max |U| over the training points, u the out-of-sample extension: how
+        ``max |u(x_i) - U_i| / max |U|`` over the training points, u the out-of-sample extension: how
         exactly :meth:`extend_embedding` reproduces ``embedding_``: the U-step's eigensolver
         accuracy (measured: 1e-14 with the dense eigensolver, n <= 200; 3e-12 with Lanczos at
         n = 600; 3e-9 at n = 5000, where the U-step stores the kernel in float32).
@@ -312,11 +324,12 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
     eigengap_ : float
         Eq. (11) at the end: the (q+1)-th minus the q-th smallest eigenvalue of Phi(W*) (NaN if q = d).
     sigma_condition_ : dict
-        Inequality (10) at the end: ``lhs`` = sigma^2 x eigengap, ``rhs`` = sum_ij |gamma_ij|
-        K_ij |x_i - x_j|^4 / sigma^2, ``holds`` = lhs >= rhs (a sufficient condition for W* to
-        satisfy the second-order necessary conditions; it rarely holds at practical sigma).
+        Inequality (10) at the end: ``lhs`` = sigma^2 x eigengap,
+        ``rhs = sum_ij |gamma_ij| K_ij |x_i - x_j|^4 / sigma^2``, ``holds`` = lhs >= rhs (a
+        sufficient condition for W* to satisfy the second-order necessary conditions; it rarely
+        holds at practical sigma).
     fixed_point_residual_ : float
-        |Phi(W)W - W W'Phi(W)W|_F / |Phi|_F with the final gamma (Lemma 2: 0 at a fixed point).
+        ``|Phi(W)W - W W'Phi(W)W|_F / |Phi|_F`` with the final gamma (Lemma 2: 0 at a fixed point).
     phi_eigenvalues_ : ndarray (d,), ascending, of Phi(W*)
     init_projection_, init_eigenvalues_ : W_0, and the ascending eigenvalues of Phi_0 (eq. 12;
         empty for ``init="random"``)
@@ -438,6 +451,32 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
       reproduces ``labels_`` up to near-ties at the eigensolver's accuracy
       (``nystrom_residual_``). The cross-kernel is built in C++ in blocks of 1024 new points
       (memory O(1024 n)); each call costs O(m n q).
+
+    Examples
+    --------
+    Two independent two-group structures, one per feature, and a noise feature. Given the first
+    grouping, KDAC finds the second:
+
+    >>> import numpy as np
+    >>> from kernlearn.cluster import KDAC
+    >>> from kernlearn.evaluation import nmi
+    >>> rng = np.random.RandomState(0)
+    >>> a, b = rng.randint(0, 2, size=(2, 120))
+    >>> X = np.c_[4.0 * a, 4.0 * b, np.zeros(120)] + rng.normal(scale=0.6, size=(120, 3))
+    >>> model = KDAC(2, n_components=1, random_state=0).fit(X[:100], a[:100])
+    >>> round(nmi(model.labels_, b[:100]), 2)  # the other grouping
+    1.0
+    >>> round(float(model.novelty_[0]), 2)  # NMI against the given one
+    0.0
+    >>> int(np.argmax(np.abs(model.projection_[:, 0])))  # W picked the second feature
+    1
+
+    New points: the projection X W, and labels by the Nystrom extension of the embedding.
+
+    >>> model.transform(X[100:]).shape
+    (20, 1)
+    >>> round(nmi(model.predict(X[100:]), b[100:]), 2)
+    1.0
     """
 
     _parameter_constraints = {
@@ -505,8 +544,16 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         """Find an alternative clustering of X, novel with respect to y (and, with ``n_views`` > 1,
         further ones, each novel with respect to y and the views before it).
 
-        y : labels (n,), or several existing clusterings as a list of label arrays or an
-        (n, n_existing) array.
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_existing), or list of such
+            The existing clustering(s) to be novel against: labels of any type, or several
+            clusterings as a list of label arrays or as columns.
+
+        Returns
+        -------
+        self : KDAC
         """
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
         X = validate_X(self, X, reset=True, min_samples=2)
@@ -739,7 +786,18 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
             )
 
     def fit_predict(self, X, y=None):
-        """Fit and return ``labels_`` (y, the existing clustering, is required)."""
+        """Fit and return ``labels_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_existing), or list of such
+            The existing clustering(s), required (see :meth:`fit`).
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+        """
         return self.fit(X, y).labels_
 
     # ----------------------------------------------------------------------------------------
@@ -805,14 +863,33 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         return validate_X(self, X, reset=False)
 
     def transform(self, X):
-        """Project X onto the learned subspace: X W, shape (m, n_components_) (``projection_`` W)."""
+        """Project X onto the learned subspace: X W, W = ``projection_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+
+        Returns
+        -------
+        X_projected : ndarray of shape (m, q)
+            q = ``n_components_``.
+        """
         X = self._check_new(X)
         return X @ self.projection_
 
     def extend_embedding(self, X):
-        """The spectral embedding U extended to the rows of X (m x n_clusters), by the Nystrom
-        formula of the class docstring: ``extend_embedding(X_train)`` reproduces ``embedding_``
-        (to the U-step's eigensolver accuracy, ``nystrom_residual_``)."""
+        """The spectral embedding U extended to the rows of X, by the Nystrom formula of the
+        class docstring: ``extend_embedding(X_train)`` reproduces ``embedding_`` (to the U-step's
+        eigensolver accuracy, ``nystrom_residual_``).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+
+        Returns
+        -------
+        U : ndarray of shape (m, n_clusters)
+        """
         X = self._check_new(X)
         Z = (X - self._x_mean) @ self.projection_
         if not np.isfinite(Z).all():
@@ -823,7 +900,16 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
     def predict(self, X):
         """Alternative-cluster labels of new points: the Nystrom extension of U (class docstring),
         the row normalisation of fit (``normalize_rows``), then the nearest of the fitted k-means
-        ``cluster_centers_``. ``predict(X_train)`` reproduces ``labels_``."""
+        ``cluster_centers_``. ``predict(X_train)`` reproduces ``labels_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+
+        Returns
+        -------
+        labels : ndarray of shape (m,)
+        """
         features = self._clustering_features(self.extend_embedding(X))
         centres = self.cluster_centers_
         distances = np.einsum("ij,ij->i", centres, centres)[None, :] - 2.0 * (features @ centres.T)

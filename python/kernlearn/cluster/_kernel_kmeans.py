@@ -51,14 +51,14 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
     on the training data reproduces ``labels_``.
 
     Out-of-sample rule (the kernel k-means distance, e.g. Dhillon, Guan & Kulis, KDD 2004). With
-    a_c the indicator of cluster c divided by |c|, the squared feature-space distance of a point x
-    to the centre of c is
+    a_c the indicator of cluster c divided by ``|c|``, the squared feature-space distance of a
+    point x to the centre of c is::
 
         |phi(x) - m_c|^2 = k(x, x) - 2 sum_j a_cj k(x, x_j) + a_c' K+ a_c
                          = k(x, x) - 2/|c| sum_{j in c} k(x, x_j) + 1/|c|^2 sum_{j,l in c} K+_jl.
 
     ``predict`` takes the argmin over c, which does not need k(x, x). The centre norms
-    a_c' K+ a_c = |F'a_c|^2 are those of the kernel the fit clustered (K+, the clipped kernel), so
+    ``a_c' K+ a_c = |F'a_c|^2`` are those of the kernel the fit clustered (K+, the clipped kernel), so
     on a PSD K (K+ = K up to rounding) ``predict(K)`` reproduces ``labels_`` and
     ``transform(K, np.diag(K))`` the distances of the fitted factor. With ``kernel="factor"`` the
     same rule is the Euclidean distance of the new rows to ``cluster_centers_``.
@@ -85,6 +85,32 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         Iterations of scikit-learn's k-means (the Lloyd steps after it are not counted).
     n_features_in_ : int
         r, or n for a precomputed kernel.
+
+    Examples
+    --------
+    With a precomputed kernel: fit on the training kernel, then place new points by their
+    cross-kernel with the training points. (With ``kernel="factor"``, the default, ``fit`` takes a
+    factor such as ``SimpleNPKL().embedding_`` and ``predict`` its ``transform`` of new points;
+    see :class:`kernlearn.npkl.SimpleNPKL`.)
+
+    >>> import numpy as np
+    >>> from kernlearn.cluster import KernelKMeans
+    >>> from kernlearn.datasets import load_iris
+    >>> from kernlearn.evaluation import nmi
+    >>> from kernlearn.kernels import rbf_kernel
+    >>> X, y = load_iris(return_X_y=True)
+    >>> test = np.random.RandomState(0).rand(150) < 0.2  # hold out about a fifth
+    >>> K = rbf_kernel(X[~test], gamma=0.5)
+    >>> km = KernelKMeans(3, kernel="precomputed", random_state=0).fit(K)
+    >>> sorted(np.bincount(km.labels_).tolist())
+    [34, 42, 46]
+    >>> round(nmi(y[~test], km.labels_), 2)
+    0.79
+    >>> K_new = rbf_kernel(X[test], X[~test], gamma=0.5)  # k(new, training)
+    >>> round(nmi(y[test], km.predict(K_new)), 2)
+    0.82
+    >>> km.transform(K_new, kernel_diagonal=np.ones(len(K_new))).shape  # k(x, x) = 1 for the RBF kernel
+    (28, 3)
     """
 
     _parameter_constraints = {
@@ -169,18 +195,52 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         return labels, A, centres
 
     def fit(self, X, y=None):
-        """Cluster the factor rows X (n x r), or the points of the n x n kernel matrix X."""
+        """Cluster the factor rows X (n x r), or the points of the n x n kernel matrix X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, r) or (n_samples, n_samples)
+            A kernel factor F (K = F F', ``kernel="factor"``) or the kernel matrix K
+            (``kernel="precomputed"``, symmetric).
+        y : ignored
+
+        Returns
+        -------
+        self : KernelKMeans
+        """
         self._fit(X)
         return self
 
     def fit_predict(self, X, y=None):
-        """Fit and return ``labels_``."""
+        """Fit and return ``labels_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, r) or (n_samples, n_samples)
+            As in :meth:`fit`.
+        y : ignored
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+        """
         return self.fit(X).labels_
 
     def fit_transform(self, X, y=None):
-        """Fit and return the training points' squared distances to the centres (n x n_clusters),
+        """Fit and return the training points' squared distances to the centres,
         in the feature space of the kernel the fit clustered (for a precomputed K, the clipped
-        K+): ``transform(K, np.diag(K))`` gives the same on a PSD K."""
+        K+): ``transform(K, np.diag(K))`` gives the same on a PSD K.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, r) or (n_samples, n_samples)
+            As in :meth:`fit`.
+        y : ignored
+
+        Returns
+        -------
+        distances : ndarray of shape (n_samples, n_clusters)
+        """
         F, centres, centre_norms = self._fit(X)
         return _squared_distances(F, centres, centre_norms)
 
@@ -218,15 +278,23 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         return X, diagonal
 
     def transform(self, X, kernel_diagonal=None):
-        """Squared feature-space distances of new points to the centres, shape (m, n_clusters).
-
-        X : new factor rows (m x r) with ``kernel="factor"``; the cross-kernel k(new, training)
-            (m x n) with ``kernel="precomputed"``.
-        kernel_diagonal : array (m,), k(x, x) of the new points; required with
-            ``kernel="precomputed"`` (with a factor it is the rows' squared norms).
+        """Squared feature-space distances of new points to the centres.
 
         Values are clipped at 0 (they are differences of rounded terms; the rule: class docstring).
         Unlike :meth:`sklearn.cluster.KMeans.transform`, the distances are squared.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, r) or (m, n_samples)
+            New factor rows with ``kernel="factor"``; the cross-kernel k(new, training) with
+            ``kernel="precomputed"``.
+        kernel_diagonal : array-like of shape (m,), optional
+            k(x, x) of the new points; required with ``kernel="precomputed"`` (with a factor it
+            is the rows' squared norms, and must not be given).
+
+        Returns
+        -------
+        distances : ndarray of shape (m, n_clusters)
         """
         X, diagonal = self._check_new(X, kernel_diagonal, need_diagonal=True)
         out = np.empty((X.shape[0], int(self.n_clusters)))
@@ -238,8 +306,19 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         return out
 
     def predict(self, X):
-        """The nearest centre of each new point (rule: class docstring); X as in :meth:`transform`.
-        k(x, x) does not change the argmin, so no diagonal is needed."""
+        """The nearest centre of each new point (rule: class docstring).
+
+        k(x, x) does not change the argmin, so no diagonal is needed.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, r) or (m, n_samples)
+            As in :meth:`transform`.
+
+        Returns
+        -------
+        labels : ndarray of shape (m,)
+        """
         X, _ = self._check_new(X)
         labels = np.empty(X.shape[0], dtype=self.labels_.dtype)
         for start in range(0, X.shape[0], _BLOCK_ROWS):
@@ -249,5 +328,19 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
 
     def score(self, X, y=None, kernel_diagonal=None):
         """Minus the sum of the squared distances of X to their nearest centres (as
-        :meth:`sklearn.cluster.KMeans.score`); ``kernel_diagonal`` as in :meth:`transform`."""
+        :meth:`sklearn.cluster.KMeans.score`).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, r) or (m, n_samples)
+            As in :meth:`transform`.
+        y : ignored
+        kernel_diagonal : array-like of shape (m,), optional
+            As in :meth:`transform`.
+
+        Returns
+        -------
+        score : float
+            Larger is better (0 when every point sits on its centre).
+        """
         return -float(self.transform(X, kernel_diagonal).min(axis=1).sum())

@@ -282,8 +282,18 @@ class _SaddleEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         return reconstruction_rows(F, self._training.X, X, indices, distances)
 
     def transform(self, X):
-        """The embedding of new points X (n_new x n_components) by the locally linear extension
-        (class docstring); on the training points it is ``embedding_``."""
+        """The embedding of new points X by the locally linear extension (class docstring); on
+        the training points it is ``embedding_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features)
+            New points, in the features of the training data.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_new, n_components)
+        """
         check_is_fitted(self, "eigenvectors_")
         return self._extend(X, self.embedding_)
 
@@ -304,7 +314,19 @@ class _SaddleEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         return rows @ (F if X_other is None else self._extend(X_other, F)).T
 
     def fit_transform(self, X, y=None, **fit_params):
-        """``fit`` and return ``embedding_``."""
+        """``fit`` and return ``embedding_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            As in ``fit``.
+        y : array-like, optional
+            As in ``fit`` (required by :class:`ColoredMVU`, ignored by the others).
+
+        Returns
+        -------
+        embedding : ndarray of shape (n_samples, n_components)
+        """
         return self.fit(X, y, **fit_params).embedding_
 
     @property

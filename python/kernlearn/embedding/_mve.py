@@ -71,9 +71,38 @@ class MinimumVolumeEmbedding(_DistancePreserving):
     Attributes
     ----------
     embedding_, eigenvalues_, eigenvectors_, dual_coef_, pairs_
-    n_iter_ : outer iterations; n_inner_iter_ : inner iterations in total
+        As in :class:`ColoredMVU`.
+    n_iter_ : outer iterations
+    n_inner_iter_ : inner iterations in total
+    converged_ : whether the outer loop settled (F changed by less than ``outer_tol`` in a step
+        solved to ``tol``)
+    init_ : the initialisation used ("pca" or "mvu")
+    B_ : the bound on tr K^2 used (input units)
     history_ : dict of arrays per outer iteration: objective (F), energy_outside (share of
-        sum lambda beyond the top d), inner_iterations, gap (relative, last inner)
+        sum lambda beyond the top d), inner_iterations, gap (relative, last inner),
+        inner_converged
+
+    Examples
+    --------
+    A 2-D sheet bent into an S in 3-D, unfolded; ``t`` is each point's position along the S:
+
+    >>> from scipy.stats import spearmanr
+    >>> from sklearn.datasets import make_s_curve
+    >>> from kernlearn.embedding import MinimumVolumeEmbedding
+    >>> X, t = make_s_curve(80, random_state=0)
+    >>> mve = MinimumVolumeEmbedding(2, random_state=0).fit(X)
+    >>> mve.embedding_.shape, mve.converged_
+    ((80, 2), True)
+    >>> round(float(mve.history_["energy_outside"][-1]), 3)  # spectrum share beyond the top 2
+    0.0
+    >>> bool(abs(spearmanr(mve.embedding_[:, 0], t)[0]) > 0.99)  # the first axis runs along the S
+    True
+    >>> X_new, t_new = make_s_curve(20, random_state=1)
+    >>> E_new = mve.transform(X_new)  # new points, by the locally linear extension
+    >>> E_new.shape
+    (20, 2)
+    >>> bool(abs(spearmanr(E_new[:, 0], t_new)[0]) > 0.99)
+    True
     """
 
     _unfolds = True
@@ -128,6 +157,17 @@ class MinimumVolumeEmbedding(_DistancePreserving):
         self.callback = callback
 
     def fit(self, X, y=None):
+        """Learn the kernel and the embedding of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self : MinimumVolumeEmbedding
+        """
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
         X = validate_X(self, X, min_samples=3)
         n = X.shape[0]

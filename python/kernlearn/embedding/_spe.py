@@ -68,10 +68,42 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
     Attributes
     ----------
     embedding_, eigenvalues_, eigenvectors_
-    triplets_ : (t, 3) the active (i, j, k); dual_coef_ : their alpha
+        As in :class:`ColoredMVU`.
+    triplets_ : (t, 3) the active (i, j, k)
+    dual_coef_ : their alpha
     B_ : the bound on tr K^2 used
-    slack_ : xi at the returned K; max_violation_ : max over every triplet of d_ik - d_ij
-    n_iter_ : rounds; history_ : per round: n_triplets, max_violation, slack, inner_iterations, gap
+    slack_ : xi at the returned K
+    max_violation_ : max over every triplet of d_ik - d_ij
+    n_iter_ : rounds
+    converged_ : whether the last round found no triplet violated beyond the slack (and tol)
+    history_ : per round: n_triplets, max_violation, slack, inner_iterations, gap
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernlearn.datasets import load_iris
+    >>> from kernlearn.embedding import StructurePreservingEmbedding
+    >>> from kernlearn.graph import knn_graph
+    >>> X = load_iris().data
+    >>> new = np.arange(150) % 5 == 0  # every fifth flower is held out
+    >>> spe = StructurePreservingEmbedding(2, random_state=0).fit(X[~new])
+    >>> spe.embedding_.shape, spe.converged_
+    ((120, 2), True)
+    >>> spe.transform(X[new]).shape  # by the locally linear extension
+    (30, 2)
+
+    The learned kernel as a whole (its factor over every eigenpair, not only the top two) keeps
+    most of the input's kNN graph:
+
+    >>> W = knn_graph(X[~new], 5)
+    >>> round(W.multiply(knn_graph(spe.kernel(), 5)).nnz / W.nnz, 1)
+    0.8
+
+    A graph can be embedded directly (there are no features then, so no ``transform``):
+
+    >>> spe = StructurePreservingEmbedding(2, affinity="precomputed", random_state=0).fit(W)
+    >>> spe.embedding_.shape
+    (120, 2)
     """
 
     _saddle_progress_level = 2  # the saddle-point solves are the inner loop
@@ -128,6 +160,19 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
         return tags
 
     def fit(self, X, y=None):
+        """Learn the kernel and the embedding of X's graph.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features) or (n_samples, n_samples)
+            Features (dense or CSR), or with ``affinity="precomputed"`` the symmetric 0/1
+            connectivity matrix W.
+        y : ignored
+
+        Returns
+        -------
+        self : StructurePreservingEmbedding
+        """
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
         if self.affinity == "precomputed":
             W = check_connectivity(X)
