@@ -33,6 +33,25 @@ def test_the_users_backend_is_kept():
     assert out.stdout.split() == ["svg", "svg"]
 
 
+_NO_PYPLOT = """
+import sys, numpy as np, scipy.sparse as sp
+from matplotlib.figure import Figure
+from kernlearn.plot import plot_convergence, plot_embedding, plot_graph, plot_metric
+plot_embedding(np.random.rand(9, 2), ax=Figure().subplots())
+plot_graph(sp.eye(9, format="csr"), np.random.rand(9, 2), ax=Figure().subplots())
+plot_metric(np.eye(3), ax=Figure().subplots())
+plot_convergence({"dual": [0, 1], "primal": [2, 1.5], "gap": [2, 0.5]}, ax=Figure().subplots())
+print("matplotlib.pyplot" in sys.modules)
+"""
+
+
+def test_drawing_on_a_given_axes_never_imports_pyplot():
+    # pyplot (and its backend) is the user's business: with ax= the functions do not touch it.
+    env = {"PYTHONPATH": ":".join(sys.path)}
+    out = subprocess.run([sys.executable, "-c", _NO_PYPLOT], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False"]
+
+
 @pytest.mark.parametrize("labels", [None, np.arange(12) % 3])
 def test_embedding_and_graph_plots_do_not_warn(labels):
     import matplotlib.pyplot as plt

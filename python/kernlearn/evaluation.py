@@ -1,8 +1,7 @@
 """Evaluation measures."""
 
 import numpy as np
-from sklearn.metrics import normalized_mutual_info_score, roc_auc_score
-from sklearn.metrics.cluster import contingency_matrix
+from sklearn.metrics import normalized_mutual_info_score, rand_score, roc_auc_score
 
 __all__ = ["nmi", "pair_distance_auc", "pairwise_cluster_accuracy"]
 
@@ -24,7 +23,37 @@ def _check_partitions(a, b, names):
 
 def nmi(labels_a, labels_b):
     """Normalised mutual information with the geometric-mean normalisation I / sqrt(H_a H_b):
-    the NMI and "novelty" of the alternative-clustering papers (Niu et al.; Wu et al., Table 1)."""
+    the NMI and "novelty" of the alternative-clustering papers (Niu et al.; Wu et al., Table 1).
+
+    Parameters
+    ----------
+    labels_a, labels_b : array-like of shape (n_samples,)
+        Two partitions of the same points (any hashable labels).
+
+    Returns
+    -------
+    float
+        In [0, 1]: 1 when the partitions agree up to renaming the clusters, 0 when they are
+        independent. Symmetric in its arguments.
+
+    Examples
+    --------
+    The two labellings of the CMU faces, identity and head pose, are nearly independent; a
+    clustering of the images finds the identities, not the poses (a low NMI with an existing
+    clustering is the "novelty" of an alternative one):
+
+    >>> from sklearn.cluster import AgglomerativeClustering
+    >>> from kernlearn.datasets import load_faces
+    >>> from kernlearn.evaluation import nmi
+    >>> faces = load_faces()
+    >>> round(nmi(faces.target, faces.target_pose), 3)
+    0.001
+    >>> clusters = AgglomerativeClustering(n_clusters=20).fit_predict(faces.data)
+    >>> round(nmi(clusters, faces.target), 2), round(nmi(clusters, faces.target_pose), 2)
+    (0.83, 0.1)
+    >>> round(nmi([0, 0, 1, 1], ["b", "b", "a", "a"]), 3)
+    1.0
+    """
     labels_a, labels_b = _check_partitions(labels_a, labels_b, ("labels_a", "labels_b"))
     return normalized_mutual_info_score(labels_a, labels_b, average_method="geometric")
 
@@ -33,23 +62,43 @@ def pairwise_cluster_accuracy(y_true, y_pred):
     """Fraction of the n (n - 1) / 2 point pairs on which two partitions agree.
 
     The "cluster accuracy" of Hoi et al. (2007) and SimpleNPKL (Section 7.2): a pair counts when
-    both partitions put it in one cluster or both split it (the Rand index). Computed from the
-    contingency table in O(n + k1 k2), never over the pairs.
+    both partitions put it in one cluster or both split it. That is the Rand index, and this is
+    :func:`sklearn.metrics.rand_score` under the papers' name, with kernlearn's input checks.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n_samples,), n_samples >= 2
+        Two partitions of the same points (any hashable labels; the cluster names need not
+        match).
+
+    Returns
+    -------
+    float
+        In [0, 1]; 1 when the partitions agree up to renaming the clusters.
+
+    Examples
+    --------
+    >>> from sklearn.cluster import AgglomerativeClustering
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from kernlearn.datasets import load_wine
+    >>> from kernlearn.evaluation import pairwise_cluster_accuracy
+    >>> X, y = load_wine(return_X_y=True)
+    >>> clusters = AgglomerativeClustering(n_clusters=3).fit_predict(StandardScaler().fit_transform(X))
+    >>> round(pairwise_cluster_accuracy(y, clusters), 3)
+    0.906
+
+    Only the grouping counts, not the names; of the 6 pairs of 4 points, these two
+    partitions agree on 2 (pairs (0, 2) and (1, 3), split by both):
+
+    >>> pairwise_cluster_accuracy([0, 0, 1, 1], [5, 5, 7, 7])
+    1.0
+    >>> round(pairwise_cluster_accuracy([0, 0, 1, 1], [0, 1, 1, 0]), 3)
+    0.333
     """
     y_true, y_pred = _check_partitions(y_true, y_pred, ("y_true", "y_pred"))
-    n = y_true.size
-    if n < 2:
+    if y_true.size < 2:
         raise ValueError("need at least 2 points to form a pair")
-    table = contingency_matrix(y_true, y_pred, sparse=True).astype(np.float64)
-    rows = np.asarray(table.sum(axis=1)).ravel()  # cluster sizes of each partition
-    cols = np.asarray(table.sum(axis=0)).ravel()
-
-    def together(counts):
-        return float((counts * (counts - 1)).sum() / 2)
-
-    total = n * (n - 1) / 2
-    disagree = together(rows) + together(cols) - 2 * together(table.data)
-    return (total - disagree) / total
+    return float(rand_score(y_true, y_pred))
 
 
 def pair_distance_auc(embedding, pairs, pair_labels):
@@ -60,7 +109,44 @@ def pair_distance_auc(embedding, pairs, pair_labels):
     1 when every must-link pair is closer than every cannot-link pair, 0.5 for no separation.
     The squared distance, not the cosine, is what kernel k-means and nearest neighbours read:
     points the kernel gives (nearly) no mass all sit at the origin, close to each other whatever
-    their pairs say, and score 0.5 here even when their directions would separate them."""
+    their pairs say, and score 0.5 here even when their directions would separate them.
+
+    Parameters
+    ----------
+    embedding : array-like of shape (n_samples, rank)
+        A factor F of the kernel, K = F F' (e.g. ``embedding_``), or any features whose
+        Euclidean distances are to be scored (e.g. a metric learner's ``transform``).
+    pairs : array-like of shape (n_pairs, 2)
+        Row indices into ``embedding``.
+    pair_labels : array-like of shape (n_pairs,)
+        +1 must-link, -1 cannot-link; both must occur.
+
+    Returns
+    -------
+    float
+        The ROC AUC, in [0, 1].
+
+    Examples
+    --------
+    Held-out pairs (among the points whose labels the fit did not see) scored on standardised
+    wine features and in the space of the metric S3ML learns from 20 % of the labels:
+
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from kernlearn.constraints import from_labels
+    >>> from kernlearn.datasets import load_wine
+    >>> from kernlearn.evaluation import pair_distance_auc
+    >>> from kernlearn.metric import S3ML
+    >>> X, y = load_wine(return_X_y=True)
+    >>> labelled = np.random.default_rng(0).random(len(y)) < 0.2
+    >>> model = S3ML(random_state=0).fit(X, np.where(labelled, y, -1))
+    >>> pairs, pair_labels = from_labels(np.where(labelled, -1, y), n_pairs=500, random_state=0)
+    >>> bool(labelled[pairs].any())
+    False
+    >>> round(pair_distance_auc(StandardScaler().fit_transform(X), pairs, pair_labels), 2)
+    0.84
+    >>> round(pair_distance_auc(model.transform(X), pairs, pair_labels), 2)
+    0.9
+    """
     F = np.asarray(embedding, dtype=np.float64)
     if F.ndim != 2:
         raise ValueError(f"embedding must be 2-D (n, rank), got shape {F.shape}")

@@ -9,7 +9,7 @@ the model is eq. (5)/(6),
 
 a difference of convex functions g - h with g = loss + (lambda/2) a'K+ a, h = (lambda/2) a'K- a.
 CCCP (Yuille & Rangarajan) linearises h at a_k and minimises the convex F_k of eq. (9); CCICP stops
-the inner gradient descent early (|F_k(t+1) - F_k(t)| <= eps, Algorithm 1).
+the inner gradient descent early (``|F_k(t+1) - F_k(t)| <= eps``, Algorithm 1).
 
 **The paper's model is ill-posed.** When K has a negative eigenvalue mu_min with eigenvector v,
 F(s v) = loss + (lambda/2) mu_min s^2 -> -infinity: objective (6) is unbounded below, and exact
@@ -39,11 +39,11 @@ indefinite kernel raises :class:`IndefiniteKernelWarning`; ``solver="newton"`` r
 
 **Decompositions** (K- = V diag(w) V' + s I, K+ = K + K-; only K is stored densely):
 
-- ``"spectral"``: Proposition 1 as the paper builds it, K- = tau I + V_- |M_-| V_-' over the
-  negative eigenpairs (V_-, M_-) with tau = max(-mu_min, 0) (the paper's condition tau >= -mu_n;
+- ``"spectral"``: Proposition 1 as the paper builds it, ``K- = tau I + V_- |M_-| V_-'`` over the
+  negative eigenpairs ``(V_-, M_-)`` with tau = max(-mu_min, 0) (the paper's condition tau >= -mu_n;
   its "rho - mu_{v+1}" is a typo for "tau - mu_{v+1}"). The negative pairs come from the threshold
   mode of the Lanczos core, or LAPACK when they are many; ``max_negative_rank`` caps them (the
-  decomposition stays exact and PSD because tau >= |mu| for every pair left out).
+  decomposition stays exact and PSD because ``tau >= |mu|`` for every pair left out).
 - ``"shift"``: K- = s I, K+ = K + s I with s = max(-mu_min, 0): exact, and it needs only the
   smallest eigenvalue (one Lanczos run), never an O(n^3) eigendecomposition.
 
@@ -110,9 +110,55 @@ class IndefiniteKernelWarning(UserWarning):
 class KreinDecomposition:
     """K = K+ - K- with K- = V diag(w) V' + shift I and K+ = K + K- (both PSD).
 
-    Attributes: ``method``, ``negative_vectors`` (V, n x r), ``negative_weights`` (w >= 0),
-    ``shift``, ``mu_min``, ``mu_max`` (extreme eigenvalues of K), ``seconds``, ``n_matvec``,
-    ``negative_converged`` (whether every negative eigenpair was certified found).
+    What :func:`krein_decomposition` returns. Only K is stored densely: K- is kept as its
+    factors and applied by :meth:`negative_times`.
+
+    Attributes
+    ----------
+    method : str
+        The decomposition: "shift" or "spectral".
+    negative_vectors : ndarray of shape (n, r)
+        V: the negative eigenvectors kept (r = 0 for "shift").
+    negative_weights : ndarray of shape (r,)
+        w >= 0: minus their eigenvalues.
+    shift : float
+        The multiple of I in K-: tau >= max(-mu_min, 0).
+    mu_min, mu_max : float
+        The extreme eigenvalues of K.
+    seconds : float
+        Time taken.
+    n_matvec : int
+        Lanczos mat-vecs (0 when a dense eigensolver ran).
+    negative_converged : bool
+        Whether every negative eigenpair was certified found.
+
+    Examples
+    --------
+    The truncated-L1 kernel of the (min-max scaled) iris data is indefinite:
+
+    >>> from sklearn.preprocessing import MinMaxScaler
+    >>> from kernlearn.datasets import load_iris
+    >>> from kernlearn.indefinite import KreinDecomposition, krein_decomposition
+    >>> from kernlearn.kernels import tl1_kernel
+    >>> X, _ = load_iris(return_X_y=True)
+    >>> K = tl1_kernel(MinMaxScaler().fit_transform(X))
+    >>> dec = krein_decomposition(K, "spectral")
+    >>> isinstance(dec, KreinDecomposition)
+    True
+    >>> dec.method, dec.negative_vectors.shape, dec.negative_converged
+    ('spectral', (150, 5), True)
+    >>> round(dec.mu_min, 2), round(dec.mu_max), round(dec.shift, 2)
+    (-0.27, 251, 0.27)
+
+    ``negative_times`` applies K- = V diag(w) V' + shift I to a vector without forming it:
+
+    >>> V, w = dec.negative_vectors, dec.negative_weights
+    >>> K_minus = (V * w) @ V.T + dec.shift * np.eye(len(K))
+    >>> x = np.ones(len(K))
+    >>> bool(np.allclose(dec.negative_times(x), K_minus @ x))
+    True
+    >>> round(dec.norm_positive, 1)
+    251.4
     """
 
     def __init__(self, method, V, w, shift, mu_min, mu_max, seconds, n_matvec, negative_converged=True):
@@ -188,6 +234,45 @@ def krein_decomposition(
         "spectral" above SPECTRAL_DENSE_MAX_N: cap on the threshold-mode Lanczos run for the
         negative eigenpairs (``negative_converged`` in the result says whether it finished); the
         decomposition is exact and PSD either way.
+    tol : float in (0, 1)
+        Relative tolerance of the eigenvalues; "spectral" counts an eigenvalue below
+        ``-tol * max(|mu_min|, |mu_max|)`` as negative.
+    random_state : int, RandomState or None
+        Start vectors of the Lanczos runs (large K only).
+    n_jobs : int, optional
+        Threads for the mat-vecs.
+
+    Returns
+    -------
+    KreinDecomposition
+        V, w, the shift and the extreme eigenvalues of K.
+
+    Examples
+    --------
+    The truncated-L1 kernel of the (min-max scaled) iris data has five negative eigenvalues:
+
+    >>> from sklearn.preprocessing import MinMaxScaler
+    >>> from kernlearn.datasets import load_iris
+    >>> from kernlearn.indefinite import krein_decomposition
+    >>> from kernlearn.kernels import tl1_kernel
+    >>> X, _ = load_iris(return_X_y=True)
+    >>> K = tl1_kernel(MinMaxScaler().fit_transform(X))
+    >>> dec = krein_decomposition(K, "spectral")
+    >>> dec.negative_weights.size, round(dec.mu_min, 2), round(dec.shift, 2)
+    (5, -0.27, 0.27)
+
+    K+ = K + K- is positive semidefinite:
+
+    >>> V, w = dec.negative_vectors, dec.negative_weights
+    >>> K_plus = K + (V * w) @ V.T + dec.shift * np.eye(len(K))
+    >>> bool(np.linalg.eigvalsh(K_plus)[0] > -1e-9 * dec.mu_max)
+    True
+
+    "shift" (the default) needs only the smallest eigenvalue: K- = s I.
+
+    >>> shift = krein_decomposition(K, random_state=0)
+    >>> shift.method, shift.negative_weights.size, round(shift.shift, 2)
+    ('shift', 0, 0.27)
     """
     validate_params(
         _KREIN_PARAMETERS,
@@ -336,7 +421,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
     eps, max_outer, max_inner, learning_rate, decay, schedule
         The paper's solvers only (the Newton solver ignores them).
     eps : float, optional
-        Inner stopping threshold on |F_k(t+1) - F_k(t)|; default 1 ("ccicp-gd"), 1e-4 (others), as
+        Inner stopping threshold on ``|F_k(t+1) - F_k(t)|``; default 1 ("ccicp-gd"), 1e-4 (others), as
         in the paper.
     max_outer : int
         Outer (CCCP) iterations (the paper's k_max = 20).
@@ -399,6 +484,35 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         kernel, which is not kept.
     shape_fit_ : tuple
         Shape of the training X (or kernel).
+
+    Examples
+    --------
+    The paper's TL1 kernel on the sonar returns (features in [0, 1], as the kernel's default
+    tau assumes), fitted on 70 % of the points and scored on the rest:
+
+    >>> from sklearn.model_selection import train_test_split
+    >>> from kernlearn.datasets import load_sonar
+    >>> from kernlearn.indefinite import IndefiniteKernelLogisticRegression
+    >>> X, y = load_sonar(return_X_y=True)
+    >>> X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
+    >>> model = IndefiniteKernelLogisticRegression(kernel="tl1").fit(X_train, y_train)
+    >>> model.dual_coef_.shape, model.converged_
+    ((1, 145), array([ True]))
+
+    This kernel happens to be positive definite on sonar (smallest eigenvalue above 0), so K- = 0
+    and the fit is plain kernel logistic regression:
+
+    >>> round(model.decomposition_["mu_min"], 2), model.decomposition_["shift"]
+    (0.69, 0.0)
+    >>> model.predict(X_test[:8]).tolist()
+    [1, 0, 1, 0, 0, 0, 1, 0]
+    >>> y_test[:8].tolist()
+    [1, 0, 1, 0, 0, 0, 1, 1]
+    >>> model.predict_proba(X_test[:2]).round(2)
+    array([[0.  , 1.  ],
+           [0.94, 0.06]])
+    >>> round(model.score(X_test, y_test), 2)
+    0.86
     """
 
     _parameter_constraints = {
@@ -517,7 +631,20 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         return K
 
     def fit(self, X, y):
-        """Fit on training inputs X (or a precomputed (n, n) kernel) and labels y."""
+        """Fit on training inputs X (or a precomputed (n, n) kernel) and labels y.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
+            Training inputs; with ``kernel="precomputed"`` the training kernel.
+        y : array-like of shape (n_samples,)
+            Class labels, at least two classes (more are fitted one-vs-rest).
+
+        Returns
+        -------
+        self : IndefiniteKernelLogisticRegression
+            The fitted estimator.
+        """
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
         eps = self._eps()
         with naming("X", "y"):
@@ -753,7 +880,18 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         )
 
     def decision_function(self, X):
-        """K(X, X_fit) a + b: one column per class for one-vs-rest, a vector for two classes."""
+        """K(X, X_fit) a + b: one column per class for one-vs-rest, a vector for two classes.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            New points; with ``kernel="precomputed"`` their kernel against the training points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For two classes, > 0 means ``classes_[1]``; otherwise one column per class.
+        """
         check_is_fitted(self)
         with naming("X"):
             X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
@@ -770,7 +908,18 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         return scores[:, 0] if self.classes_.size == 2 else scores
 
     def predict_proba(self, X):
-        """Probabilities: the logistic of the decision values (one-vs-rest ones normalised to sum 1)."""
+        """Probabilities: the logistic of the decision values (one-vs-rest ones normalised to sum 1).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            As in :meth:`decision_function`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Class probabilities, columns in the order of ``classes_``; rows sum to 1.
+        """
         scores = self.decision_function(X)
         if self.classes_.size == 2:
             p = expit(scores)
@@ -779,7 +928,39 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         return p / p.sum(axis=1, keepdims=True)
 
     def predict(self, X):
+        """Class labels: the sign of the decision value, or its largest column for one-vs-rest.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            As in :meth:`decision_function`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         scores = self.decision_function(X)
         if self.classes_.size == 2:
             return self.classes_[(scores > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy of ``predict(X)`` against y.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            As in :meth:`decision_function`.
+        y : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weights of the samples.
+
+        Returns
+        -------
+        float
+            The fraction of correctly predicted labels (weighted), as
+            :func:`sklearn.metrics.accuracy_score` computes it.
+        """
+        return super().score(X, y, sample_weight=sample_weight)

@@ -1,14 +1,16 @@
 """Small benchmark data sets for kernel methods.
 
-Every loader returns a :class:`sklearn.utils.Bunch` with ``data`` (float64,
-C-contiguous, a new array on every call), ``target`` (int64 labels 0..K-1),
-``target_names``, ``feature_names``, ``DESCR``, ``filename`` and ``name``, or
-``(data, target)`` when called with ``return_X_y=True``. Iris and wine come
-from scikit-learn; the others are bundled in the ``data`` folder.
+The bundled loaders (sonar, ionosphere, glass, faces; files in the ``data`` folder) return a
+:class:`sklearn.utils.Bunch` with ``data`` (float64, C-contiguous, a new array on every call),
+``target`` (int64 labels 0..K-1), ``target_names``, ``feature_names``, ``DESCR`` (source,
+citation, licence), ``filename`` and ``name``, or ``(data, target)`` when called with
+``return_X_y=True``. ``load_iris`` and ``load_wine`` are scikit-learn's own loaders, exported here
+unchanged so that every data set the examples use comes from one module.
 """
 
+from sklearn.datasets import load_iris, load_wine
+
 from ._faces import load_faces
-from ._from_sklearn import load_iris, load_wine
 from ._uci import load_glass, load_ionosphere, load_sonar
 
 __all__ = [

@@ -60,6 +60,23 @@ def load_faces(*, return_X_y=False):
         ``feature_names``, ``DESCR``, ``filename``, ``name``.
     (data, target) : tuple
         If ``return_X_y`` is True.
+
+    Examples
+    --------
+    >>> from kernlearn.datasets import load_faces
+    >>> faces = load_faces()
+    >>> faces.data.shape, np.unique(faces.target).size
+    ((624, 20), 20)
+
+    A second labelling of the same images, by head pose:
+
+    >>> np.bincount(faces.target_pose).tolist(), faces.pose_names.tolist()
+    ([157, 155, 156, 156], ['left', 'right', 'straight', 'up'])
+
+    Each person is seen in every pose, e.g. the first one 8 times in each:
+
+    >>> np.bincount(faces.target_pose[faces.target == 0]).tolist()
+    [8, 8, 8, 8]
     """
     filename = "faces.csv.gz"
     rows = read_bundled_csv(filename)

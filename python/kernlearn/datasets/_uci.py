@@ -109,6 +109,18 @@ def load_sonar(*, return_X_y=False):
         ``feature_names``, ``DESCR``, ``filename``, ``name``.
     (data, target) : tuple
         If ``return_X_y`` is True.
+
+    Examples
+    --------
+    >>> from kernlearn.datasets import load_sonar
+    >>> data = load_sonar()
+    >>> data.data.shape, np.bincount(data.target).tolist(), data.target_names.tolist()
+    ((208, 60), [97, 111], ['R', 'M'])
+
+    Every feature is an energy in [0, 1], the range the TL1 kernel's default tau assumes:
+
+    >>> bool(data.data.min() >= 0), bool(data.data.max() <= 1)
+    (True, True)
     """
     return _load_bundled_uci(
         "sonar",
@@ -136,6 +148,20 @@ def load_ionosphere(*, return_X_y=False):
         ``DESCR``, ``filename``, ``name``.
     (data, target) : tuple
         If ``return_X_y`` is True.
+
+    Examples
+    --------
+    >>> from kernlearn.datasets import load_ionosphere
+    >>> X, y = load_ionosphere(return_X_y=True)
+    >>> X.shape, np.bincount(y).tolist()
+    ((351, 34), [225, 126])
+
+    The second feature is constant (0): guard against its zero deviation when standardising.
+
+    >>> np.flatnonzero(X.std(axis=0) == 0).tolist()
+    [1]
+    >>> bool(X.min() >= -1), bool(X.max() <= 1)
+    (True, True)
     """
     return _load_bundled_uci(
         "ionosphere",
@@ -164,6 +190,20 @@ def load_glass(*, return_X_y=False):
         ``feature_names``, ``DESCR``, ``filename``, ``name``.
     (data, target) : tuple
         If ``return_X_y`` is True.
+
+    Examples
+    --------
+    >>> from kernlearn.datasets import load_glass
+    >>> data = load_glass()
+    >>> data.data.shape, data.feature_names[:3]
+    ((214, 9), ['RI', 'Na', 'Mg'])
+
+    The targets 0..5 stand for the UCI glass types in ``target_names`` (type 4 has no sample):
+
+    >>> np.bincount(data.target).tolist()
+    [70, 76, 17, 13, 9, 29]
+    >>> data.target_names.tolist()
+    [1, 2, 3, 5, 6, 7]
     """
     return _load_bundled_uci(
         "glass",

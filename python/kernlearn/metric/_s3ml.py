@@ -26,12 +26,12 @@ Errata: where the paper's text does not work as written, and what is done instea
    Peaceman-Rachford splitting for a smooth, strongly convex f near M), re-estimated every 20
    iterations. ``step="paper"`` keeps the paper's rule.
 2. **Remark 2's sparsity.** The paper says ALM "preserves the sparsity" of M. With sigma > 0 the
-   Y-step (eq. 25) gives Y_ij = sigma Z_ij / (sigma + mu) wherever |Z_ij| <= rho (sigma + mu): small,
-   never exactly 0. Exact zeros come only at sigma = 0 (the soft threshold). For sigma > 0 the
-   returned M has its entries in h_sigma's quadratic zone (|M_ij| <= sigma rho) rounded to 0 when
+   Y-step (eq. 25) gives Y_ij = sigma Z_ij / (sigma + mu) wherever ``|Z_ij| <= rho (sigma + mu)``:
+   small, never exactly 0. Exact zeros come only at sigma = 0 (the soft threshold). For sigma > 0 the
+   returned M has its entries in h_sigma's quadratic zone (``|M_ij| <= sigma rho``) rounded to 0 when
    that lowers the objective of eq. (13) (ours).
 3. **The dual point (end of Section 4.2).** The paper takes grad h_sigma(M^i) + Sigma as a feasible
-   point of the dual eq. (15). It lies in the box |Z - Sigma| <= rho but need not be positive
+   point of the dual eq. (15). It lies in the box ``|Z - Sigma| <= rho`` but need not be positive
    definite, and then log det Z is undefined: it is not a feasible dual point. Both solvers keep
    the best positive definite box point met (that one and the clip of M^-1 into the box), so the
    reported duality gap is certified.
@@ -69,7 +69,7 @@ Conventions the paper leaves open, chosen here:
 Why S3ML is close to S2ML (diagnosis: bench/results/s3ml_diagnosis.md). With every pair among the
 labelled points a constraint, W0's own +-1 pairs carry most of T: ||T - T0||_F / ||T||_F is
 0.12-0.32 at 5 % labelled and 0.04-0.07 at 20 % on iris, wine and breast cancer, and the S3ML and
-S2ML metrics differ by 2-11 %. After propagation a constrained pair keeps |W_ij| of about 0.55,
+S2ML metrics differ by 2-11 %. After propagation a constrained pair keeps ``|W_ij|`` of about 0.55,
 while a kNN edge between unlabelled points gets about (1 - a) a / k = 0.04, and the constrained
 pairs grow as the square of the labelled points. This follows from eq. (9)-(10) with the paper's
 k = 6, a = 0.5, theta = 0.01, not from an implementation choice; weighing the constraints down
@@ -114,6 +114,32 @@ def admissible_beta(prior_inverse, T, rho):
         1 / lambda_max(-T, B) with B = prior_inverse + rho I, or inf when -T has no positive
         generalised eigenvalue (then every beta >= 0 is admissible) or when 1 / lambda_max exceeds
         the largest float (then every representable beta is).
+
+    Examples
+    --------
+    The bound S3ML's ``fit`` computes for the identity prior, with T from the affinities of
+    iris propagated from the labels of 10 % of the points:
+
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from kernlearn.constraints import from_labels
+    >>> from kernlearn.datasets import load_iris
+    >>> from kernlearn.metric import admissible_beta, laplacian_quadratic_form, propagate_affinities
+    >>> X, y = load_iris(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_semi = np.where(np.random.default_rng(0).random(len(y)) < 0.1, y, -1)
+    >>> T = laplacian_quadratic_form(X, propagate_affinities(X, *from_labels(y_semi)))
+    >>> beta_max = admissible_beta(np.eye(4), T, rho=0.01)
+    >>> print(f"{beta_max:.3g}")
+    0.00151
+    >>> def smallest_eigenvalue(beta):
+    ...     return np.linalg.eigvalsh(np.eye(4) + 0.01 * np.eye(4) + beta * T)[0]
+    >>> bool(smallest_eigenvalue(0.9 * beta_max) > 0), bool(smallest_eigenvalue(1.1 * beta_max) > 0)
+    (True, False)
+
+    A positive semidefinite T (no cannot-link) admits every beta:
+
+    >>> admissible_beta(np.eye(4), np.eye(4), rho=0.01)
+    inf
     """
     validate_params({"rho": [Interval(Real, 0, None)]}, {"rho": rho}, "admissible_beta")
     with naming("T"):
@@ -186,7 +212,7 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     verbose : int, default 0
         1 logs one line after the solve (its iterations, objective, duality gap, beta and the
         number of non-zeros); 2 also each iteration's relative gap (``kernlearn`` logger, see
-        :doc:`/user_guide/index`).
+        :doc:`/getting_started`).
     n_jobs : int or None
         Threads for the kNN search and the propagation.
 
@@ -216,6 +242,46 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     pairs_, pair_labels_ : ndarray
         The constraints used.
     n_features_in_ : int
+
+    Examples
+    --------
+    A metric for iris from the labels of 20 % of the points (y = -1 marks the others):
+
+    >>> from sklearn.neighbors import KNeighborsClassifier
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from kernlearn.datasets import load_iris
+    >>> from kernlearn.metric import S3ML
+    >>> X, y = load_iris(return_X_y=True)
+    >>> labelled = np.random.default_rng(0).random(len(y)) < 0.2
+    >>> model = S3ML(random_state=0).fit(X, np.where(labelled, y, -1))
+    >>> model.metric_.round(1)
+    array([[ 2.1, -1.2,  1.5,  1.4],
+           [-1.2,  2.8, -1.8, -1.8],
+           [ 1.5, -1.8,  3.1,  2. ],
+           [ 1.4, -1.8,  2. ,  3. ]])
+    >>> model.converged_, bool(model.beta_ < model.beta_max_)
+    (True, True)
+
+    ``transform`` maps points to the space where Euclidean distances are the learned ones;
+    there, 1-NN from the labelled points classifies the others better than on standardised
+    features:
+
+    >>> Z = model.transform(X)
+    >>> Z.shape
+    (150, 4)
+    >>> knn = KNeighborsClassifier(n_neighbors=1)
+    >>> round(knn.fit(Z[labelled], y[labelled]).score(Z[~labelled], y[~labelled]), 2)
+    0.91
+    >>> Xs = StandardScaler().fit_transform(X)
+    >>> round(knn.fit(Xs[labelled], y[labelled]).score(Xs[~labelled], y[~labelled]), 2)
+    0.89
+    >>> round(float(model.pair_distance(X[:1], X[50:51])[0]), 2)
+    8.82
+
+    A larger ``rho`` gives a sparser metric (exact zeros in ``support_``):
+
+    >>> int(S3ML(rho=0.3, random_state=0).fit(X, np.where(labelled, y, -1)).support_.sum())
+    6
     """
 
     _parameter_constraints = {
@@ -322,7 +388,24 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """Learn M from points X and constraints: partially labelled ``y`` (-1 = unlabelled;
         every pair among the labelled points; fully labelled y draws pairs as
         :func:`kernlearn.constraints.from_labels` does) or ``pairs`` + ``pair_labels``
-        (+1 must-link, -1 cannot-link)."""
+        (+1 must-link, -1 cannot-link).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            All points, labelled and unlabelled (the kNN graph of the propagation is theirs).
+        y : array-like of shape (n_samples,), optional
+            Class labels, -1 for an unlabelled point. Give y or ``pairs``, not both.
+        pairs : array-like of shape (n_pairs, 2), optional
+            Indices into X of the constrained pairs.
+        pair_labels : array-like of shape (n_pairs,), optional
+            +1 must-link, -1 cannot-link; required with ``pairs``.
+
+        Returns
+        -------
+        self : S3ML
+            The fitted estimator.
+        """
         start = time.perf_counter()
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
         with naming("X"):
@@ -407,7 +490,18 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     def transform(self, X):
         """Map X into the learned space: Euclidean distances there are the learned Mahalanobis
-        distances, ||L (s(x) - s(y))|| = sqrt((s(x) - s(y))' M (s(x) - s(y)))."""
+        distances, ||L (s(x) - s(y))|| = sqrt((s(x) - s(y))' M (s(x) - s(y))).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points, new or fitted.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+            ``standardized(X) @ components_.T`` (s is the standardisation of fit).
+        """
         return self._standardized(X) @ self.components_.T
 
     @property
@@ -421,10 +515,12 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X1, X2 : array-like of shape (n_pairs, n_features)
+            The two points of each pair, one pair per row.
 
         Returns
         -------
         ndarray of shape (n_pairs,)
+            ``sqrt((x1 - x2)' M_input (x1 - x2))`` per pair (see :meth:`get_mahalanobis_matrix`).
         """
         check_is_fitted(self, "components_")
         X1 = check_data(X1, "X1")

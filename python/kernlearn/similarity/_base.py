@@ -14,7 +14,7 @@ negative distances) and labels of some of the points:
 * :class:`REKL` (eq. (7), Algorithm 3) restricts K_i to the eigenvectors of S_i and learns its
   spectrum mu_i on the simplex {mu >= 0, sum mu = tau}: no eigendecomposition per iteration.
 
-Every loss is a convex function ``loss(K, S) -> (value, subgradient)``; "l1" (sum |K - S|),
+Every loss is a convex function ``loss(K, S) -> (value, subgradient)``; "l1" (``sum |K - S|``),
 "fro" (||K - S||_F) and "sq_fro" (||K - S||_F^2) are built in (L1, L2, L3 of Section 4), and a
 callable plugs in any other (for REKL it receives the spectra (mu, lambda) instead).
 
@@ -84,7 +84,7 @@ kernel by the rule
 the linear map that sends the rows of S_i to the rows of K_i (the Nystroem-type extension of a
 spectrum transform, Chen, Gupta & Recht 2009, for REKL; for ESKL, S_i and K_i are the mean
 similarity and the single kernel). S_i^+ keeps the eigenvalues above ``oos_rcond * max |lambda|``.
-With a cut-off below the smallest relevant |eigenvalue| it reproduces K_i on the fitted points,
+With a cut-off below the smallest relevant ``|eigenvalue|`` it reproduces K_i on the fitted points,
 so ``predict(S[idx])`` (the rows idx: similarities to all n fitted points) agrees with the
 transductive labels; but the near-null
 directions of an indefinite S_i are noise, and inverting them ruins the predictions on new
@@ -386,6 +386,11 @@ class _Base(ClassifierMixin, BaseEstimator):
             list. Non-symmetric matrices are symmetrised with a warning; S is not modified.
         y : array (n,)
             Class labels (numbers or strings); the number -1 marks an unlabelled point.
+
+        Returns
+        -------
+        self
+            The fitted estimator.
         """
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
         S = _check_similarities(S)
@@ -535,11 +540,20 @@ class _Base(ClassifierMixin, BaseEstimator):
         """Decision values: of the unlabelled fitted points when S_test is None, else of new
         points by the out-of-sample rule (module docstring).
 
-        S_test : array (n_test, n_train, m), list of m arrays (n_test, n_train), or one array
-        (n_test, n_train) when m = 1: the similarities of the new points to the n_train points
-        passed to fit, in the layout of fit (``S[np.ix_(test, train)]``). Not copied when it is
-        float64 and C-contiguous. Returns shape (n_test,) for two classes (> 0 means
-        ``classes_[1]``), else (n_test, n_classes)."""
+        Parameters
+        ----------
+        S_test : array (n_test, n_train, m), list of m arrays (n_test, n_train), or None
+            The similarities of the new points to the n_train points passed to fit, in the
+            layout of fit (``S[np.ix_(test, train)]``); one array (n_test, n_train) when m = 1.
+            Not copied when it is float64 and C-contiguous. None: the unlabelled fitted points
+            (y = -1 in fit), in their order there.
+
+        Returns
+        -------
+        ndarray of shape (n_test,) or (n_test, n_classes)
+            For two classes, > 0 means ``classes_[1]``; otherwise one column per class
+            (one-vs-rest).
+        """
         check_is_fitted(self, "coef_")
         if S_test is None:
             return self.decision_transductive_[~self.labelled_]
@@ -553,8 +567,18 @@ class _Base(ClassifierMixin, BaseEstimator):
         return dec[:, 0] if dec.shape[1] == 1 else dec
 
     def predict(self, S_test=None):
-        """Class labels of the unlabelled fitted points (S_test None) or of new points
-        (S_test as in :meth:`decision_function`)."""
+        """Class labels of the unlabelled fitted points (S_test None) or of new points.
+
+        Parameters
+        ----------
+        S_test : array (n_test, n_train, m), list of m arrays (n_test, n_train), or None
+            As in :meth:`decision_function`.
+
+        Returns
+        -------
+        ndarray of shape (n_test,)
+            Labels from ``classes_``.
+        """
         return self._labels(self.decision_function(S_test))
 
     def score(self, S_test, y, sample_weight=None):
@@ -564,6 +588,20 @@ class _Base(ClassifierMixin, BaseEstimator):
         sample weights) are left out, so a cross-validation over semi-supervised y scores the
         held-out labelled points only. A ValueError is raised when y has no labelled entry.
         String labels have no such marker: every entry counts.
+
+        Parameters
+        ----------
+        S_test : array (n_test, n_train, m) or list of m arrays (n_test, n_train)
+            As in :meth:`decision_function`.
+        y : array-like of shape (n_test,)
+            True labels; the number -1 marks an entry left out.
+        sample_weight : array-like of shape (n_test,), optional
+            Weights of the entries.
+
+        Returns
+        -------
+        float
+            The (weighted) fraction of labelled entries predicted correctly.
         """
         pred = self.predict(S_test)
         y = np.asarray(y)

@@ -114,21 +114,71 @@ class ESKL(_Base):
 
     Attributes
     ----------
-    classes_, n_features_in_ (= n, the number of fitted points)
-    eigenvalues_, eigenvectors_ : the best kernel ``V diag(lam) V'`` per problem, shapes
-        (n_problems, n) and (n_problems, n, n); n_problems is 1 for two classes, else
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    n_features_in_ : int
+        n, the number of fitted points (labelled and unlabelled).
+    eigenvalues_ : ndarray of shape (n_problems, n)
+    eigenvectors_ : ndarray of shape (n_problems, n, n)
+        The best kernel ``V diag(lam) V'`` per problem; n_problems is 1 for two classes, else
         n_classes (one-vs-rest).
-    coef_ : (n_problems, m, n) out-of-sample weights; intercept_ : (n_problems,)
-    transduction_ : labels of all n fitted points (given ones kept, the others predicted)
-    decision_transductive_ : decision values of all n fitted points
-    objective_ : best f per problem; tau_ : the trace used
-    n_iter_, converged_, stop_reason_ ("certificate", "stalled", "stalled_at_start", "callback"
-    or "max_iter"; "stalled_at_start": min_t f never fell below f(K^(1)) by more than tol, the
-    kernel did not move from its start, converged_ is False and a ConvergenceWarning is issued),
-    start_change_ : (n_problems,) ``||K - K^(1)||_F / ||K^(1)||_F`` of the returned kernel (0 when
-    it is the start; for EMKL / REKL over the m kernels together),
-    history_ (dict of arrays per iteration: objective, best, lower_bound, gap, step, lip, time;
-    a list of dicts, one per problem, for more than two classes)
+    coef_ : ndarray of shape (n_problems, m, n)
+        Out-of-sample weights: the decision value of a new point is
+        ``sum_i S_test[:, :, i] @ coef_[p, i] + intercept_[p]``.
+    intercept_ : ndarray of shape (n_problems,)
+    transduction_ : ndarray of shape (n,)
+        Labels of all n fitted points (given ones kept, the others predicted).
+    decision_transductive_ : ndarray of shape (n,) or (n, n_classes)
+        Decision values of all n fitted points.
+    objective_ : ndarray of shape (n_problems,)
+        Best f per problem.
+    tau_ : float
+        The trace used.
+    n_iter_ : int
+        Iterations run (the most over the problems).
+    converged_ : bool
+        Whether every problem stopped by the certificate or a stall.
+    stop_reason_ : str, or list of str (one per problem)
+        "certificate", "stalled", "stalled_at_start", "callback" or "max_iter".
+        "stalled_at_start": min_t f never fell below f(K^(1)) by more than tol, the kernel did
+        not move from its start, ``converged_`` is False and a ConvergenceWarning is issued.
+    start_change_ : ndarray of shape (n_problems,)
+        ``||K - K^(1)||_F / ||K^(1)||_F`` of the returned kernel (0 when it is the start; for
+        EMKL / REKL over the m kernels together).
+    history_ : dict of arrays, or list of dict
+        Per iteration: objective, best, lower_bound, gap, step, lip, time; a list of dicts, one
+        per problem, for more than two classes.
+
+    Examples
+    --------
+    Three similarities over the sonar returns (truncated L1, tanh and minus the distance; the
+    last two indefinite), fitted on 60 labelled points and applied to 50 held-out ones. The
+    test rows hold the similarities of the new points to the training points, in the layout
+    of fit:
+
+    >>> from scipy.spatial.distance import cdist
+    >>> from sklearn.model_selection import train_test_split
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from kernlearn.datasets import load_sonar
+    >>> from kernlearn.similarity import ESKL
+    >>> X, y = load_sonar(return_X_y=True)
+    >>> train, test = train_test_split(np.arange(len(y)), train_size=60, test_size=50, stratify=y, random_state=0)
+    >>> X = StandardScaler().fit(X[train]).transform(X)
+    >>> D = cdist(X, X)
+    >>> S = np.stack([np.maximum(np.median(D) - D, 0), np.tanh(X @ X.T / X.shape[1] - 0.5), -D], axis=-1)
+    >>> S /= np.abs(S[np.ix_(train, train)]).mean(axis=(0, 1))  # comparable scales
+    >>> S.shape
+    (208, 208, 3)
+    >>> model = ESKL(random_state=0).fit(S[np.ix_(train, train)], y[train])
+    >>> model.stop_reason_, model.eigenvalues_.shape
+    ('stalled', (1, 60))
+    >>> S_test = S[np.ix_(test, train)]
+    >>> model.predict(S_test)[:10].tolist()
+    [0, 1, 0, 1, 0, 1, 0, 1, 1, 1]
+    >>> y[test][:10].tolist()
+    [0, 1, 0, 1, 0, 1, 0, 1, 1, 0]
+    >>> round(model.score(S_test, y[test]), 2)
+    0.86
     """
 
     _parameter_constraints = {**_Base._parameter_constraints, "update": [StrOptions(set(UPDATES))]}

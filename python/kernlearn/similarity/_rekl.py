@@ -70,7 +70,7 @@ class REKL(_MKLBase):
     L1). A callable receives ``(mu_i, lambda_i)`` and returns (value, subgradient w.r.t. mu_i).
     With "fro", REKL is EMKL with the Frobenius loss restricted to the eigenbases (the tests
     check this). The step is ``sqrt(2 R / t) / Lip_t`` with Lip_t the running max of
-    max_ij |g_ij| (Proposition 3.2, corrected: :mod:`kernlearn.similarity._base`).
+    ``max_ij |g_ij|`` (Proposition 3.2, corrected: :mod:`kernlearn.similarity._base`).
 
     Data layout as :class:`ESKL`: ``fit(S, y)`` with S of shape (n, n, m) (the similarity index
     last; a 3-D array is always read so), a list of m (n, n) matrices or one (n, n) matrix, and
@@ -83,6 +83,37 @@ class REKL(_MKLBase):
     ----------
     As :class:`ESKL`, with ``spectra_`` (n_problems, m, n): the learned mu_i, in the order of
     ``eigenvalues_of_S_`` (m, n) / ``eigenvectors_of_S_`` (m, n, n), and ``gamma_``.
+
+    Examples
+    --------
+    Transductive use: the kernels are learned over 100 ionosphere returns of which 40 are
+    labelled (y = -1 marks the others), and ``predict()`` labels the other 60. The fit starts
+    from the identity (the paper's start): from REKL's default start, the Denoise kernels, the
+    fit often ends where it started, with a ConvergenceWarning
+    (bench/results/suite_similarity.md).
+
+    >>> from scipy.spatial.distance import cdist
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from kernlearn.datasets import load_ionosphere
+    >>> from kernlearn.similarity import REKL
+    >>> X, y = load_ionosphere(return_X_y=True)
+    >>> points = np.random.default_rng(0).permutation(len(y))[:100]
+    >>> X, y = StandardScaler().fit_transform(X[points]), y[points]
+    >>> D = cdist(X, X)
+    >>> S = np.stack([np.maximum(np.median(D) - D, 0), np.tanh(X @ X.T / X.shape[1] - 0.5), -D], axis=-1)
+    >>> S /= np.abs(S).mean(axis=(0, 1))  # comparable scales
+    >>> y_semi = np.where(np.arange(100) < 40, y, -1)
+    >>> model = REKL(init="identity", random_state=0).fit(S, y_semi)
+    >>> model.stop_reason_, model.spectra_.shape
+    ('stalled', (1, 3, 100))
+    >>> model.gamma_.round(2)
+    array([[0.24, 0.37, 0.39]])
+    >>> model.predict()[:10].tolist()
+    [0, 0, 0, 0, 0, 0, 0, 1, 0, 1]
+    >>> y[40:50].tolist()
+    [0, 0, 1, 0, 0, 1, 0, 1, 0, 1]
+    >>> round(float(np.mean(model.predict() == y[40:])), 2)
+    0.88
     """
 
     def _solve(self, prep, y, rng, label):
