@@ -8,6 +8,7 @@ from hypothesis.extra.numpy import arrays
 from sklearn.neighbors import NearestNeighbors
 
 from conftest import reference_knn
+from kernlearn import _core
 from kernlearn.graph import knn
 
 ALGORITHMS = ["kd_tree", "brute", "auto"]
@@ -301,3 +302,101 @@ def test_huge_n_jobs_never_reach_the_binding_unchecked(n_jobs):
         assert "n_jobs" in str(exc)
     else:
         np.testing.assert_array_equal(ind, knn(X, 3)[0])
+
+
+# The block search kernlearn.distributed runs per task (no Dask here): a query block among one data
+# block, merges of the partial results, then keys to distances.
+NB = _core.neighbors
+
+
+def _knn_by_blocks(X, k, block, metric="euclidean"):
+    n = X.shape[0]
+    exponent = NB.knn_scale_exponent(float(np.abs(X).max())) if metric == "euclidean" else 0
+    offsets = [*range(0, n, block), n]
+    merged_blocks = []
+    for q0, q1 in zip(offsets[:-1], offsets[1:]):
+        merged = None
+        for d0, d1 in zip(offsets[:-1], offsets[1:]):
+            part = NB.knn_block(
+                X[q0:q1],
+                X[d0:d1],
+                k,
+                query_offset=q0,
+                data_offset=d0,
+                metric=NB.Metric.__members__[metric],
+                scale_exponent=exponent,
+            )
+            merged = part if merged is None else NB.merge_neighbor_keys(*merged, *part)
+        merged_blocks.append(merged)
+    return NB.neighbors_from_keys(
+        np.concatenate([m[0] for m in merged_blocks]),
+        np.concatenate([m[1] for m in merged_blocks]),
+        metric=NB.Metric.__members__[metric],
+        scale_exponent=exponent,
+    )
+
+
+@pytest.mark.parametrize(
+    ("shape", "k", "block", "metric", "scale"),
+    [
+        ((700, 3), 7, 300, "euclidean", 1.0),  # kd-tree blocks, a brute-force last block of 100
+        ((700, 3), 7, 5, "euclidean", 1.0),  # blocks smaller than k: padding everywhere
+        ((600, 12), 16, 256, "euclidean", 1e250),  # brute force, scaled by a power of two
+        ((600, 12), 3, 1000, "euclidean", 1e-250),  # one diagonal block
+        ((500, 10), 6, 128, "cosine", 1.0),
+    ],
+)
+@pytest.mark.parametrize("ties", [False, True])
+def test_block_search_and_merges_equal_knn_bitwise(rng, shape, k, block, metric, scale, ties):
+    X = (rng.integers(0, 3, size=shape).astype(float) if ties else rng.standard_normal(shape)) * scale
+    result = _knn_by_blocks(X, k, block, metric)
+    indices, distances = knn(X, k, metric=metric)
+    np.testing.assert_array_equal(result.indices, indices)
+    np.testing.assert_array_equal(result.distances, distances)
+
+
+def test_block_search_pads_queries_with_too_few_candidates():
+    X = np.arange(6.0).reshape(3, 2)
+    indices, keys = NB.knn_block(X, X, 4, query_offset=10, data_offset=10, metric=NB.Metric.euclidean)
+    np.testing.assert_array_equal(indices, [[11, 12, -1, -1], [10, 12, -1, -1], [11, 10, -1, -1]])
+    np.testing.assert_array_equal(keys[:, 2:], np.inf)
+    with pytest.raises(ValueError, match="fewer than 4 neighbours"):
+        NB.neighbors_from_keys(indices, keys, metric=NB.Metric.euclidean)
+
+
+def _block(X, Y, k=2, q0=0, d0=10, **kw):
+    kw = {"metric": NB.Metric.euclidean, **kw}
+    return NB.knn_block(X, Y, k, query_offset=q0, data_offset=d0, **kw)
+
+
+GOOD = np.random.default_rng(0).random((8, 3))
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: _block(GOOD, GOOD, k=0), "n_neighbors"),
+        (lambda: _block(GOOD, np.ascontiguousarray(GOOD[:, :2])), "columns"),
+        (lambda: _block(GOOD, GOOD, q0=-1), "query_offset"),
+        (lambda: _block(GOOD, GOOD, d0=2**63 - 4), "data_offset"),
+        (lambda: _block(GOOD, GOOD, q0=0, d0=4), "disjoint or equal"),
+        (lambda: _block(np.full((2, 3), np.nan), GOOD), "queries must be finite"),
+        (lambda: _block(GOOD, GOOD * 1e300), "scale_exponent"),
+        (lambda: _block(GOOD, GOOD, metric=NB.Metric.cosine, scale_exponent=3), "scale_exponent"),
+        (lambda: _block(GOOD, GOOD, n_threads=0), "n_threads"),
+        (lambda: NB.knn_scale_exponent(np.nan), "largest_magnitude"),
+        (lambda: NB.merge_neighbor_keys(*_block(GOOD, GOOD), *_block(GOOD, GOOD, k=3)), "shape"),
+        (lambda: NB.merge_neighbor_keys(*_block(GOOD, GOOD), *_block(GOOD, GOOD)), "overlap"),
+        (
+            lambda: NB.merge_neighbor_keys(*_block(GOOD, GOOD), *[a[:, ::-1].copy() for a in _block(GOOD, GOOD)]),
+            "ascending",
+        ),
+        (
+            lambda: NB.neighbors_from_keys(np.zeros((2, 1), np.int64), -np.ones((2, 1)), metric=NB.Metric.euclidean),
+            "keys",
+        ),
+    ],
+)
+def test_raw_block_search_rejects_malformed_input(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

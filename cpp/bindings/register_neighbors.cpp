@@ -1,5 +1,7 @@
-// Bindings of knn.hpp and graph.hpp: the modes are enums (Python maps its strings onto them by
-// name), kNN returns a Neighbors result, graphs and Laplacians CSR arrays. Arrays arrive validated
+// Bindings of knn.hpp, knn_blocks.hpp and graph.hpp: the modes are enums (Python maps its strings
+// onto them by name), kNN returns a Neighbors result, graphs and Laplacians CSR arrays. Partial
+// results of a block search cross as (indices, keys) array pairs, which pickle: the distributed
+// search (kernlearn/distributed) sends them between processes. Arrays arrive validated
 // and C-contiguous (float64, int64 indices) from kernlearn/graph.py; .noconvert() makes a wrong
 // layout an error instead of a silent copy. Only memory safety is checked here.
 #include <optional>
@@ -8,6 +10,7 @@
 
 #include "kernlearn/neighbors/graph.hpp"
 #include "kernlearn/neighbors/knn.hpp"
+#include "kernlearn/neighbors/knn_blocks.hpp"
 
 #include "common.hpp"
 
@@ -21,6 +24,11 @@ namespace {
 py::tuple csr_to_python(Csr&& g) {
   return py::make_tuple(to_numpy(std::move(g.data)), to_numpy(std::move(g.indices)), to_numpy(std::move(g.indptr)));
 }
+
+using IndexMatrixRef = Eigen::Ref<const RowMatrixXi>;
+
+// (indices, keys), each handed to numpy without a copy.
+py::tuple keys_to_python(NeighborKeys&& r) { return py::make_tuple(std::move(r.indices), std::move(r.keys)); }
 
 }  // namespace
 
@@ -57,6 +65,46 @@ void register_neighbors(py::module_& m) {
       },
       "X"_a.noconvert(), "n_neighbors"_a, py::kw_only(), "metric"_a, "algorithm"_a, "n_threads"_a = 1,
       "Exact kNN of every row among the others, as a Neighbors result.");
+
+  m.def(
+      "knn_scale_exponent", [](double largest_magnitude) { return knn_scale_exponent(largest_magnitude); },
+      "largest_magnitude"_a,
+      "The exponent e such that the search runs on X 2^-e (0 unless max |x| lies outside [2^-200, 2^200]); "
+      "every block of one search uses the whole data set's.");
+
+  m.def(
+      "knn_block",
+      [](const MatrixRef& queries, const MatrixRef& data, Index n_neighbors, Index query_offset, Index data_offset,
+         Metric metric, int scale_exponent, int n_threads) {
+        return keys_to_python(run_interruptible([&] {
+          return knn_block(queries, query_offset, data, data_offset, n_neighbors, metric, scale_exponent, n_threads,
+                           python_interrupt_poll());
+        }));
+      },
+      "queries"_a.noconvert(), "data"_a.noconvert(), "n_neighbors"_a, py::kw_only(), "query_offset"_a, "data_offset"_a,
+      "metric"_a, "scale_exponent"_a = 0, "n_threads"_a = 1,
+      "The k nearest data rows of each query row as (indices, keys): global indices (data_offset + row), "
+      "ascending by (key, index), padded with (-1, inf); index ranges disjoint, or equal for a diagonal block "
+      "(self excluded).");
+
+  m.def(
+      "merge_neighbor_keys",
+      [](const IndexMatrixRef& indices_a, const MatrixRef& keys_a, const IndexMatrixRef& indices_b,
+         const MatrixRef& keys_b) {
+        const NeighborKeys a{indices_a, keys_a}, b{indices_b, keys_b};
+        return keys_to_python(run_interruptible([&] { return merge_neighbor_keys(a, b); }));
+      },
+      "indices_a"_a.noconvert(), "keys_a"_a.noconvert(), "indices_b"_a.noconvert(), "keys_b"_a.noconvert(),
+      "The k best of two partial results of the same queries, as (indices, keys).");
+
+  m.def(
+      "neighbors_from_keys",
+      [](const IndexMatrixRef& indices, const MatrixRef& keys, Metric metric, int scale_exponent) {
+        NeighborKeys merged{indices, keys};
+        return run_interruptible([&] { return neighbors_from_keys(std::move(merged), metric, scale_exponent); });
+      },
+      "indices"_a.noconvert(), "keys"_a.noconvert(), py::kw_only(), "metric"_a, "scale_exponent"_a = 0,
+      "The Neighbors result of merged partial results (no padding left): keys become distances.");
 
   m.def(
       "choose_knn_algorithm", [](Index n, Index d, Metric metric) { return choose_knn_algorithm(n, d, metric); }, "n"_a,

@@ -21,6 +21,7 @@ _SUBMODULES = (
     "cluster",
     "constraints",
     "datasets",
+    "distributed",
     "embedding",
     "evaluation",
     "graph",

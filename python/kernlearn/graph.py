@@ -88,11 +88,7 @@ def knn(X, n_neighbors, *, metric="euclidean", algorithm="auto", n_jobs=None):
 def _knn(X, n_neighbors, *, metric, algorithm, n_jobs):
     """Checks the arguments; the core's Neighbors result (read-only indices and distances)."""
     X = check_data(X, "X", min_samples=2)
-    n = X.shape[0]
-    n_neighbors = check_int(n_neighbors, "n_neighbors", low=1)
-    if n_neighbors >= n:
-        raise ValueError(f"n_neighbors must be < n_samples = {n} (a point is not its own neighbour); got {n_neighbors}")
-    check_choice(metric, "metric", _METRICS)
+    n_neighbors = _check_knn_arguments(X.shape[0], n_neighbors, metric)
     check_choice(algorithm, "algorithm", _ALGORITHMS)
     if algorithm == "kd_tree" and metric != "euclidean":
         raise ValueError("algorithm='kd_tree' supports metric='euclidean' only")
@@ -104,13 +100,30 @@ def _knn(X, n_neighbors, *, metric, algorithm, n_jobs):
         algorithm=neighbors.KnnAlgorithm.__members__[algorithm],
         n_threads=resolve_n_threads(n_jobs),
     )
+    _warn_if_infinite(result, stacklevel=4)
+    return result
+
+
+def _check_knn_arguments(n_samples, n_neighbors, metric):
+    """n_neighbors as an int in [1, n_samples) and a known metric (kernlearn.distributed checks by
+    this too)."""
+    n_neighbors = check_int(n_neighbors, "n_neighbors", low=1)
+    if n_neighbors >= n_samples:
+        raise ValueError(
+            f"n_neighbors must be < n_samples = {n_samples} (a point is not its own neighbour); got {n_neighbors}"
+        )
+    check_choice(metric, "metric", _METRICS)
+    return n_neighbors
+
+
+def _warn_if_infinite(result, *, stacklevel):
+    """A RuntimeWarning, at the user's call ``stacklevel`` frames up, when a kNN distance overflowed."""
     if not np.isfinite(result.distances).all():
         warnings.warn(
             "some kNN distances exceed the largest float64 (X spans more than about 1e308) and are inf",
             RuntimeWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
-    return result
 
 
 def knn_graph(
@@ -175,11 +188,21 @@ def knn_graph(
     >>> connected_components(W)[0], connected_components(knn_graph(X, 5, mode="mutual"))[0]
     (2, 16)
     """
+    _check_graph_arguments(mode, weight, sigma)
+    result = _knn(X, n_neighbors, metric=metric, algorithm=algorithm, n_jobs=n_jobs)
+    return _graph_from_neighbors(result, mode=mode, weight=weight, sigma=sigma)
+
+
+def _check_graph_arguments(mode, weight, sigma):
     check_choice(mode, "mode", ("symmetric", "mutual"))
     check_choice(weight, "weight", ("binary", "heat", "distance"))
     if sigma is not None and weight != "heat":
         raise ValueError("sigma is used by weight='heat' only")
-    result = _knn(X, n_neighbors, metric=metric, algorithm=algorithm, n_jobs=n_jobs)
+
+
+def _graph_from_neighbors(result, *, mode, weight, sigma):
+    """The CSR graph of a core Neighbors result, arguments checked by _check_graph_arguments: the
+    one assembly both knn_graph and kernlearn.distributed.knn_graph use."""
     n = result.indices.shape[0]
     if weight == "heat":
         sigma = _heat_sigma(sigma, result.distances)

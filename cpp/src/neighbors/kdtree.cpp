@@ -99,19 +99,36 @@ void KdTree::search(Index node_id, const double* q, Index self, NeighborHeap& he
   if (dr <= heap.bound()) search(second, q, self, heap);
 }
 
-Neighbors KdTree::self_query(Index k, int n_threads, const InterruptPoll& poll) const {
-  Neighbors out{RowMatrixXi(n_, k), RowMatrixXd(n_, k)};
+NeighborKeys KdTree::self_query(Index k, int n_threads, const InterruptPoll& poll) const {
+  NeighborKeys out{RowMatrixXi(n_, k), RowMatrixXd(n_, k)};
   // Queries run in leaf order (consecutive queries share most of their search path).
   parallel_for(
       static_cast<std::size_t>(n_), n_threads, 256,
       [&](std::size_t begin, std::size_t end) {
         for (std::size_t r = begin; r < end; ++r) {
           const Index self = order_[r];
-          NeighborHeap heap(out.distances.row(self).data(), out.indices.row(self).data(), k);
+          NeighborHeap heap(out.keys.row(self).data(), out.indices.row(self).data(), k);
           search(0, points_.data() + static_cast<Index>(r) * d_, self, heap);
           require_full(heap, self, k);
           heap.sort();
-          for (Index j = 0; j < k; ++j) out.distances(self, j) = std::sqrt(out.distances(self, j));
+        }
+      },
+      poll);
+  return out;
+}
+
+NeighborKeys KdTree::query(const MatrixRef& queries, Index k, int n_threads, const InterruptPoll& poll) const {
+  const Index nq = queries.rows();
+  NeighborKeys out{RowMatrixXi(nq, k), RowMatrixXd(nq, k)};
+  parallel_for(
+      static_cast<std::size_t>(nq), n_threads, 256,
+      [&](std::size_t begin, std::size_t end) {
+        for (std::size_t q = begin; q < end; ++q) {
+          const auto i = static_cast<Index>(q);
+          NeighborHeap heap(out.keys.row(i).data(), out.indices.row(i).data(), k);
+          search(0, queries.row(i).data(), -1, heap);  // no indexed point is a query
+          require_full(heap, i, k);
+          heap.sort();
         }
       },
       poll);

@@ -10,6 +10,7 @@
 #include "kernlearn/core/solver_choice.hpp"
 #include "kernlearn/neighbors/distance.hpp"
 #include "kernlearn/neighbors/kdtree.hpp"
+#include "kernlearn/neighbors/knn_blocks.hpp"
 #include "kernlearn/neighbors/knn_kernels.hpp"
 #include "kernlearn/neighbors/neighbor_heap.hpp"
 
@@ -63,55 +64,40 @@ float round_up(double x) {
   return static_cast<double>(f) < x ? std::nextafter(f, std::numeric_limits<float>::infinity()) : f;
 }
 
-// The brute-force search over the upper triangle of block pairs, in named steps: the screening
-// coordinates, one task per block pair (rows side, columns side), then the sorted output.
+// The brute-force search, in named steps: the screening coordinates, one task per block pair (rows
+// side, and for a self search columns side), then the sorted keys. A self search finds the k
+// nearest of each row of X among the other rows and runs over the upper triangle of block pairs;
+// a cross search finds the k nearest of each query row among the rows of a data block that holds
+// other points (knn_block's off-diagonal blocks) and runs over every pair of a query block and a
+// data block.
 class BruteSearch {
  public:
-  BruteSearch(const MatrixRef& X, Index k, Metric metric)
-      : X_(X),
-        n_(X.rows()),
-        d_(X.cols()),
-        k_(k),
-        euclidean_(metric == Metric::euclidean),
-        out_{RowMatrixXi(n_, k), RowMatrixXd(n_, k)},
-        Z_(X),
-        a_(n_),
-        b_(static_cast<std::size_t>(n_), 0.0f),
-        s_(euclidean_ ? 2.0f : 1.0f),
-        Zf_(screening_rows()),
-        blocks_(Zf_, kBlock),
-        nb_(blocks_.n_blocks()),
-        locks_(static_cast<std::size_t>(nb_)) {
-    heaps_.reserve(static_cast<std::size_t>(n_));
-    for (Index i = 0; i < n_; ++i) heaps_.emplace_back(out_.distances.row(i).data(), out_.indices.row(i).data(), k);
-  }
+  BruteSearch(const MatrixRef& X, Index k, Metric metric) : BruteSearch(X, X, k, metric, true) {}
+  BruteSearch(const MatrixRef& queries, const MatrixRef& data, Index k, Metric metric)
+      : BruteSearch(queries, data, k, metric, false) {}
 
-  // The distance is symmetric, so each block pair (I, J), I <= J, is multiplied once and offered
-  // both ways: rows of G (queries of I) scan J's points, and columns of G (queries of J) scan I's
-  // points, vectorised across the queries. That halves the GEMM work, and nothing is transposed.
+  // The distance is symmetric, so in a self search each block pair (I, J), I <= J, is multiplied
+  // once and offered both ways: rows of G (queries of I) scan J's points, and columns of G
+  // (queries of J) scan I's points, vectorised across the queries. That halves the GEMM work, and
+  // nothing is transposed. A cross search has the rows side only.
   //
   // Threads share the heaps, so each side runs in three steps: copy the queries' thresholds
   // under the block's lock, scan and compute exact distances with no lock held (a copied
   // threshold can only be looser than the live one, so nothing is missed), then push the few
   // survivors under the lock. Results do not depend on the order: heaps keep the k smallest
-  // (distance, index) pairs.
+  // (key, index) pairs.
   void scan(int n_threads, const InterruptPoll& poll) {
+    const Index tasks = self_ ? nb_ * (nb_ + 1) / 2 : nqb_ * nb_;
     parallel_for(
-        static_cast<std::size_t>(nb_ * (nb_ + 1) / 2), n_threads, 1,
-        [&](std::size_t task, std::size_t) { scan_block_pair(task); }, poll);
+        static_cast<std::size_t>(tasks), n_threads, 1, [&](std::size_t task, std::size_t) { scan_block_pair(task); },
+        poll);
   }
 
-  Neighbors finish(int n_threads) {
-    parallel_for(static_cast<std::size_t>(n_), n_threads, 4096, [&](std::size_t begin, std::size_t end) {
+  NeighborKeys finish(int n_threads) {
+    parallel_for(static_cast<std::size_t>(nq_), n_threads, 4096, [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
         require_full(heaps_[i], static_cast<Index>(i), k_);
         heaps_[i].sort();
-        auto row = out_.distances.row(static_cast<Index>(i));
-        if (euclidean_) {
-          row = row.cwiseSqrt();
-        } else {
-          row = row.cwiseMax(0.0).cwiseMin(2.0);  // rounding can leave 1 - cos just outside [0, 2]
-        }
       }
     });
     return std::move(out_);
@@ -131,73 +117,117 @@ class BruteSearch {
     std::vector<Index> seeds;
   };
 
-  // Screening coordinates Z: centred rows scaled by a power of two so that max |z| <= 1
-  // (euclidean; centring shrinks the norms the error bound scales with, the scale keeps float32
-  // in range), or unit rows (cosine). Exact distances always use the original rows.
+  BruteSearch(const MatrixRef& queries, const MatrixRef& data, Index k, Metric metric, bool self)
+      : Q_(queries),
+        D_(data),
+        nq_(queries.rows()),
+        nd_(data.rows()),
+        d_(data.cols()),
+        k_(k),
+        self_(self),
+        euclidean_(metric == Metric::euclidean),
+        out_{RowMatrixXi(nq_, k), RowMatrixXd(nq_, k)},
+        Zd_(data),
+        Zq_(self ? RowMatrixXd() : RowMatrixXd(queries)),
+        a_(nq_),
+        b_(static_cast<std::size_t>(nd_), 0.0f),
+        s_(euclidean_ ? 2.0f : 1.0f),
+        Zf_(screening_rows()),
+        blocks_(Zf_, kBlock),
+        nb_(blocks_.n_blocks()),
+        nqb_((nq_ + kBlock - 1) / kBlock),
+        locks_(static_cast<std::size_t>(nqb_)) {
+    heaps_.reserve(static_cast<std::size_t>(nq_));
+    for (Index i = 0; i < nq_; ++i) heaps_.emplace_back(out_.keys.row(i).data(), out_.indices.row(i).data(), k);
+  }
+
+  // Screening coordinates Z: rows centred on the data's mean and scaled by a power of two so that
+  // max |z| <= 1 over queries and data (euclidean; centring shrinks the norms the error bound
+  // scales with, the scale keeps float32 in range), or unit rows (cosine). Exact distances always
+  // use the original rows.
   //   euclidean: reject j when c (|z_i|^2 + |z_j|^2)(1 - tol) - 2 c g_ij > c bound_i
   //   cosine:    reject j when 1 - tol - g_ij > bound_i
   // with c the squared scale. Both read b_j - s g_ij > t_i, the form next_candidate scans, where
   // t_i = c bound_i - a_i is rounded up and b_j rounded down (both conservative).
-  // Sets Z, c, a and b; returns Z in float32.
+  // Sets the Z, c, a and b of data and queries; returns the data's Z in float32.
   RowMatrixXf screening_rows() {
     const double tol = screen_tolerance(d_);
     if (euclidean_) {
-      Z_.rowwise() -= X_.colwise().mean();
-      const double largest = Z_.cwiseAbs().maxCoeff();
+      const Eigen::RowVectorXd mean = D_.colwise().mean();
+      Zd_.rowwise() -= mean;
+      if (!self_) Zq_.rowwise() -= mean;
+      const double largest = std::max(Zd_.cwiseAbs().maxCoeff(), self_ ? 0.0 : Zq_.cwiseAbs().maxCoeff());
       if (largest > 0.0) {
         // Exact: a power of two. Capped so that c stays finite: with X in the safe range (knn below) and the
         // cap, c lies in [2^-404, 2^1000], so c times a bound is never NaN. Coordinates the cap leaves
         // tiny underflow in float32, which the underflow term below covers.
         const double scale = std::ldexp(1.0, std::min(-std::ilogb(largest) - 1, 500));
-        Z_ *= scale;
+        Zd_ *= scale;
+        if (!self_) Zq_ *= scale;
         c_ = scale * scale;
       }
       // Float32 underflow near 1e-38 adds an absolute error the relative bound misses.
       const double underflow = 4.0 * static_cast<double>(d_) * static_cast<double>(std::numeric_limits<float>::min());
-      for (Index i = 0; i < n_; ++i) {
-        const double shrunk = (1.0 - tol) * Z_.row(i).squaredNorm();
-        b_[i] = round_down(shrunk);
-        a_(i) = shrunk - underflow;
-      }
+      for (Index j = 0; j < nd_; ++j) b_[j] = round_down((1.0 - tol) * Zd_.row(j).squaredNorm());
+      for (Index i = 0; i < nq_; ++i) a_(i) = (1.0 - tol) * query_rows().row(i).squaredNorm() - underflow;
     } else {
-      // A row outside the safe range is first scaled by a power of two, so its squared norm neither
-      // overflows nor underflows; the unit row is the same (bitwise, for rows that need no scaling).
-      for (Index i = 0; i < n_; ++i) {
-        const int e = safe_exponent(Z_.row(i).cwiseAbs().maxCoeff());
-        if (e != 0) Z_.row(i) = Z_.row(i).unaryExpr([e](double v) { return std::ldexp(v, -e); });
-        const double len = std::sqrt(ranking_dot(Z_.row(i).data(), Z_.row(i).data(), d_));
-        if (len > 0.0) Z_.row(i) /= len;
-      }
+      to_unit_rows(Zd_);
+      if (!self_) to_unit_rows(Zq_);
       a_.setConstant(1.0 - tol);
     }
-    RowMatrixXf Zf = Z_.cast<float>();
-    // Euclidean confirmations read the original rows, so the float64 screening copy can go now:
-    // it would otherwise double the search's memory for its whole run. Cosine keeps its unit rows.
-    if (euclidean_) RowMatrixXd().swap(Z_);
+    RowMatrixXf Zf = Zd_.cast<float>();
+    if (!self_) Zqf_ = Zq_.cast<float>();
+    // Euclidean confirmations read the original rows, so the float64 screening copies can go now:
+    // they would otherwise double the search's memory for its whole run. Cosine keeps its unit rows.
+    if (euclidean_) {
+      RowMatrixXd().swap(Zd_);
+      RowMatrixXd().swap(Zq_);
+    }
     return Zf;
   }
 
+  // A row outside the safe range is first scaled by a power of two, so its squared norm neither
+  // overflows nor underflows; the unit row is the same (bitwise, for rows that need no scaling).
+  void to_unit_rows(RowMatrixXd& Z) const {
+    for (Index i = 0; i < Z.rows(); ++i) {
+      const int e = safe_exponent(Z.row(i).cwiseAbs().maxCoeff());
+      if (e != 0) Z.row(i) = Z.row(i).unaryExpr([e](double v) { return std::ldexp(v, -e); });
+      const double len = std::sqrt(ranking_dot(Z.row(i).data(), Z.row(i).data(), d_));
+      if (len > 0.0) Z.row(i) /= len;
+    }
+  }
+
+  // The queries' screening rows: the data's own in a self search.
+  const RowMatrixXd& query_rows() const { return self_ ? Zd_ : Zq_; }
+  const RowMatrixXf& query_rows_float() const { return self_ ? Zf_ : Zqf_; }
+  Index query_block_rows(Index I) const { return std::min(kBlock, nq_ - I * kBlock); }
+  // Only a self search meets a query among its candidates.
+  bool is_query_itself(Index query, Index candidate) const { return self_ && query == candidate; }
+
   double exact(Index i, Index j) const {
-    return euclidean_ ? squared_distance(X_.row(i).data(), X_.row(j).data(), d_)
-                      : 1.0 - ranking_dot(Z_.row(i).data(), Z_.row(j).data(), d_);
+    return euclidean_ ? squared_distance(Q_.row(i).data(), D_.row(j).data(), d_)
+                      : 1.0 - ranking_dot(query_rows().row(i).data(), Zd_.row(j).data(), d_);
   }
   // +inf while the heap is not full: every candidate passes, whatever c and a are.
   float threshold(Index i) const {
     return heaps_[i].full() ? round_up(c_ * heaps_[i].bound() - a_(i)) : std::numeric_limits<float>::infinity();
   }
 
-  // Task `task`: block pair (I, J), rows side then (off the diagonal) columns side.
+  // Task `task`: block pair (I, J), rows side then (self search, off the diagonal) columns side.
+  // Cross tasks run query blocks side by side (task t is query block t mod nqb), so threads
+  // rarely wait on one block's lock, and each query block meets the data blocks in order.
   void scan_block_pair(std::size_t task) {
     thread_local Scratch w;
     w.G.resize(static_cast<std::size_t>(kBlock * ldg));
     w.local_dist.resize(static_cast<std::size_t>(kBlock * k_));
     w.local_idx.resize(static_cast<std::size_t>(kBlock * k_));
     w.t.resize(static_cast<std::size_t>(kBlock));
-    const auto [I, J] = upper_block_pair(static_cast<Index>(task), nb_);
-    blocks_.dot(Zf_.row(I * kBlock).data(), blocks_.rows_in_block(I), J, w.G.data(), ldg);
+    const auto t = static_cast<Index>(task);
+    const auto [I, J] = self_ ? upper_block_pair(t, nb_) : std::pair<Index, Index>{t % nqb_, t / nqb_};
+    blocks_.dot(query_rows_float().row(I * kBlock).data(), query_block_rows(I), J, w.G.data(), ldg);
     scan_rows(w, I, J);
     push_found(w, I);
-    if (I == J) return;  // a diagonal block's rows already saw every pair both ways
+    if (!self_ || I == J) return;  // a diagonal block's rows already saw every pair both ways
     scan_columns(w, I, J);
     push_found(w, J);
   }
@@ -223,18 +253,18 @@ class BruteSearch {
 
   // Seeds: scanning in index order from an empty heap, a query confirms every candidate that
   // beats its running k-th best, about k (1 + ln(nc / k)) of them. So on a query's first block (its own, the
-  // diagonal tasks going first) the best screened candidate of each of 16 lanes (j mod 16) is found first, one
-  // pass of vector minima, and those lanes' minima enter the heap (15 of them: the query's own lane is skipped):
-  // it starts near its final bound, and the scan confirms about one more. That pays from k = 3 (k (1 + ln(256 /
-  // k)) = 16 there, against 6.5 at k = 1); ordering the lanes to seed only the k best gained nothing. Later
-  // blocks start from the copied bound, which seeds would rarely beat (seeding every block was slower;
-  // bench/results/knn.md). Seeds are real candidates, skipped when the scan meets them again: results are
-  // unchanged.
+  // diagonal tasks going first; the first data block of a cross search) the best screened candidate of each of
+  // 16 lanes (j mod 16) is found first, one pass of vector minima, and those lanes' minima enter the heap (a
+  // self search skips the query's own): it starts near its final bound, and the scan confirms about one more.
+  // That pays from k = 3 (k (1 + ln(256 / k)) = 16 there, against 6.5 at k = 1); ordering the lanes to seed
+  // only the k best gained nothing. Later blocks start from the copied bound, which seeds would rarely beat
+  // (seeding every block was slower; bench/results/knn.md). Seeds are real candidates, skipped when the scan
+  // meets them again: results are unchanged.
   void seed(Scratch& w, NeighborHeap& heap, Index qi, const float* g, Index c0, Index nc) const {
     Index where[kSeedLanes];
     lane_minima(b_.data() + c0, g, s_, nc, where);
     for (int l = 0; l < kSeedLanes; ++l) {
-      if (where[l] < 0 || c0 + where[l] == qi) continue;
+      if (where[l] < 0 || is_query_itself(qi, c0 + where[l])) continue;
       w.seeds.push_back(where[l]);
       heap.push(exact(qi, c0 + where[l]), c0 + where[l]);
     }
@@ -245,9 +275,9 @@ class BruteSearch {
 
   // Rows of G: the queries of block I scan block J's points.
   void scan_rows(Scratch& w, Index I, Index J) {
-    const Index r0 = I * kBlock, nr = blocks_.rows_in_block(I);
+    const Index r0 = I * kBlock, nr = query_block_rows(I);
     const Index c0 = J * kBlock, nc = blocks_.rows_in_block(J);
-    const bool seeding = I == J && k_ >= 3 && k_ < kSeedLanes && nc >= 4 * kSeedLanes;
+    const bool seeding = (I == J || !self_) && k_ >= 3 && k_ < kSeedLanes && nc >= 4 * kSeedLanes;
     copy_thresholds(w, r0, nr);
     for (Index i = 0; i < nr; ++i) {
       const Index qi = r0 + i;
@@ -257,12 +287,12 @@ class BruteSearch {
       if (seeding && w.t[i] == std::numeric_limits<float>::infinity()) seed(w, heap, qi, g, c0, nc);
       for (Index j = next_candidate(b_.data() + c0, g, s_, tightened(heap, qi, w.t[i]), 0, nc); j < nc;
            j = next_candidate(b_.data() + c0, g, s_, tightened(heap, qi, w.t[i]), j + 1, nc))
-        if (c0 + j != qi && !is_seed(w, j)) heap.push(exact(qi, c0 + j), c0 + j);
+        if (!is_query_itself(qi, c0 + j) && !is_seed(w, j)) heap.push(exact(qi, c0 + j), c0 + j);
       for (Index q = 0; q < heap.size(); ++q) w.found.push_back({qi, w.local_idx[q], w.local_dist[q]});
     }
   }
 
-  // Columns of G: the queries of block J scan block I's points, vectorised across the queries.
+  // Columns of G (self search): the queries of block J scan block I's points, vectorised across the queries.
   void scan_columns(Scratch& w, Index I, Index J) {
     const Index r0 = I * kBlock, nr = blocks_.rows_in_block(I);
     const Index c0 = J * kBlock, nc = blocks_.rows_in_block(J);
@@ -285,18 +315,20 @@ class BruteSearch {
         w.found.push_back({c0 + j, w.local_idx[j * k_ + q], w.local_dist[j * k_ + q]});
   }
 
-  const MatrixRef& X_;
-  const Index n_, d_, k_;
-  const bool euclidean_;
-  Neighbors out_;
-  RowMatrixXd Z_;  // the screening rows (kept for cosine's exact distances only)
+  const MatrixRef& Q_;
+  const MatrixRef& D_;
+  const Index nq_, nd_, d_, k_;
+  const bool self_, euclidean_;
+  NeighborKeys out_;
+  RowMatrixXd Zd_, Zq_;  // the screening rows of data and queries (kept for cosine's exact distances only)
   double c_ = 1.0;
   Eigen::VectorXd a_;
   std::vector<float> b_;
   const float s_;
+  RowMatrixXf Zqf_;  // the queries' float32 screening rows (cross search; set by screening_rows)
   const RowMatrixXf Zf_;
   const PackedRows blocks_;
-  const Index nb_;
+  const Index nb_, nqb_;
   std::vector<NeighborHeap> heaps_;
   std::vector<std::mutex> locks_;
 };
@@ -313,21 +345,70 @@ void check_knn_arguments(const MatrixRef& X, Index k, int n_threads) {
 }
 
 // Runs search on X, or on X 2^-e when X lies outside the safe range (the scaling is exact, so is the
-// ranking), and scales euclidean distances back; cosine distances are scale-free.
+// ranking), and turns its keys into distances, scaled back by 2^e; cosine distances are scale-free.
 template <class Search>
 Neighbors in_safe_range(const MatrixRef& X, Metric metric, Search&& search) {
-  const int e = metric == Metric::euclidean ? safe_exponent(X.cwiseAbs().maxCoeff()) : 0;
-  if (e == 0) return search(X);
+  const int e = metric == Metric::euclidean ? knn_scale_exponent(X.cwiseAbs().maxCoeff()) : 0;
+  if (e == 0) return neighbors_from_keys(search(X), metric, 0);
   const RowMatrixXd scaled = X.unaryExpr([e](double v) { return std::ldexp(v, -e); });
-  Neighbors nb = search(MatrixRef(scaled));
-  nb.distances = nb.distances.unaryExpr([e](double v) { return std::ldexp(v, e); });
-  return nb;
+  return neighbors_from_keys(search(MatrixRef(scaled)), metric, e);
 }
 
-Neighbors brute(const MatrixRef& X, Index k, Metric metric, int n_threads, const InterruptPoll& poll) {
+NeighborKeys brute(const MatrixRef& X, Index k, Metric metric, int n_threads, const InterruptPoll& poll) {
   BruteSearch search(X, k, metric);
   search.scan(n_threads, poll);
   return search.finish(n_threads);
+}
+
+NeighborKeys brute(const MatrixRef& queries, const MatrixRef& data, Index k, Metric metric, int n_threads,
+                   const InterruptPoll& poll) {
+  BruteSearch search(queries, data, k, metric);
+  search.scan(n_threads, poll);
+  return search.finish(n_threads);
+}
+
+void check_block_arguments(const MatrixRef& queries, Index query_offset, const MatrixRef& data, Index data_offset,
+                           Index k, Metric metric, int scale_exponent, int n_threads) {
+  const Index nq = queries.rows(), nd = data.rows();
+  if (k < 1) throw std::invalid_argument("n_neighbors must be >= 1, got " + std::to_string(k));
+  if (data.cols() < 1) throw std::invalid_argument("data must have at least 1 column, got 0");
+  if (queries.cols() != data.cols())
+    throw std::invalid_argument("queries have " + std::to_string(queries.cols()) + " columns but data has " +
+                                std::to_string(data.cols()));
+  if (query_offset < 0 || query_offset > std::numeric_limits<Index>::max() - nq)
+    throw std::invalid_argument("query_offset must be >= 0 and leave room for the block's rows");
+  if (data_offset < 0 || data_offset > std::numeric_limits<Index>::max() - nd)
+    throw std::invalid_argument("data_offset must be >= 0 and leave room for the block's rows");
+  const bool overlap = query_offset < data_offset + nd && data_offset < query_offset + nq;
+  if (overlap && !(query_offset == data_offset && nq == nd))
+    throw std::invalid_argument(
+        "the query and data blocks' index ranges must be disjoint or equal (a diagonal block), got [" +
+        std::to_string(query_offset) + ", " + std::to_string(query_offset + nq) + ") and [" +
+        std::to_string(data_offset) + ", " + std::to_string(data_offset + nd) + ")");
+  if (n_threads < 1) throw std::invalid_argument("n_threads must be >= 1, got " + std::to_string(n_threads));
+  if (!queries.allFinite()) throw std::invalid_argument("queries must be finite (no NaN or infinity)");
+  if (!data.allFinite()) throw std::invalid_argument("data must be finite (no NaN or infinity)");
+  if (metric == Metric::cosine && scale_exponent != 0)
+    throw std::invalid_argument("scale_exponent must be 0 for the cosine metric, got " +
+                                std::to_string(scale_exponent));
+  if (metric == Metric::euclidean) {
+    const double largest = std::max(nq ? queries.cwiseAbs().maxCoeff() : 0.0, nd ? data.cwiseAbs().maxCoeff() : 0.0);
+    if (std::ldexp(largest, -scale_exponent) > kSafeMax)
+      throw std::invalid_argument("scale_exponent " + std::to_string(scale_exponent) +
+                                  " leaves entries above 2^200: use knn_scale_exponent of the largest |x| of the "
+                                  "whole data set");
+  }
+}
+
+// The keys of a block pair whose rows are in the safe range: a diagonal block searches itself, an
+// off-diagonal one its data for the queries, each by the search knn() would pick for the data block.
+NeighborKeys block_keys(const MatrixRef& queries, const MatrixRef& data, bool diagonal, Index k, Metric metric,
+                        int n_threads, const InterruptPoll& poll) {
+  const bool tree = choose_knn_algorithm(data.rows(), data.cols(), metric) == KnnAlgorithm::kd_tree;
+  if (diagonal)
+    return tree ? KdTree(data, 32, poll).self_query(k, n_threads, poll) : brute(data, k, metric, n_threads, poll);
+  return tree ? KdTree(data, 32, poll).query(queries, k, n_threads, poll)
+              : brute(queries, data, k, metric, n_threads, poll);
 }
 
 }  // namespace
@@ -347,6 +428,32 @@ Neighbors knn(const MatrixRef& X, Index k, Metric metric, KnnAlgorithm algorithm
     if (algorithm == KnnAlgorithm::kd_tree) return KdTree(Y, 32, poll).self_query(k, n_threads, poll);
     return brute(Y, k, metric, n_threads, poll);
   });
+}
+
+NeighborKeys knn_block(const MatrixRef& queries, Index query_offset, const MatrixRef& data, Index data_offset, Index k,
+                       Metric metric, int scale_exponent, int n_threads, const InterruptPoll& poll) {
+  check_block_arguments(queries, query_offset, data, data_offset, k, metric, scale_exponent, n_threads);
+  const Index nq = queries.rows(), nd = data.rows();
+  const bool diagonal = nq > 0 && query_offset == data_offset;
+  // A query meets fewer than k candidates in a small block: the search asks for what there is,
+  // and padding fills the rest of the row.
+  const Index searched = std::min(k, diagonal ? nd - 1 : nd);
+  NeighborKeys out{RowMatrixXi::Constant(nq, k, -1),
+                   RowMatrixXd::Constant(nq, k, std::numeric_limits<double>::infinity())};
+  if (nq == 0 || searched < 1) return out;
+  NeighborKeys found;
+  if (scale_exponent == 0) {
+    found = block_keys(queries, data, diagonal, searched, metric, n_threads, poll);
+  } else {
+    const auto scale = [scale_exponent](double v) { return std::ldexp(v, -scale_exponent); };
+    const RowMatrixXd scaled_data = data.unaryExpr(scale);
+    const RowMatrixXd scaled_queries = diagonal ? RowMatrixXd() : RowMatrixXd(queries.unaryExpr(scale));
+    found = block_keys(diagonal ? MatrixRef(scaled_data) : MatrixRef(scaled_queries), scaled_data, diagonal, searched,
+                       metric, n_threads, poll);
+  }
+  out.indices.leftCols(searched) = found.indices.array() + data_offset;
+  out.keys.leftCols(searched) = found.keys;
+  return out;
 }
 
 }  // namespace kernlearn

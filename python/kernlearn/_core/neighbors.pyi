@@ -230,6 +230,21 @@ def knn(
     Exact kNN of every row among the others, as a Neighbors result.
     """
 
+def knn_block(
+    queries: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    data: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    n_neighbors: typing.SupportsInt | typing.SupportsIndex,
+    *,
+    query_offset: typing.SupportsInt | typing.SupportsIndex,
+    data_offset: typing.SupportsInt | typing.SupportsIndex,
+    metric: Metric,
+    scale_exponent: typing.SupportsInt | typing.SupportsIndex = 0,
+    n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
+) -> tuple:
+    """
+    The k nearest data rows of each query row as (indices, keys): global indices (data_offset + row), ascending by (key, index), padded with (-1, inf); index ranges disjoint, or equal for a diagonal block (self excluded).
+    """
+
 def knn_graph(
     neighbors: Neighbors,
     mode: GraphMode,
@@ -240,6 +255,11 @@ def knn_graph(
     Symmetric kNN graph of a knn() result as CSR arrays (data, indices, indptr); sigma: the heat weight's width.
     """
 
+def knn_scale_exponent(largest_magnitude: typing.SupportsFloat | typing.SupportsIndex) -> int:
+    """
+    The exponent e such that the search runs on X 2^-e (0 unless max |x| lies outside [2^-200, 2^200]); every block of one search uses the whole data set's.
+    """
+
 def laplacian(
     data: numpy.typing.NDArray[numpy.float64],
     indices: numpy.typing.NDArray[numpy.int64],
@@ -248,4 +268,25 @@ def laplacian(
 ) -> tuple:
     """
     Graph Laplacian of a symmetric n x n CSR matrix (n = len(indptr) - 1), as CSR arrays (data, indices, indptr).
+    """
+
+def merge_neighbor_keys(
+    indices_a: typing.Annotated[numpy.typing.NDArray[numpy.int64], "[m, n]", "flags.c_contiguous"],
+    keys_a: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    indices_b: typing.Annotated[numpy.typing.NDArray[numpy.int64], "[m, n]", "flags.c_contiguous"],
+    keys_b: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+) -> tuple:
+    """
+    The k best of two partial results of the same queries, as (indices, keys).
+    """
+
+def neighbors_from_keys(
+    indices: typing.Annotated[numpy.typing.NDArray[numpy.int64], "[m, n]", "flags.c_contiguous"],
+    keys: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    *,
+    metric: Metric,
+    scale_exponent: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> Neighbors:
+    """
+    The Neighbors result of merged partial results (no padding left): keys become distances.
     """

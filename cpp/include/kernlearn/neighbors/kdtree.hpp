@@ -18,8 +18,12 @@ class KdTree {
   // Interrupted when poll() returns true.
   explicit KdTree(const MatrixRef& X, Index leaf_size = 32, const InterruptPoll& poll = {});
 
-  // kNN of every indexed point among the others, self excluded (knn.hpp's contract).
-  Neighbors self_query(Index k, int n_threads, const InterruptPoll& poll = {}) const;
+  // kNN of every indexed point among the others, self excluded, as keys (knn.hpp's contract).
+  NeighborKeys self_query(Index k, int n_threads, const InterruptPoll& poll = {}) const;
+
+  // kNN among the indexed points of each row of `queries` (points other than the indexed ones, with
+  // as many columns), as keys; k is at most the number of indexed points.
+  NeighborKeys query(const MatrixRef& queries, Index k, int n_threads, const InterruptPoll& poll = {}) const;
 
   Index n_nodes() const { return static_cast<Index>(nodes_.size()); }
 

@@ -19,6 +19,16 @@ struct Neighbors {
   RowMatrixXd distances;  // n x k: euclidean distance, or cosine distance 1 - cos(x, y)
 };
 
+// What the searches rank by, before it becomes a distance: the squared euclidean distance of the
+// searched (possibly rescaled) rows, or 1 - cos(x, y) before it is clamped to [0, 2]. A distance
+// is a monotone but not strictly monotone function of its key (two keys can round to one square
+// root), so searches and merges of partial results compare keys and ties go to the lower index;
+// neighbors_from_keys (knn_blocks.hpp) turns keys into distances once, at the end.
+struct NeighborKeys {
+  RowMatrixXi indices;  // n x k, ascending by (key, index)
+  RowMatrixXd keys;     // n x k
+};
+
 // The search "automatic" picks for n points in d dimensions (measured in bench/bench_knn.py).
 KnnAlgorithm choose_knn_algorithm(Index n, Index d, Metric metric);
 
