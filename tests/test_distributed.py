@@ -23,11 +23,17 @@ N = 2000
 
 @pytest.fixture(scope="module")
 def client():
+    # Starting worker processes sets OMP_NUM_THREADS=1 (and MKL_ / OPENBLAS_) in this process's
+    # environment too (distributed's nanny "pre-spawn" variables), which would cap n_jobs=-1 in
+    # every later test of the session: the environment is put back afterwards.
+    environ = dict(os.environ)
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
     client = distributed.Client(cluster)
     yield client
     client.close()
     cluster.close()
+    os.environ.clear()
+    os.environ.update(environ)
 
 
 def data(kind, n=N, seed=0):

@@ -7,9 +7,8 @@
 #include <string>
 #include <vector>
 
-#include <Eigen/Eigenvalues>
-
 #include "kernlearn/core/solver_choice.hpp"
+#include "kernlearn/core/symmetric_eigen.hpp"
 
 namespace kernlearn {
 

@@ -8,8 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <Eigen/Eigenvalues>
-
+#include "kernlearn/core/symmetric_eigen.hpp"
 #include "kernlearn/linalg/gram_schmidt.hpp"
 
 namespace kernlearn {
@@ -226,7 +225,7 @@ class ThickRestart {
   // locked vectors (C = H[:L, L:]), which the Krylov relation leaves out of beta |s_last|.
   void ritz() {
     const Index m = basis_size_, L = locked_, a = m - L;
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(H_.block(L, L, a, a));
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(Eigen::MatrixXd(H_.block(L, L, a, a)));
     if (eig.info() != Eigen::Success) throw std::runtime_error("eigensolver of the projected matrix failed");
     const Eigen::VectorXd active = eig.eigenvalues().reverse();
     const Eigen::MatrixXd Sa = eig.eigenvectors().rowwise().reverse();

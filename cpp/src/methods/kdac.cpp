@@ -9,9 +9,8 @@
 #include <stdexcept>
 #include <string>
 
-#include <Eigen/Eigenvalues>
-
 #include "kernlearn/core/solver_choice.hpp"
+#include "kernlearn/core/symmetric_eigen.hpp"
 #include "kernlearn/kernels/kernel_matrix.hpp"
 #include "kernlearn/linalg/lanczos.hpp"
 #include "kernlearn/linalg/operator.hpp"

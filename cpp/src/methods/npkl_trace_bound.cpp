@@ -8,9 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include <Eigen/Eigenvalues>
-
 #include "kernlearn/core/solver_choice.hpp"
+#include "kernlearn/core/symmetric_eigen.hpp"
 #include "kernlearn/linalg/dense_eigen.hpp"
 #include "kernlearn/linalg/lanczos.hpp"
 #include "kernlearn/linalg/operator.hpp"
@@ -266,7 +265,7 @@ class TraceBoundSolver {
 
   // The projection onto {E psd, tr E <= B}: E's eigenvalues onto the capped simplex.
   Eigen::MatrixXd project(const Eigen::MatrixXd& X) const {
-    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(0.5 * (X + X.transpose()));
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(Eigen::MatrixXd(0.5 * (X + X.transpose())));
     Eigen::VectorXd d = eig.eigenvalues();
     project_capped_simplex(d, B_);
     return eig.eigenvectors() * d.asDiagonal() * eig.eigenvectors().transpose();
@@ -321,7 +320,7 @@ class TraceBoundSolver {
   // ones along which the restricted gradient descends most (the top of -G on that subspace).
   void compress() {
     const Index r = E_.cols();
-    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(0.5 * (E_ + E_.transpose()));
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(Eigen::MatrixXd(0.5 * (E_ + E_.transpose())));
     const Eigen::VectorXd& d = eig.eigenvalues();  // increasing
     Index zeros = 0;
     while (zeros < r && d(zeros) <= kZeroWeight * B_) ++zeros;
@@ -329,7 +328,7 @@ class TraceBoundSolver {
     Eigen::MatrixXd G;
     objective(E_, &G);
     const Eigen::MatrixXd Z = eig.eigenvectors().leftCols(zeros);
-    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> spare(-(Z.transpose() * G * Z));
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> spare(Eigen::MatrixXd(-(Z.transpose() * G * Z)));
     const Index keep = r - zeros + kSpareDirections;
     Eigen::MatrixXd Q(r, keep);
     Q.leftCols(r - zeros) = eig.eigenvectors().rightCols(r - zeros);
@@ -351,7 +350,7 @@ class TraceBoundSolver {
       f.V.resize(n_, 0);
       return f;
     }
-    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(0.5 * (E_ + E_.transpose()));
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(Eigen::MatrixXd(0.5 * (E_ + E_.transpose())));
     const Eigen::VectorXd& d = eig.eigenvalues();
     Index count = 0;
     while (count < d.size() && d(d.size() - 1 - count) > kZeroWeight * B_) ++count;

@@ -7,9 +7,8 @@
 #include <stdexcept>
 #include <string>
 
-#include <Eigen/Eigenvalues>
-
 #include "kernlearn/core/solver_choice.hpp"
+#include "kernlearn/core/symmetric_eigen.hpp"
 #include "kernlearn/linalg/chebyshev_filter.hpp"
 #include "kernlearn/linalg/lanczos.hpp"
 #include "kernlearn/linalg/operator.hpp"

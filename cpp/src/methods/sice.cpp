@@ -7,8 +7,8 @@
 #include <string>
 
 #include <Eigen/Cholesky>
-#include <Eigen/Eigenvalues>
 
+#include "kernlearn/core/symmetric_eigen.hpp"
 #include "kernlearn/core/vector_ops.hpp"
 
 namespace kernlearn {
