@@ -920,11 +920,9 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples, n_classes)
             Class probabilities, columns in the order of ``classes_``; rows sum to 1.
         """
-        scores = self.decision_function(X)
+        p = expit(self.decision_function(X))
         if self.classes_.size == 2:
-            p = expit(scores)
             return np.column_stack([1.0 - p, p])
-        p = expit(scores)
         return p / p.sum(axis=1, keepdims=True)
 
     def predict(self, X):
