@@ -33,7 +33,7 @@ def digest(*arrays):
 def w_knn_brute():
     from kernlearn.graph import knn
 
-    X = np.random.default_rng(0).standard_normal((3000, 64))
+    X = np.random.default_rng(0).standard_normal((8000, 64))
     t = time.perf_counter()
     out = knn(X, 10, algorithm="brute", n_jobs=1)
     return time.perf_counter() - t, digest(*out)
@@ -75,7 +75,7 @@ def w_eigsh():
     from kernlearn.graph import knn_graph, laplacian
     from kernlearn.linalg import eigsh
 
-    X = np.random.default_rng(4).standard_normal((6000, 5))
+    X = np.random.default_rng(4).standard_normal((30000, 5))
     L = laplacian(knn_graph(X, 10, n_jobs=1))
     A = 2.0 * sp.identity(L.shape[0], format="csr") - L
     t = time.perf_counter()
@@ -94,8 +94,11 @@ def w_npkl():
     X = StandardScaler().fit_transform(X)
     pairs, labels = from_labels(y, component_ratio=0.7, random_state=0)
     t = time.perf_counter()
-    model = SimpleNPKL("squared_hinge").fit(X, pairs=pairs, pair_labels=labels)
-    return time.perf_counter() - t, digest(model.embedding_)
+    models = [
+        SimpleNPKL("squared_hinge", C=C, random_state=0, n_jobs=1).fit(X, pairs=pairs, pair_labels=labels)
+        for C in (0.1, 0.3, 1.0, 3.0)
+    ]
+    return time.perf_counter() - t, digest(*(m.embedding_ for m in models))
 
 
 def w_mve():
@@ -106,7 +109,7 @@ def w_mve():
 
     X = StandardScaler().fit_transform(load_wine().data)
     t = time.perf_counter()
-    Z = MinimumVolumeEmbedding(n_components=2, n_neighbors=5).fit_transform(X)
+    Z = MinimumVolumeEmbedding(n_components=2, n_neighbors=5, random_state=0, n_jobs=1).fit_transform(X)
     return time.perf_counter() - t, digest(Z)
 
 
@@ -116,7 +119,7 @@ def w_kdac():
 
     faces = load_faces()
     t = time.perf_counter()
-    model = KDAC(4, random_state=0).fit(faces.data, faces.target_pose)
+    model = KDAC(4, random_state=0).fit(faces.data[:200], faces.target_pose[:200])
     return time.perf_counter() - t, digest(model.labels_, model.projection_, model.embedding_)
 
 
@@ -124,11 +127,11 @@ def w_sice():
     from kernlearn.metric import sparse_inverse_covariance
 
     rng = np.random.default_rng(5)
-    X = rng.standard_normal((300, 120))
+    X = rng.standard_normal((400, 300))
     S = np.cov(X, rowvar=False)
     t = time.perf_counter()
-    out = sparse_inverse_covariance(S, 0.1)
-    return time.perf_counter() - t, digest(out.precision)
+    outs = [sparse_inverse_covariance(S, rho) for rho in (0.2, 0.1, 0.05)]
+    return time.perf_counter() - t, digest(*(out.precision for out in outs))
 
 
 def w_iklr():
@@ -140,8 +143,23 @@ def w_iklr():
     X, y = load_sonar(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     t = time.perf_counter()
-    clf = IndefiniteKernelLogisticRegression(kernel="tl1", alpha=0.01).fit(X, y)
-    return time.perf_counter() - t, digest(clf.predict_proba(X))
+    clfs = [IndefiniteKernelLogisticRegression(kernel="tl1", alpha=a).fit(X, y) for a in (0.001, 0.01, 0.1, 1.0)]
+    return time.perf_counter() - t, digest(*(clf.predict_proba(X) for clf in clfs))
+
+
+def w_binding_calls():
+    # The glue alone: 20000 calls into the bindings with numpy arguments, options and a result
+    # object, on inputs too small for the C++ work to matter.
+    import kernlearn._core as core
+
+    nb = core.neighbors
+    X = np.random.default_rng(6).standard_normal((12, 3))
+    t = time.perf_counter()
+    for _ in range(10000):
+        r = nb.knn(X, 3, metric=nb.Metric.euclidean, algorithm=nb.KnnAlgorithm.brute)
+        core.core.thread_cap()
+    out = nb.knn(X, 3, metric=nb.Metric.euclidean, algorithm=nb.KnnAlgorithm.brute)
+    return time.perf_counter() - t, digest(np.asarray(out.indices), np.asarray(out.distances), np.asarray(r.indices))
 
 
 WORKLOADS = {name[2:]: f for name, f in globals().items() if name.startswith("w_")}

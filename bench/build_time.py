@@ -63,11 +63,13 @@ def compiles(build_dir):
     return out
 
 
-def link_commands(build_dir, compile_cmds):
+def link_commands(build_dir, compile_files):
     listed = subprocess.run(
         ["ninja", "-C", str(build_dir), "-t", "commands", "_core"], capture_output=True, text=True, check=True
     ).stdout.splitlines()
-    return [line for line in listed if line not in compile_cmds]
+    # ninja's compile lines carry -MD/-MF, which compile_commands.json leaves out: a compile is
+    # recognised by its " -c " and its source file.
+    return [line for line in listed if not (" -c " in line and any(line.endswith(" " + f) for f in compile_files))]
 
 
 def main():
@@ -93,7 +95,7 @@ def main():
         names.append(LINK)
         for i, (d, tree) in enumerate(zip(args.build_dirs, trees)):
             total = [0.0, 0.0]
-            for line in link_commands(d, {c for c, _ in tree.values()}):
+            for line in link_commands(d, [shlex.split(c)[-1] for c, _ in tree.values()]):
                 t = run_timed(line, d)
                 total = [total[0] + t[0], total[1] + t[1]]
             cpu[LINK, i] = tuple(total)

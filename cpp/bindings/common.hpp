@@ -8,6 +8,9 @@
 #include <utility>
 #include <vector>
 
+// Enums are bound as Python enum.Enum types (py::native_enum): each py::enum_ cost 2-5 s of compile
+// time, a quarter of the bindings' (bench/results/build_time.md).
+#include <pybind11/native_enum.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 

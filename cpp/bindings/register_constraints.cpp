@@ -34,9 +34,10 @@ void bind_csr(py::module_& m) {
 
 void register_constraints(py::module_& m) {
   bind_csr(m);
-  py::enum_<PairPattern>(m, "PairPattern", "What a pair's constraint matrix T_ij is.")
+  py::native_enum<PairPattern>(m, "PairPattern", "enum.Enum", "What a pair's constraint matrix T_ij is.")
       .value("entry", PairPattern::entry, "e_i e_j' + e_j e_i' (SimpleNPKL)")
-      .value("distance", PairPattern::distance, "(e_i - e_j)(e_i - e_j)' (the embeddings)");
+      .value("distance", PairPattern::distance, "(e_i - e_j)(e_i - e_j)' (the embeddings)")
+      .finalize();
 
   py::class_<ConstraintAccumulator>(m, "ConstraintAccumulator",
                                     "base + sum_p a_p T_p on a CSR pattern fixed once (constraints.hpp).")

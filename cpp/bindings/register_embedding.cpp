@@ -15,12 +15,14 @@ using IndexArray = py::array_t<Index, py::array::c_style>;
 using DoubleArray = py::array_t<double, py::array::c_style>;
 
 void bind_problem(py::module_& m) {
-  py::enum_<DualSet>(m, "DualSet", "The convex set of alpha, which fixes the loss (saddle_point.hpp).")
+  py::native_enum<DualSet>(m, "DualSet", "enum.Enum",
+                           "The convex set of alpha, which fixes the loss (saddle_point.hpp).")
       .value("fixed", DualSet::fixed, "alpha stays at alpha0 (linear loss)")
       .value("free", DualSet::free, "equalities, square loss (rho > 0)")
       .value("nonnegative", DualSet::nonnegative, "squared hinge (rho > 0)")
       .value("box", DualSet::box, "[0, upper]: hinge")
-      .value("capped_simplex", DualSet::capped_simplex, "alpha >= 0, sum alpha <= upper: one shared slack");
+      .value("capped_simplex", DualSet::capped_simplex, "alpha >= 0, sum alpha <= upper: one shared slack")
+      .finalize();
 
   py::class_<ConstraintRows>(m, "ConstraintRows", "R in compressed rows: constraint c = sum_e data[e] T_indices[e].")
       .def(py::init([](const IndexArray& indptr, const IndexArray& indices, const DoubleArray& data) {

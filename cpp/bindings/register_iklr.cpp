@@ -13,9 +13,10 @@ namespace kernlearn::bindings {
 using namespace pybind11::literals;
 
 void register_iklr(py::module_& m) {
-  py::enum_<IklrInner>(m, "IklrInner", "The inner loop of CCICP.")
+  py::native_enum<IklrInner>(m, "IklrInner", "enum.Enum", "The inner loop of CCICP.")
       .value("gd", IklrInner::gd, "full gradient descent")
-      .value("sgd", IklrInner::sgd, "single-sample stochastic gradient descent");
+      .value("sgd", IklrInner::sgd, "single-sample stochastic gradient descent")
+      .finalize();
 
   OptionsClass<IklrOptions>(m, "IklrOptions", "Options of CCICP (Liu et al., TNNLS 2019, Algorithm 1).")
       .field("inner", &IklrOptions::inner, "inner loop, IklrInner.gd or IklrInner.sgd")

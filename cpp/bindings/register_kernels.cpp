@@ -14,9 +14,10 @@ using namespace pybind11::literals;
 void register_kernels(py::module_& m) {
   // The Gaussian bandwidths the HSIC functions accept (sigma^2 and 1 / sigma^2 finite and normal).
   m.attr("SIGMA_RANGE") = py::make_tuple(kMinSigma, kMaxSigma);
-  py::enum_<PairwiseKind>(m, "PairwiseKind", "The pairwise kernels.")
+  py::native_enum<PairwiseKind>(m, "PairwiseKind", "enum.Enum", "The pairwise kernels.")
       .value("tl1", PairwiseKind::tl1, "max(tau - ||x - y||_1, 0), the truncated l1-distance kernel")
-      .value("rbf", PairwiseKind::rbf, "exp(-gamma ||x - y||^2)");
+      .value("rbf", PairwiseKind::rbf, "exp(-gamma ||x - y||^2)")
+      .finalize();
 
   OptionsClass<PairwiseKernel>(m, "PairwiseKernel", "A pairwise kernel: its kind and parameter.")
       .field("kind", &PairwiseKernel::kind, "PairwiseKind.tl1 or PairwiseKind.rbf")

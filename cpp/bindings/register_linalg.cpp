@@ -58,9 +58,10 @@ LanczosResult solve(const SymmetricOperator& A, ThreadTeam& team, const Eigen::R
 
 void register_linalg(py::module_& m) {
   m.attr("FILTER_DEGREE") = kFilterDegree;
-  py::enum_<LanczosWhich>(m, "LanczosWhich", "Which end of the spectrum Lanczos seeks.")
+  py::native_enum<LanczosWhich>(m, "LanczosWhich", "enum.Enum", "Which end of the spectrum Lanczos seeks.")
       .value("largest", LanczosWhich::largest, "largest algebraic eigenvalues (LA)")
-      .value("smallest", LanczosWhich::smallest, "smallest algebraic eigenvalues (SA)");
+      .value("smallest", LanczosWhich::smallest, "smallest algebraic eigenvalues (SA)")
+      .finalize();
 
   OptionsClass<LanczosFilter>(m, "LanczosFilter", "Chebyshev filter of filtered Lanczos (chebyshev_filter.hpp).")
       .field("level", &LanczosFilter::level,

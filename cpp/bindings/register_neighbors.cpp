@@ -33,24 +33,29 @@ py::tuple keys_to_python(NeighborKeys&& r) { return py::make_tuple(std::move(r.i
 }  // namespace
 
 void register_neighbors(py::module_& m) {
-  py::enum_<Metric>(m, "Metric", "The distance kNN ranks by.")
+  py::native_enum<Metric>(m, "Metric", "enum.Enum", "The distance kNN ranks by.")
       .value("euclidean", Metric::euclidean)
-      .value("cosine", Metric::cosine, "1 - cos(x, y)");
-  py::enum_<KnnAlgorithm>(m, "KnnAlgorithm", "The kNN search.")
+      .value("cosine", Metric::cosine, "1 - cos(x, y)")
+      .finalize();
+  py::native_enum<KnnAlgorithm>(m, "KnnAlgorithm", "enum.Enum", "The kNN search.")
       .value("auto", KnnAlgorithm::automatic, "the faster of the two by choose_knn_algorithm's rule")
       .value("kd_tree", KnnAlgorithm::kd_tree, "euclidean only")
-      .value("brute", KnnAlgorithm::brute);
-  py::enum_<GraphMode>(m, "GraphMode", "Which kNN relations make an edge.")
+      .value("brute", KnnAlgorithm::brute)
+      .finalize();
+  py::native_enum<GraphMode>(m, "GraphMode", "enum.Enum", "Which kNN relations make an edge.")
       .value("symmetric", GraphMode::symmetric, "either point among the other's neighbours")
-      .value("mutual", GraphMode::mutual, "both");
-  py::enum_<EdgeWeight>(m, "EdgeWeight", "A kNN graph's edge weight.")
+      .value("mutual", GraphMode::mutual, "both")
+      .finalize();
+  py::native_enum<EdgeWeight>(m, "EdgeWeight", "enum.Enum", "A kNN graph's edge weight.")
       .value("binary", EdgeWeight::binary, "1")
       .value("heat", EdgeWeight::heat, "exp(-d^2 / (2 sigma^2))")
-      .value("distance", EdgeWeight::distance, "d");
-  py::enum_<LaplacianKind>(m, "LaplacianKind", "The graph Laplacian's normalisation.")
+      .value("distance", EdgeWeight::distance, "d")
+      .finalize();
+  py::native_enum<LaplacianKind>(m, "LaplacianKind", "enum.Enum", "The graph Laplacian's normalisation.")
       .value("normalized", LaplacianKind::normalized, "I - D^-1/2 S D^-1/2")
       .value("unnormalized", LaplacianKind::unnormalized, "D - S")
-      .value("random_walk", LaplacianKind::random_walk, "I - D^-1 S");
+      .value("random_walk", LaplacianKind::random_walk, "I - D^-1 S")
+      .finalize();
 
   ResultClass<Neighbors>(m, "Neighbors", "Exact kNN of every point among the others (knn.hpp).")
       .field("indices", &Neighbors::indices, "n x k, ascending by (distance, index), self excluded")

@@ -10,13 +10,14 @@ namespace kernlearn::bindings {
 namespace {
 
 void bind_saddle_types(py::module_& m) {
-  py::enum_<SpectralSolver>(m, "SpectralSolver", "The eigensolver of the saddle-point iterations.")
+  py::native_enum<SpectralSolver>(m, "SpectralSolver", "enum.Enum", "The eigensolver of the saddle-point iterations.")
       .value("lanczos", SpectralSolver::lanczos, "thick-restart Lanczos on every solve")
       .value("dense", SpectralSolver::dense, "LAPACK in double precision at every n")
       .value("mixed", SpectralSolver::mixed, "the mixed-precision dense route at every n")
       .value("auto", SpectralSolver::automatic,
              "Lanczos while the positive rank stays below dense_fraction n, then LAPACK (mixed precision from "
-             "MIXED_PRECISION_MIN_N on)");
+             "MIXED_PRECISION_MIN_N on)")
+      .finalize();
 
   OptionsClass<SpectralOptions>(m, "SpectralOptions", "Options of the saddle-point iteration (saddle_point.hpp).")
       .field("p", &SpectralOptions::p, "the capacity regulariser tr K^p, p >= 1")
@@ -66,11 +67,12 @@ void register_npkl(py::module_& m) {
   m.attr("C_RANGE") = py::make_tuple(kMinC, kMaxC);
   bind_saddle_types(m);
 
-  py::enum_<NpklLoss>(m, "NpklLoss", "SimpleNPKL's loss on the pairs.")
+  py::native_enum<NpklLoss>(m, "NpklLoss", "enum.Enum", "SimpleNPKL's loss on the pairs.")
       .value("linear", NpklLoss::linear)
       .value("squared_hinge", NpklLoss::squared_hinge)
       .value("hinge", NpklLoss::hinge)
-      .value("square", NpklLoss::square);
+      .value("square", NpklLoss::square)
+      .finalize();
 
   OptionsClass<NpklOptions>(m, "NpklOptions", "SimpleNPKL's options (npkl.hpp).")
       .field("loss", &NpklOptions::loss, "an NpklLoss")

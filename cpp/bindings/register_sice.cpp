@@ -14,9 +14,10 @@ namespace kernlearn::bindings {
 using namespace pybind11::literals;
 
 void register_sice(py::module_& m) {
-  py::enum_<SiceSolver>(m, "SiceSolver", "The SICE solver (sice.hpp).")
+  py::native_enum<SiceSolver>(m, "SiceSolver", "enum.Enum", "The SICE solver (sice.hpp).")
       .value("newton", SiceSolver::newton, "block coordinate descent start, QUIC's direction, orthant Newton")
-      .value("alm", SiceSolver::alm, "alternating linearization (Algorithm 1, sigma >= 0)");
+      .value("alm", SiceSolver::alm, "alternating linearization (Algorithm 1, sigma >= 0)")
+      .finalize();
 
   OptionsClass<SiceOptions>(m, "SiceOptions", "Options of the SICE solvers (sice.hpp).")
       .field("solver", &SiceOptions::solver, "SiceSolver")

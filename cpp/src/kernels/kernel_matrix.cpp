@@ -4,11 +4,11 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
-#include <Eigen/Eigenvalues>
-
 #include "kernlearn/core/simd.hpp"
+#include "kernlearn/core/symmetric_eigen.hpp"
 #include "kernlearn/core/vector_ops.hpp"
 
 #ifdef KERNLEARN_X86_DISPATCH
@@ -123,12 +123,13 @@ namespace {
 
 // Rows [begin, end) of the affine-invariant kernel; D is the matrix size when known at compile time
 // (the 9 x 9 covariance descriptors: fixed-size Eigen types run the eigensolver without heap
-// allocation, faster: bench/results/iklr.md), Eigen::Dynamic otherwise.
+// allocation, faster: bench/results/iklr.md), Eigen::Dynamic otherwise, where M is an
+// Eigen::MatrixXd so that the eigensolver is the one compiled once (core/symmetric_eigen.hpp).
 template <int D>
 void affine_invariant_rows(const double* W, const double* T, Index n_t, Index d, double gamma, bool same, double* out,
                            std::size_t begin, std::size_t end) {
-  using Matrix = Eigen::Matrix<double, D, D, Eigen::RowMajor>;
-  using Map = Eigen::Map<const Matrix>;
+  using Map = Eigen::Map<const Eigen::Matrix<double, D, D, Eigen::RowMajor>>;
+  using Matrix = std::conditional_t<D == Eigen::Dynamic, Eigen::MatrixXd, Eigen::Matrix<double, D, D, Eigen::RowMajor>>;
   const std::size_t dd = static_cast<std::size_t>(d * d), row_len = static_cast<std::size_t>(n_t);
   Eigen::SelfAdjointEigenSolver<Matrix> solver(d);
   Matrix M(d, d);

@@ -8,6 +8,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "kernlearn/core/solver_choice.hpp"
 #include "kernlearn/core/symmetric_eigen.hpp"
@@ -217,6 +218,68 @@ bool leading_subspace(const Eigen::MatrixXd& P, Index q, Eigen::MatrixXd& W) {
   return true;
 }
 
+// min ||A x - b|| by Householder QR with column pivoting: the pivot is the remaining column of
+// largest norm, and columns whose pivot falls below epsilon x min(m, h) x the largest pivot are
+// dropped (x = 0 there), the rank rule of Eigen's ColPivHouseholderQR. Written out for the tall,
+// narrow (d^2 x depth) systems below: Eigen's version was a quarter of this file's compile time
+// (bench/results/build_time.md).
+Eigen::VectorXd pivoted_least_squares(Eigen::MatrixXd A, Eigen::VectorXd b) {
+  const Index m = A.rows(), h = A.cols(), steps = std::min(m, h);
+  std::vector<Index> order(static_cast<std::size_t>(h));
+  for (Index j = 0; j < h; ++j) order[static_cast<std::size_t>(j)] = j;
+  const auto column = [&](Index j) { return A.data() + j * m; };
+  const auto tail_dot = [&](const double* u, const double* v, Index k) {
+    double s = 0.0;
+    for (Index i = k; i < m; ++i) s += u[i] * v[i];
+    return s;
+  };
+  std::vector<double> diagonal(static_cast<std::size_t>(steps), 0.0);
+  for (Index k = 0; k < steps; ++k) {
+    Index pivot = k;
+    double largest = -1.0;
+    for (Index j = k; j < h; ++j) {
+      const double norm2 = tail_dot(column(j), column(j), k);
+      if (norm2 > largest) {
+        largest = norm2;
+        pivot = j;
+      }
+    }
+    if (pivot != k) {
+      std::swap_ranges(column(k), column(k) + m, column(pivot));
+      std::swap(order[static_cast<std::size_t>(k)], order[static_cast<std::size_t>(pivot)]);
+    }
+    double* v = column(k);
+    const double alpha = std::sqrt(largest);
+    if (alpha == 0.0) break;  // the remaining columns are zero
+    // Reflector I - v v' / (beta v_k) mapping A(k:, k) to beta e_k, beta of the sign that avoids
+    // cancellation in v_k = a_k - beta.
+    const double beta = v[k] > 0.0 ? -alpha : alpha;
+    v[k] -= beta;
+    const double scale = beta * v[k];  // = -v'v / 2
+    for (Index j = k + 1; j < h; ++j) {
+      double* a = column(j);
+      const double f = tail_dot(v, a, k) / scale;
+      for (Index i = k; i < m; ++i) a[i] += f * v[i];
+    }
+    const double f = tail_dot(v, b.data(), k) / scale;
+    for (Index i = k; i < m; ++i) b[i] += f * v[i];
+    diagonal[static_cast<std::size_t>(k)] = beta;
+    v[k] = beta;  // R's diagonal; below it, column k holds v (unused from here)
+  }
+  double max_pivot = 0.0;
+  for (double r : diagonal) max_pivot = std::max(max_pivot, std::abs(r));
+  const double cut = max_pivot * std::numeric_limits<double>::epsilon() * static_cast<double>(steps);
+  Index rank = 0;
+  while (rank < steps && std::abs(diagonal[static_cast<std::size_t>(rank)]) > cut) ++rank;
+  Eigen::VectorXd x = Eigen::VectorXd::Zero(h);
+  for (Index k = rank - 1; k >= 0; --k) {
+    double s = b[k];
+    for (Index j = k + 1; j < rank; ++j) s -= A(k, j) * x[order[static_cast<std::size_t>(j)]];
+    x[order[static_cast<std::size_t>(k)]] = s / A(k, k);
+  }
+  return x;
+}
+
 // Anderson acceleration (type II, Walker & Ni, SIAM J. Numer. Anal. 2011) of the ISM map, acting
 // on the projectors P = W W' (d x d: the subspace, free of the sign and basis of W). From the last
 // few iterates x_i = vec(P_i) and map values g_i = vec(P(eig_min Phi(W_i))), it extrapolates
@@ -248,7 +311,7 @@ class AndersonProjector {
       dF.col(i) = (g_[b] - x_[b]) - (g_[a] - x_[a]);
       dG.col(i) = g_[b] - g_[a];
     }
-    const Eigen::VectorXd gamma = dF.colPivHouseholderQr().solve(f);
+    const Eigen::VectorXd gamma = pivoted_least_squares(dF, f);
     if (!gamma.allFinite()) return W_map;
     const Eigen::VectorXd x = g_.back() - dG * gamma;
     Eigen::MatrixXd P = Eigen::Map<const Eigen::MatrixXd>(x.data(), d_, d_);

@@ -4,45 +4,19 @@ Kernel matrices, kernel products and HSIC blocks.
 
 from __future__ import annotations
 
+import enum
 import typing
 
 import numpy
 import numpy.typing
 
-class PairwiseKind:
+class PairwiseKind(enum.Enum):
     """
     The pairwise kernels.
-
-    Members:
-
-      tl1 : max(tau - ||x - y||_1, 0), the truncated l1-distance kernel
-
-      rbf : exp(-gamma ||x - y||^2)
     """
 
-    __members__: typing.ClassVar[dict[str, PairwiseKind]]
-    rbf: typing.ClassVar[PairwiseKind]
-    tl1: typing.ClassVar[PairwiseKind]
-    @typing.overload
-    def __eq__(self, other: PairwiseKind) -> bool: ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool: ...
-    def __getstate__(self) -> int: ...
-    def __hash__(self) -> int: ...
-    def __index__(self) -> int: ...
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    def __int__(self) -> int: ...
-    @typing.overload
-    def __ne__(self, other: PairwiseKind) -> bool: ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool: ...
-    def __repr__(self) -> str: ...
-    def __setstate__(self, state: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    def __str__(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def value(self) -> int: ...
+    rbf = 1
+    tl1 = 0
 
 class PairwiseKernel:
     """

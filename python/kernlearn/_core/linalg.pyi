@@ -5,6 +5,7 @@ Thick-restart Lanczos and dense eigensolvers.
 from __future__ import annotations
 
 import collections.abc
+import enum
 import typing
 
 import numpy
@@ -12,40 +13,13 @@ import numpy.typing
 
 import kernlearn._core.core
 
-class LanczosWhich:
+class LanczosWhich(enum.Enum):
     """
     Which end of the spectrum Lanczos seeks.
-
-    Members:
-
-      largest : largest algebraic eigenvalues (LA)
-
-      smallest : smallest algebraic eigenvalues (SA)
     """
 
-    __members__: typing.ClassVar[dict[str, LanczosWhich]]
-    largest: typing.ClassVar[LanczosWhich]
-    smallest: typing.ClassVar[LanczosWhich]
-    @typing.overload
-    def __eq__(self, other: LanczosWhich) -> bool: ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool: ...
-    def __getstate__(self) -> int: ...
-    def __hash__(self) -> int: ...
-    def __index__(self) -> int: ...
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    def __int__(self) -> int: ...
-    @typing.overload
-    def __ne__(self, other: LanczosWhich) -> bool: ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool: ...
-    def __repr__(self) -> str: ...
-    def __setstate__(self, state: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    def __str__(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def value(self) -> int: ...
+    largest = 0
+    smallest = 1
 
 class LanczosFilter:
     """

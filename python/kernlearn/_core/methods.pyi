@@ -5,6 +5,7 @@ The learning methods' solvers.
 from __future__ import annotations
 
 import collections.abc
+import enum
 import typing
 
 import numpy
@@ -34,40 +35,13 @@ class Csr:
         stored entries
         """
 
-class PairPattern:
+class PairPattern(enum.Enum):
     """
     What a pair's constraint matrix T_ij is.
-
-    Members:
-
-      entry : e_i e_j' + e_j e_i' (SimpleNPKL)
-
-      distance : (e_i - e_j)(e_i - e_j)' (the embeddings)
     """
 
-    __members__: typing.ClassVar[dict[str, PairPattern]]
-    distance: typing.ClassVar[PairPattern]
-    entry: typing.ClassVar[PairPattern]
-    @typing.overload
-    def __eq__(self, other: PairPattern) -> bool: ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool: ...
-    def __getstate__(self) -> int: ...
-    def __hash__(self) -> int: ...
-    def __index__(self) -> int: ...
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    def __int__(self) -> int: ...
-    @typing.overload
-    def __ne__(self, other: PairPattern) -> bool: ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool: ...
-    def __repr__(self) -> str: ...
-    def __setstate__(self, state: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    def __str__(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def value(self) -> int: ...
+    distance = 1
+    entry = 0
 
 class ConstraintAccumulator:
     """
@@ -94,46 +68,15 @@ class ConstraintAccumulator:
     @property
     def indptr(self) -> numpy.typing.NDArray[numpy.int64]: ...
 
-class SpectralSolver:
+class SpectralSolver(enum.Enum):
     """
     The eigensolver of the saddle-point iterations.
-
-    Members:
-
-      lanczos : thick-restart Lanczos on every solve
-
-      dense : LAPACK in double precision at every n
-
-      mixed : the mixed-precision dense route at every n
-
-      auto : Lanczos while the positive rank stays below dense_fraction n, then LAPACK (mixed precision from MIXED_PRECISION_MIN_N on)
     """
 
-    __members__: typing.ClassVar[dict[str, SpectralSolver]]
-    auto: typing.ClassVar[SpectralSolver]
-    dense: typing.ClassVar[SpectralSolver]
-    lanczos: typing.ClassVar[SpectralSolver]
-    mixed: typing.ClassVar[SpectralSolver]
-    @typing.overload
-    def __eq__(self, other: SpectralSolver) -> bool: ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool: ...
-    def __getstate__(self) -> int: ...
-    def __hash__(self) -> int: ...
-    def __index__(self) -> int: ...
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    def __int__(self) -> int: ...
-    @typing.overload
-    def __ne__(self, other: SpectralSolver) -> bool: ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool: ...
-    def __repr__(self) -> str: ...
-    def __setstate__(self, state: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    def __str__(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def value(self) -> int: ...
+    auto = 3
+    dense = 1
+    lanczos = 0
+    mixed = 2
 
 class SpectralOptions:
     """
@@ -384,46 +327,15 @@ class SaddleResult:
         ... in mixed precision
         """
 
-class NpklLoss:
+class NpklLoss(enum.Enum):
     """
     SimpleNPKL's loss on the pairs.
-
-    Members:
-
-      linear
-
-      squared_hinge
-
-      hinge
-
-      square
     """
 
-    __members__: typing.ClassVar[dict[str, NpklLoss]]
-    hinge: typing.ClassVar[NpklLoss]
-    linear: typing.ClassVar[NpklLoss]
-    square: typing.ClassVar[NpklLoss]
-    squared_hinge: typing.ClassVar[NpklLoss]
-    @typing.overload
-    def __eq__(self, other: NpklLoss) -> bool: ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool: ...
-    def __getstate__(self) -> int: ...
-    def __hash__(self) -> int: ...
-    def __index__(self) -> int: ...
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    def __int__(self) -> int: ...
-    @typing.overload
-    def __ne__(self, other: NpklLoss) -> bool: ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool: ...
-    def __repr__(self) -> str: ...
-    def __setstate__(self, state: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    def __str__(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def value(self) -> int: ...
+    hinge = 2
+    linear = 0
+    square = 3
+    squared_hinge = 1
 
 class NpklOptions:
     """
@@ -458,49 +370,16 @@ class NpklOptions:
     @spectral.setter
     def spectral(self, arg0: SpectralOptions) -> None: ...
 
-class DualSet:
+class DualSet(enum.Enum):
     """
     The convex set of alpha, which fixes the loss (saddle_point.hpp).
-
-    Members:
-
-      fixed : alpha stays at alpha0 (linear loss)
-
-      free : equalities, square loss (rho > 0)
-
-      nonnegative : squared hinge (rho > 0)
-
-      box : [0, upper]: hinge
-
-      capped_simplex : alpha >= 0, sum alpha <= upper: one shared slack
     """
 
-    __members__: typing.ClassVar[dict[str, DualSet]]
-    box: typing.ClassVar[DualSet]
-    capped_simplex: typing.ClassVar[DualSet]
-    fixed: typing.ClassVar[DualSet]
-    free: typing.ClassVar[DualSet]
-    nonnegative: typing.ClassVar[DualSet]
-    @typing.overload
-    def __eq__(self, other: DualSet) -> bool: ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool: ...
-    def __getstate__(self) -> int: ...
-    def __hash__(self) -> int: ...
-    def __index__(self) -> int: ...
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    def __int__(self) -> int: ...
-    @typing.overload
-    def __ne__(self, other: DualSet) -> bool: ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool: ...
-    def __repr__(self) -> str: ...
-    def __setstate__(self, state: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    def __str__(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def value(self) -> int: ...
+    box = 3
+    capped_simplex = 4
+    fixed = 0
+    free = 1
+    nonnegative = 2
 
 class ConstraintRows:
     """
@@ -651,40 +530,13 @@ class SaddleProblem:
     @upper.setter
     def upper(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
 
-class IklrInner:
+class IklrInner(enum.Enum):
     """
     The inner loop of CCICP.
-
-    Members:
-
-      gd : full gradient descent
-
-      sgd : single-sample stochastic gradient descent
     """
 
-    __members__: typing.ClassVar[dict[str, IklrInner]]
-    gd: typing.ClassVar[IklrInner]
-    sgd: typing.ClassVar[IklrInner]
-    @typing.overload
-    def __eq__(self, other: IklrInner) -> bool: ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool: ...
-    def __getstate__(self) -> int: ...
-    def __hash__(self) -> int: ...
-    def __index__(self) -> int: ...
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    def __int__(self) -> int: ...
-    @typing.overload
-    def __ne__(self, other: IklrInner) -> bool: ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool: ...
-    def __repr__(self) -> str: ...
-    def __setstate__(self, state: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    def __str__(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def value(self) -> int: ...
+    gd = 0
+    sgd = 1
 
 class IklrOptions:
     """
@@ -1329,40 +1181,13 @@ class KdacResult:
         the U-step used an explicit n x n matrix
         """
 
-class SiceSolver:
+class SiceSolver(enum.Enum):
     """
     The SICE solver (sice.hpp).
-
-    Members:
-
-      newton : block coordinate descent start, QUIC's direction, orthant Newton
-
-      alm : alternating linearization (Algorithm 1, sigma >= 0)
     """
 
-    __members__: typing.ClassVar[dict[str, SiceSolver]]
-    alm: typing.ClassVar[SiceSolver]
-    newton: typing.ClassVar[SiceSolver]
-    @typing.overload
-    def __eq__(self, other: SiceSolver) -> bool: ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool: ...
-    def __getstate__(self) -> int: ...
-    def __hash__(self) -> int: ...
-    def __index__(self) -> int: ...
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    def __int__(self) -> int: ...
-    @typing.overload
-    def __ne__(self, other: SiceSolver) -> bool: ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool: ...
-    def __repr__(self) -> str: ...
-    def __setstate__(self, state: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    def __str__(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def value(self) -> int: ...
+    alm = 0
+    newton = 1
 
 class SiceOptions:
     """

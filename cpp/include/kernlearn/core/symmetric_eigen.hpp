@@ -10,6 +10,7 @@
 #include <Eigen/Core>
 #include <Eigen/Eigenvalues>
 
-extern template class Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>;
+// Only compute() is compiled once, not the whole class: its other members are small accessors, and
+// operatorSqrt() and the closed-form 3 x 3 solver are never called.
 extern template Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>&
 Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>::compute<Eigen::MatrixXd>(const Eigen::EigenBase<Eigen::MatrixXd>&, int);
