@@ -2394,6 +2394,75 @@ entry(
     min_n=6,
 )((_ccicp_make, _ccicp_call, lambda kw, r: expect(fin(np.asarray(r.alpha)), "non-finite alpha")))
 
+# distributed KDAC: the tile-pair entry point of Phi(W) (kernlearn.distributed._hsic)
+
+
+def _chpp_make(rng, n):
+    n = max(n, 4)
+    d, q, m = 3, 2, 3
+    half = n // 3  # blocks of different sizes: same=True is then bad input
+    X = rng.standard_normal((n, d))
+    A = rng.standard_normal((n, m))
+    return {
+        "X_I": np.ascontiguousarray(X[:half]),
+        "X_J": np.ascontiguousarray(X[half:]),
+        "W": np.linalg.qr(rng.standard_normal((d, q)))[0].copy(order="C"),
+        "A_I": np.ascontiguousarray(A[:half]),
+        "A_J": np.ascontiguousarray(A[half:]),
+        "c": np.array([1.0, 1.0, -0.5]),
+        "sigma": 1.0,
+        "same": False,
+    }
+
+
+def _chpp_call(kw):
+    return _core().kernels.hsic_phi_pair(
+        kw["X_I"],
+        kw["X_J"],
+        kw["W"],
+        kw["A_I"],
+        kw["A_J"],
+        kw["c"],
+        sigma=kw["sigma"],
+        same=kw["same"],
+        with_bound=kw.get("with_bound", False),
+        n_threads=kw.get("n_threads", 1),
+    )
+
+
+def _chpp_check(kw, r):
+    phi, trace, bound = r
+    d = np.shape(kw["X_I"])[1]
+    expect(np.shape(phi) == (d, d), f"Phi shape {np.shape(phi)}")
+    expect(fin(phi, np.asarray(trace), np.asarray(bound)), "non-finite Phi")
+    expect(np.array_equal(phi, np.asarray(phi).T), "Phi not exactly symmetric")
+
+
+entry(
+    "_core.kernels.hsic_phi_pair",
+    "kernels",
+    arrays={"X_I": "data"},
+    params={"sigma": "float", "n_threads": "threads"},
+    extra={
+        "ex:A_I_rows": (lambda kw, rng: {**kw, "A_I": np.ones((1, 3))}, "bad", ("A_I", "X_I")),
+        "ex:A_J_cols": (lambda kw, rng: {**kw, "A_J": np.ones((np.shape(kw["X_J"])[0], 2))}, "bad", ("A_J",)),
+        "ex:c_short": (lambda kw, rng: {**kw, "c": np.ones(1)}, "bad", ("c",)),
+        "ex:W_rows": (lambda kw, rng: {**kw, "W": np.ones((7, 2))}, "bad", ("W",)),
+        "ex:X_J_cols": (lambda kw, rng: {**kw, "X_J": np.ones((np.shape(kw["X_J"])[0], 5))}, "bad", ("X_J",)),
+        "ex:A_J_nan": (lambda kw, rng: {**kw, "A_J": np.full(np.shape(kw["A_J"]), np.nan)}, "bad", ("A_J",)),
+        "ex:same_shapes": (lambda kw, rng: {**kw, "same": True}, "bad", ("X_I", "X_J")),
+        "ex:same": (
+            lambda kw, rng: {**kw, "X_J": kw["X_I"], "A_J": kw["A_I"], "same": True, "with_bound": True},
+            "valid",
+            (),
+        ),
+        "ex:threads_big": (lambda kw, rng: {**kw, "n_threads": 10**6}, "edge", ("n_threads",)),
+    },
+    core=True,
+    min_n=4,
+)((_chpp_make, _chpp_call, _chpp_check))
+
+
 # ---------------------------------------------------------------------------------------------
 # Mutations
 # ---------------------------------------------------------------------------------------------

@@ -99,6 +99,35 @@ void register_kernels(py::module_& m) {
       "with_bound"_a = false, "n_threads"_a = 1, "(Phi(W) of eq. (8), Tr(gamma K), the right side of (10)).");
 
   m.def(
+      "hsic_phi_pair",
+      [](const MatrixRef& X_I, const MatrixRef& X_J, const MatrixRef& W, const MatrixRef& A_I, const MatrixRef& A_J,
+         const Eigen::Ref<const Eigen::VectorXd>& c, double sigma, bool same, bool with_bound, int n_threads) {
+        if (X_J.cols() != X_I.cols() || W.rows() != X_I.cols())
+          throw std::invalid_argument("hsic_phi_pair: X_I, X_J and W must have one column / row per feature");
+        if (A_I.rows() != X_I.rows() || A_J.rows() != X_J.rows())
+          throw std::invalid_argument("hsic_phi_pair: A_I and A_J must have one row per row of X_I and X_J");
+        if (A_J.cols() != A_I.cols() || c.size() != A_I.cols())
+          throw std::invalid_argument("hsic_phi_pair: A_I, A_J and c must have the same m columns / entries");
+        if (same && X_J.rows() != X_I.rows())
+          throw std::invalid_argument("hsic_phi_pair: same=True needs X_I and X_J of the same shape");
+        // O(b d) checks against the O(b^2 d) work: a NaN would otherwise only show in the sum.
+        if (!X_I.allFinite() || !X_J.allFinite() || !W.allFinite() || !A_I.allFinite() || !A_J.allFinite() ||
+            !c.allFinite())
+          throw std::invalid_argument("hsic_phi_pair: X_I, X_J, W, A_I, A_J and c must be finite");
+        const InterruptPoll poll = python_interrupt_poll();
+        PhiResult r = run_interruptible([&] {
+          const Eigen::MatrixXd Wc = W;  // explicit column-major copy of the small d x q W
+          ThreadTeam team(n_threads);
+          return hsic_phi_pair(X_I, X_J, Wc, A_I, A_J, c, sigma, with_bound, same, team, poll);
+        });
+        return py::make_tuple(std::move(r.phi), r.trace_gamma_k, r.bound_rhs);
+      },
+      "X_I"_a.noconvert(), "X_J"_a.noconvert(), "W"_a.noconvert(), "A_I"_a.noconvert(), "A_J"_a.noconvert(),
+      "c"_a.noconvert(), py::kw_only(), "sigma"_a, "same"_a, "with_bound"_a = false, "n_threads"_a = 1,
+      "hsic_phi's (Phi, Tr(gamma K), bound) over the pairs of two row blocks of a column-centred X, both "
+      "orders counted; same: one block with itself. Summed over the block pairs J >= I: hsic_phi.");
+
+  m.def(
       "gaussian_degree",
       [](const MatrixRef& Z, double sigma, int n_threads) {
         const InterruptPoll poll = python_interrupt_poll();

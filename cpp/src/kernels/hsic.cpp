@@ -14,48 +14,62 @@ namespace {
 
 using Tile = Eigen::MatrixXd;  // column-major scratch, b x b
 
-// Tiles (I, J) with J >= I of the n x n pair matrix cut into blocks of kHsicTile rows.
-std::vector<std::pair<Index, Index>> upper_tiles(Index n) {
-  const Index nb = (n + kHsicTile - 1) / kHsicTile;
+// Tiles (I, J) of an ni x nj pair matrix cut into blocks of kHsicTile rows and columns: all of
+// them, or for the pairs of one block with itself (same) those with J >= I.
+std::vector<std::pair<Index, Index>> pair_tiles(Index ni, Index nj, bool same) {
+  const Index nbi = (ni + kHsicTile - 1) / kHsicTile, nbj = (nj + kHsicTile - 1) / kHsicTile;
   std::vector<std::pair<Index, Index>> tiles;
-  tiles.reserve(static_cast<std::size_t>(nb * (nb + 1) / 2));
-  for (Index I = 0; I < nb; ++I)
-    for (Index J = I; J < nb; ++J) tiles.emplace_back(I, J);
+  tiles.reserve(static_cast<std::size_t>(same ? nbi * (nbi + 1) / 2 : nbi * nbj));
+  for (Index I = 0; I < nbi; ++I)
+    for (Index J = same ? I : 0; J < nbj; ++J) tiles.emplace_back(I, J);
   return tiles;
 }
 
-// Runs fn(member, i0, bi, j0, bj) over the upper tiles on the team, one tile per item. The calling
+// Runs fn(member, i0, bi, j0, bj) over pair_tiles on the team, one tile per item. The calling
 // thread (which may take the GIL) polls for interruption between tiles; a tile is 65k kernel
 // entries (its time: bench/results/kdac.md).
 template <class Fn>
-void for_each_upper_tile(Index n, ThreadTeam& team, const InterruptPoll& poll, Fn&& fn) {
-  const auto tiles = upper_tiles(n);
+void for_each_tile(Index ni, Index nj, bool same, ThreadTeam& team, const InterruptPoll& poll, Fn&& fn) {
+  const auto tiles = pair_tiles(ni, nj, same);
   team.for_each(
       static_cast<Index>(tiles.size()),
       [&](int member, Index t) {
         const Index i0 = tiles[static_cast<std::size_t>(t)].first * kHsicTile;
         const Index j0 = tiles[static_cast<std::size_t>(t)].second * kHsicTile;
-        fn(member, i0, std::min(kHsicTile, n - i0), j0, std::min(kHsicTile, n - j0));
+        fn(member, i0, std::min(kHsicTile, ni - i0), j0, std::min(kHsicTile, nj - j0));
       },
       poll);
 }
 
-// K (bi x bj) = exp(-|z_i - z_j|^2 / (2 sigma^2)) for rows i0.., j0.. of Z; sq holds |z_i|^2.
-// The squared distance comes from one GEMM; rounding can make it slightly negative (clamped) and
-// leaves ~1e-16 |z|^2 on the diagonal of a diagonal tile, where it is exactly 0.
-void kernel_tile(const MatrixRef& Z, const Eigen::VectorXd& sq, double sigma, Index i0, Index bi, Index j0, Index bj,
-                 Tile& K) {
+// The upper tiles (J >= I) of the n x n pair matrix.
+template <class Fn>
+void for_each_upper_tile(Index n, ThreadTeam& team, const InterruptPoll& poll, Fn&& fn) {
+  for_each_tile(n, n, true, team, poll, std::forward<Fn>(fn));
+}
+
+// K (bi x bj) = exp(-|z_i - z_j|^2 / (2 sigma^2)) for rows i0.. of ZI and j0.. of ZJ; sqI, sqJ hold
+// their |z|^2. The squared distance comes from one GEMM; rounding can make it slightly negative
+// (clamped) and leaves ~1e-16 |z|^2 on the diagonal of a diagonal tile (diagonal: ZI and ZJ are
+// the same rows), where it is exactly 0.
+void kernel_tile(const MatrixRef& ZI, const Eigen::VectorXd& sqI, const MatrixRef& ZJ, const Eigen::VectorXd& sqJ,
+                 double sigma, Index i0, Index bi, Index j0, Index bj, bool diagonal, Tile& K) {
   K.resize(bi, bj);
-  K.noalias() = Z.middleRows(i0, bi) * Z.middleRows(j0, bj).transpose();
+  K.noalias() = ZI.middleRows(i0, bi) * ZJ.middleRows(j0, bj).transpose();
   const double scale = -0.5 / (sigma * sigma);
   // d2 = sq_i + sq_j - 2 z_i'z_j, then K = exp(scale * d2): Eigen vectorises exp (SSE2 packets).
   // One fused pass over the tile (Eigen evaluates the whole expression per coefficient).
-  K.array() = ((sq.segment(i0, bi).rowwise().replicate(bj).array() +
-                sq.segment(j0, bj).transpose().colwise().replicate(bi).array() - 2.0 * K.array())
+  K.array() = ((sqI.segment(i0, bi).rowwise().replicate(bj).array() +
+                sqJ.segment(j0, bj).transpose().colwise().replicate(bi).array() - 2.0 * K.array())
                    .max(0.0) *
                scale)
                   .exp();
-  if (i0 == j0) K.diagonal().setOnes();
+  if (diagonal) K.diagonal().setOnes();
+}
+
+// The tile (i0, j0) of the kernel of Z with itself.
+void kernel_tile(const MatrixRef& Z, const Eigen::VectorXd& sq, double sigma, Index i0, Index bi, Index j0, Index bj,
+                 Tile& K) {
+  kernel_tile(Z, sq, Z, sq, sigma, i0, bi, j0, bj, i0 == j0, K);
 }
 
 Eigen::VectorXd row_norms2(const MatrixRef& Z) { return Z.rowwise().squaredNorm(); }
@@ -144,17 +158,24 @@ void gaussian_kernel_dense_scaled(const MatrixRef& Z, double sigma, const Eigen:
   });
 }
 
-PhiResult hsic_phi(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W, const MatrixRef& A,
-                   const Eigen::Ref<const Eigen::VectorXd>& c, double sigma, bool with_bound, ThreadTeam& team,
-                   const InterruptPoll& poll) {
+PhiResult hsic_phi_pair(const MatrixRef& XI, const MatrixRef& XJ, const Eigen::Ref<const Eigen::MatrixXd>& W,
+                        const MatrixRef& AI, const MatrixRef& AJ, const Eigen::Ref<const Eigen::VectorXd>& c,
+                        double sigma, bool with_bound, bool same, ThreadTeam& team, const InterruptPoll& poll) {
   check_sigma(sigma);
-  const Index n = X.rows(), d = X.cols(), m = A.cols();
+  const Index ni = XI.rows(), nj = XJ.rows(), d = XI.cols(), m = AI.cols();
+  if (XJ.cols() != d) throw std::invalid_argument("hsic_phi_pair: X_I and X_J must have the same columns");
   if (W.rows() != d) throw std::invalid_argument("hsic_phi: W must have one row per column of X");
-  if (A.rows() != n || c.size() != m) throw std::invalid_argument("hsic_phi: A must be n x m and c of length m");
-  const RowMatrixXd Z = X * W;
-  const Eigen::VectorXd sq = row_norms2(Z);
-  const Eigen::VectorXd xsq = with_bound ? row_norms2(X) : Eigen::VectorXd();
-  const RowMatrixXd Ac = A * c.asDiagonal();  // gamma_ij = (A diag(c))_i . A_j
+  if (AI.rows() != ni || AJ.rows() != nj || AJ.cols() != m || c.size() != m)
+    throw std::invalid_argument("hsic_phi: A must be n x m and c of length m");
+  if (same && nj != ni) throw std::invalid_argument("hsic_phi_pair: same=True needs X_I and X_J of the same shape");
+  const RowMatrixXd ZI = XI * W;
+  const RowMatrixXd ZJ = same ? RowMatrixXd() : RowMatrixXd(XJ * W);
+  const MatrixRef ZJr = same ? MatrixRef(ZI) : MatrixRef(ZJ);
+  const Eigen::VectorXd sqI = row_norms2(ZI);
+  const Eigen::VectorXd sqJ = same ? sqI : row_norms2(ZJr);
+  const Eigen::VectorXd xsqI = with_bound ? row_norms2(XI) : Eigen::VectorXd();
+  const Eigen::VectorXd xsqJ = with_bound ? row_norms2(XJ) : Eigen::VectorXd();
+  const RowMatrixXd Ac = AI * c.asDiagonal();  // gamma_ij = (A_I diag(c))_i . (A_J)_j
 
   struct Scratch {
     Tile K, G, D2;
@@ -165,37 +186,38 @@ PhiResult hsic_phi(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& 
   std::vector<Scratch> scr(static_cast<std::size_t>(team.size()));
   for (auto& s : scr) s.phi = Eigen::MatrixXd::Zero(d, d);
 
-  for_each_upper_tile(n, team, poll, [&](int t, Index i0, Index bi, Index j0, Index bj) {
+  for_each_tile(ni, nj, same, team, poll, [&](int t, Index i0, Index bi, Index j0, Index bj) {
     Scratch& s = scr[static_cast<std::size_t>(t)];
-    kernel_tile(Z, sq, sigma, i0, bi, j0, bj, s.K);
+    const bool diagonal = same && i0 == j0;
+    kernel_tile(ZI, sqI, ZJr, sqJ, sigma, i0, bi, j0, bj, diagonal, s.K);
     // G = gamma o K on the tile, gamma from its rank-m factor (one GEMM, m = k + k_y).
     s.G.resize(bi, bj);
-    s.G.noalias() = Ac.middleRows(i0, bi) * A.middleRows(j0, bj).transpose();
+    s.G.noalias() = Ac.middleRows(i0, bi) * AJ.middleRows(j0, bj).transpose();
     s.G.array() *= s.K.array();
-    const double w = i0 == j0 ? 1.0 : 2.0;  // an off-diagonal tile stands for (I, J) and (J, I)
+    const double w = diagonal ? 1.0 : 2.0;  // an off-diagonal tile stands for (I, J) and (J, I)
     s.trace += w * s.G.sum();
     // sum_{i in I, j in J} G_ij (x_i - x_j)(x_i - x_j)'
     //   = X_I' diag(G 1) X_I + X_J' diag(G' 1) X_J - X_I' G X_J - (X_I' G X_J)'.
-    const auto XI = X.middleRows(i0, bi);
-    const auto XJ = X.middleRows(j0, bj);
+    const auto XIt = XI.middleRows(i0, bi);
+    const auto XJt = XJ.middleRows(j0, bj);
     const Eigen::VectorXd r = s.G.rowwise().sum();
     const Eigen::VectorXd col = s.G.colwise().sum().transpose();
     s.GX.resize(bi, d);
-    s.GX.noalias() = s.G * XJ;
+    s.GX.noalias() = s.G * XJt;
     s.M.resize(d, d);
-    s.M.noalias() = XI.transpose() * s.GX;
-    s.phi.noalias() += w * (XI.transpose() * r.asDiagonal() * XI);
-    s.phi.noalias() += w * (XJ.transpose() * col.asDiagonal() * XJ);
+    s.M.noalias() = XIt.transpose() * s.GX;
+    s.phi.noalias() += w * (XIt.transpose() * r.asDiagonal() * XIt);
+    s.phi.noalias() += w * (XJt.transpose() * col.asDiagonal() * XJt);
     s.phi -= w * (s.M + s.M.transpose());
     if (with_bound) {
       // |x_i - x_j|^4 from one more GEMM over the d features.
       s.D2.resize(bi, bj);
-      s.D2.noalias() = XI * XJ.transpose();
+      s.D2.noalias() = XIt * XJt.transpose();
       s.D2 = -2.0 * s.D2;
-      s.D2.colwise() += xsq.segment(i0, bi);
-      s.D2.rowwise() += xsq.segment(j0, bj).transpose();
+      s.D2.colwise() += xsqI.segment(i0, bi);
+      s.D2.rowwise() += xsqJ.segment(j0, bj).transpose();
       s.D2 = s.D2.cwiseMax(0.0);
-      if (i0 == j0) s.D2.diagonal().setZero();
+      if (diagonal) s.D2.diagonal().setZero();
       s.bound += w * (s.G.array().abs() * s.D2.array().square()).sum();
     }
   });
@@ -213,6 +235,13 @@ PhiResult hsic_phi(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& 
   out.phi = (0.5 * (out.phi + out.phi.transpose())).eval();  // eval: the transpose aliases the target
   out.bound_rhs /= sigma * sigma;
   return out;
+}
+
+PhiResult hsic_phi(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W, const MatrixRef& A,
+                   const Eigen::Ref<const Eigen::VectorXd>& c, double sigma, bool with_bound, ThreadTeam& team,
+                   const InterruptPoll& poll) {
+  if (A.rows() != X.rows()) throw std::invalid_argument("hsic_phi: A must be n x m and c of length m");
+  return hsic_phi_pair(X, X, W, A, A, c, sigma, with_bound, true, team, poll);
 }
 
 double projection_distance(const Eigen::Ref<const Eigen::MatrixXd>& W1, const Eigen::Ref<const Eigen::MatrixXd>& W2) {

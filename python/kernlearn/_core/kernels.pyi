@@ -79,6 +79,23 @@ def hsic_phi(
     (Phi(W) of eq. (8), Tr(gamma K), the right side of (10)).
     """
 
+def hsic_phi_pair(
+    X_I: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    X_J: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    W: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    A_I: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    A_J: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    c: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
+    *,
+    sigma: typing.SupportsFloat | typing.SupportsIndex,
+    same: bool,
+    with_bound: bool = False,
+    n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
+) -> tuple[typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]"], float, float]:
+    """
+    hsic_phi's (Phi, Tr(gamma K), bound) over the pairs of two row blocks of a column-centred X, both orders counted; same: one block with itself. Summed over the block pairs J >= I: hsic_phi.
+    """
+
 def kernel_matvec(
     K: numpy.ndarray,
     x: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],

@@ -286,6 +286,24 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         Seeds the Lanczos start, random init, sigma's subsample and k-means.
     n_jobs : int or None
         Threads of the C++ core.
+    backend : {"cpp", "dask"}, default "cpp"
+        Where the alternation's kernel sums run. "cpp": the whole alternation in the C++ core, in
+        this process. "dask": on a Dask cluster (the optional extra ``kernlearn[dask]``): X is
+        sent to the workers once in row blocks, every Phi(W), degree vector and kernel product
+        of the alternation runs as one task per pair of row blocks (I, J >= I), and only d x d
+        matrices and n x k blocks come back; the W/D/U steps, the convergence and cycle tests
+        and every attribute are those of "cpp" (``kernlearn/distributed/_kdac.py``). Two
+        differences: the U-step is always Lanczos on the matrix-free operator (the core uses an
+        explicit matrix below ``KdacOptions().dense_max_n`` points), so a fit agrees with
+        "cpp" to the eigensolver's tolerance rather than bitwise, and ``used_dense_`` is False;
+        ``ism_acceleration=True`` is not supported (a ValueError), nor is ``n_clusters`` equal to
+        the number of samples. The out-of-sample coefficients are computed on the cluster too.
+    client : distributed.Client or None, default None
+        With ``backend="dask"``: where the tasks run; None is the current default client, or
+        Dask's local threaded scheduler when there is none.
+    block_size : int or None, default None
+        With ``backend="dask"``: rows per block of X; None is about four blocks per worker thread
+        (from 2048 to 16384 rows each).
     verbose : int, default 0
         Print one line per outer iteration.
     callback : callable, optional
@@ -497,6 +515,8 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         "random_state": ["random_state"],
         "verbose": [Interval(numbers.Integral, 0, None), "boolean"],
         "callback": [None, "callable"],
+        "backend": [StrOptions({"cpp", "dask"})],
+        "block_size": [None, Interval(numbers.Integral, 1, None)],
     }
 
     def __init__(
@@ -518,6 +538,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         normalize_rows=True,
         random_state=None,
         n_jobs=None,
+        backend="cpp",
+        client=None,
+        block_size=None,
         verbose=0,
         callback=None,
     ):
@@ -537,6 +560,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         self.normalize_rows = normalize_rows
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.backend = backend
+        self.client = client
+        self.block_size = block_size
         self.verbose = verbose
         self.callback = callback
 
@@ -564,6 +590,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
             raise ValueError(f"n_clusters must be <= the number of samples ({n}), got {k}")
         if isinstance(self.n_components, numbers.Integral) and int(self.n_components) > d:
             raise ValueError(f"n_components must be <= the number of features ({d}), got {self.n_components}")
+        tiles = self._distributed_tiles(X)
         rng = check_random_state(self.random_state)
         pairs = None
         if self.search == "inequality":
@@ -587,7 +614,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
                     )
                 views = views + [labels]
                 Y = np.ascontiguousarray(np.hstack([Y, np.eye(k)[labels]]))
-            fits.append(self._fit_view(X, Y, views, pairs, rng, n_threads))
+            fits.append(self._fit_view(X, Y, views, pairs, rng, n_threads, tiles))
 
         first = fits[0]
         out = first["out"]
@@ -614,7 +641,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         self.labels_views_ = np.vstack([f["labels"] for f in fits])
         self.projection_views_ = [f["out"].W for f in fits]
         self.views_ = [_view_summary(f) for f in fits]
-        self._fit_nystrom(X, n_threads)
+        self._fit_nystrom(X, n_threads, tiles)
         self.n_iter_ = int(out.n_iter)
         self.converged_ = out.status == _core.core.SolverStatus.converged
         self.used_dense_ = bool(out.used_dense)
@@ -625,8 +652,33 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
             self._warn(f["out"], view if len(fits) > 1 else None)
         return self
 
-    def _run(self, X, Y, q, sigma, lam, rng, n_threads):
-        """One KDAC alternation in the core: q None = the eigengap of Phi_0 (spectral init only)."""
+    def _distributed_tiles(self, X):
+        """backend="dask": X centred and sent to the workers (HsicTiles); None for "cpp". The
+        combinations the distributed alternation does not support are refused here."""
+        if self.backend != "dask":
+            for name in ("client", "block_size"):
+                if getattr(self, name) is not None:
+                    raise ValueError(f"{name} is used by backend='dask' only, got {name}={getattr(self, name)!r}")
+            return None
+        if self.ism_acceleration:
+            raise ValueError("ism_acceleration=True is not supported with backend='dask'; use backend='cpp'")
+        if int(self.n_clusters) >= X.shape[0]:
+            raise ValueError(
+                f"n_clusters must be < the number of samples ({X.shape[0]}) with backend='dask' (its U-step is "
+                f"Lanczos), got {self.n_clusters}"
+            )
+        if np.abs(X).max() > 1e150:  # the core's bound (kdac.cpp): squared distances must be finite
+            raise ValueError("X's entries must be at most 1e150 in magnitude (squared distances must be finite)")
+        from ..distributed._cluster import Cluster
+        from ..distributed._hsic import HsicTiles
+
+        cluster = Cluster(self.client)
+        # Centred as the core centres X: Phi and the kernel only see differences.
+        return HsicTiles(np.ascontiguousarray(X - X.mean(axis=0)), cluster, self.block_size)
+
+    def _run(self, X, Y, q, sigma, lam, rng, n_threads, tiles):
+        """One KDAC alternation, in the core or on the cluster (tiles): q None = the eigengap of
+        Phi_0 (spectral init only)."""
         random_init = self.init == "random"
         d = X.shape[1]
         if random_init and q is None:
@@ -654,11 +706,17 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
             first_iteration=1,
         )
         with monitor:
+            if tiles is not None:
+                from ..distributed._kdac import DistributedKdac
+
+                return DistributedKdac(tiles, np.ascontiguousarray(X - X.mean(axis=0))).run(
+                    Y, options, W0, monitor.core_callback()
+                )
             return _core.methods.kdac(
                 X, Y, options=options, W0=W0, callback=monitor.core_callback(), n_threads=n_threads
             )
 
-    def _fit_view(self, X, Y, views, pairs, rng, n_threads):
+    def _fit_view(self, X, Y, views, pairs, rng, n_threads, tiles):
         """One alternative view: the (sigma, lambda) search if asked, the q rule, then k-means."""
         n, d = X.shape
         k = int(self.n_clusters)
@@ -672,9 +730,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         if pairs is None:
             sigma = median_sigma(X, random_state=rng) if self.sigma == "median" else float(self.sigma)
             lam = float(self.lambda_)
-            out = self._run(X, Y, q, sigma, lam, rng, n_threads)
+            out = self._run(X, Y, q, sigma, lam, rng, n_threads, tiles)
         else:
-            sigma, lam, out, fit["search_results"] = self._search(X, Y, q, pairs, rng, n_threads)
+            sigma, lam, out, fit["search_results"] = self._search(X, Y, q, pairs, rng, n_threads, tiles)
             fit["search_best_params"] = {"sigma": sigma, "lambda_": lam}
         if self.n_components == "auto":
             # The paper's q rule: tuned at q = k, and if inequality (10) fails there, q moves to the
@@ -691,7 +749,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
                 "initial_converged": out.status == _core.core.SolverStatus.converged,
             }
             if chosen != q:
-                out = self._run(X, Y, chosen, sigma, lam, rng, n_threads)
+                out = self._run(X, Y, chosen, sigma, lam, rng, n_threads, tiles)
         features = self._clustering_features(out.U)
         # scikit-learn's k-means runs on OpenMP threads. On an n x k embedding it is cheap, and
         # OpenMP's spin-waits cost more than they save, so it gets one thread (bench/results/kdac.md).
@@ -707,7 +765,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         )
         return fit
 
-    def _search(self, X, Y, q, pairs, rng, n_threads):
+    def _search(self, X, Y, q, pairs, rng, n_threads, tiles):
         """The paper's (sigma, lambda) search (Section 4, "Hyperparameter tuning"): every pair of the
         grid is fitted at q; the pair with the highest CQ among those satisfying inequality (10) wins,
         and when none does, the pair closest to satisfying it (largest lhs / rhs; CQ breaks ties)."""
@@ -731,7 +789,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
             # A candidate's non-convergence is recorded in the table; only the chosen fit warns.
             warnings.simplefilter("ignore", ConvergenceWarning)
             for sigma, lam in pairs:
-                out = self._run(X, Y, q, sigma, lam, rng, n_threads)
+                out = self._run(X, Y, q, sigma, lam, rng, n_threads, tiles)
                 cond = _condition(out)
                 rows["sigma"].append(sigma)
                 rows["lambda_"].append(lam)
@@ -825,13 +883,18 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
             out[rows] = scale[:, None] * (K @ V)
         return out
 
-    def _fit_nystrom(self, X, n_threads):
-        """The coefficients of the extension u(x) = d(x)^-1/2 K(x, X) C - b (class docstring)."""
+    def _fit_nystrom(self, X, n_threads, tiles):
+        """The coefficients of the extension u(x) = d(x)^-1/2 K(x, X) C - b (class docstring);
+        with tiles (backend="dask") the kernel products run on the cluster."""
         self._x_mean = X.mean(axis=0)
         self._fit_projected = np.ascontiguousarray((X - self._x_mean) @ self.projection_)
         U = self.embedding_
         V = U / np.sqrt(self.degree_)[:, None]  # D^-1/2 U
-        NU = self._normalized_kernel_times(self._fit_projected, V, n_threads)  # D^-1/2 K D^-1/2 U
+        if tiles is None:
+            NU = self._normalized_kernel_times(self._fit_projected, V, n_threads)  # D^-1/2 K D^-1/2 U
+        else:
+            # The training degrees are degree_ (the same kernel), so N U = D^-1/2 K V.
+            NU = tiles.kernel_times(self.projection_, self.sigma_, V) / np.sqrt(self.degree_)[:, None]
         offset = NU.mean(axis=0)  # (1/n) 1'NU: H N U = NU - 1 offset = Q U
         QU = NU - offset
         M = U.T @ QU

@@ -68,6 +68,15 @@ PhiResult hsic_phi(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& 
                    const Eigen::Ref<const Eigen::VectorXd>& c, double sigma, bool with_bound, ThreadTeam& team,
                    const InterruptPoll& poll = {});
 
+// The part of hsic_phi over the pairs (i in I, j in J) of two row blocks X_I, X_J of the same
+// column-centred X (A_I, A_J: the matching rows of A), each pair counted for both orders; with
+// same, X_I and X_J are one block and its pairs are counted as hsic_phi counts them. Phi(W) of X
+// is the sum of these over the block pairs J >= I (exactly symmetric, like each part), for a
+// Phi assembled from tile pairs on several machines (kernlearn.distributed).
+PhiResult hsic_phi_pair(const MatrixRef& XI, const MatrixRef& XJ, const Eigen::Ref<const Eigen::MatrixXd>& W,
+                        const MatrixRef& AI, const MatrixRef& AJ, const Eigen::Ref<const Eigen::VectorXd>& c,
+                        double sigma, bool with_bound, bool same, ThreadTeam& team, const InterruptPoll& poll = {});
+
 // sqrt(q - |W1' W2|_F^2) = |W1 W1' - W2 W2'|_F / sqrt 2 for orthonormal d x q W1, W2: the root sum
 // of squared sines of the principal angles. Independent of the sign and order of the columns.
 double projection_distance(const Eigen::Ref<const Eigen::MatrixXd>& W1, const Eigen::Ref<const Eigen::MatrixXd>& W2);
