@@ -27,7 +27,9 @@ def client():
     # environment too (distributed's nanny "pre-spawn" variables), which would cap n_jobs=-1 in
     # every later test of the session: the environment is put back afterwards.
     environ = dict(os.environ)
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    # The dashboard on a free port: ":8787" (and None, which still serves on the default port) fail
+    # the fixture with "Port 8787 is already in use" when another cluster runs on this machine.
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
     client = distributed.Client(cluster)
     yield client
     client.close()

@@ -47,6 +47,11 @@ indefinite kernel raises :class:`IndefiniteKernelWarning`; ``solver="newton"`` r
 - ``"shift"``: K- = s I, K+ = K + s I with s = max(-mu_min, 0): exact, and it needs only the
   smallest eigenvalue (one Lanczos run), never an O(n^3) eigendecomposition.
 
+**Past one machine** (``backend="dask"``): the kernel is a distributed
+:class:`kernlearn.distributed.KernelOperator`, never formed; the decomposition's eigenvalues come
+from Lanczos on it and the same Newton / CCICP iterations run in Python (_iklr_matrix_free.py),
+each step one or two distributed products (docs/user_guide/distributed.rst, "IKLR").
+
 **Where TL1 is positive definite** (tau = 0.7 d on min-max-scaled features, the paper's setting;
 figures in the "tl1" table of bench/results/iklr_reproduction.md): on sonar the TL1 kernel of the whole
 data set and of every training half is PD (smallest eigenvalue about 1.1 to 1.8), on ionosphere
@@ -80,6 +85,7 @@ them constant, where Table II lists 33.
 """
 
 import numbers
+import sys
 import time
 import warnings
 
@@ -92,12 +98,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from . import _core
+from . import _core, _iklr_matrix_free
 from ._utils import _solver_choice
 from ._utils._monitor import Monitor, history_arrays
 from ._utils._param_validation import Interval, Options, StrOptions, validate_params
 from ._utils._validation import naming, resolve_n_threads, symmetrized
-from .kernels import extreme_eigenpairs, kernel_operator, rbf_kernel, tl1_kernel
+from .kernels import _lanczos_extreme_eigenpairs, kernel_operator, rbf_kernel, tl1_kernel
 from .linalg import eigsh
 
 __all__ = ["IndefiniteKernelLogisticRegression", "KreinDecomposition", "krein_decomposition", "IndefiniteKernelWarning"]
@@ -294,42 +300,65 @@ def krein_decomposition(
     n = K.shape[0]
     start = time.perf_counter()
     rng = check_random_state(random_state)
-    op = kernel_operator(K, n_jobs)
-    n_matvec = 0
-    negative_converged = True
-    V, w = np.empty((n, 0)), np.empty(0)
     if n <= _solver_choice.SPECTRAL_DENSE_MAX_N and (method == "spectral" or n <= _solver_choice.DENSE_MAX_N):
         mu, U = scipy.linalg.eigh(np.asarray(K, dtype=np.float64), driver="evd")
         mu_min, mu_max = mu[0], mu[-1]
+        V, w = np.empty((n, 0)), np.empty(0)
         if method == "spectral":
             neg = mu < -tol * max(abs(mu_min), abs(mu_max))
             V, w = U[:, neg], -mu[neg]
+        spectrum = (V, w, mu_min, mu_max, 0, True)
     else:
-        mu_min, v_min, mu_max, deflated, n_matvec = extreme_eigenpairs(op, tol, rng)
-        if method == "spectral" and mu_min < 0:
-            # Certifying that no eigenvalue below 0 was missed needs the cluster of kernel
-            # eigenvalues just above 0 resolved, which can take thousands of mat-vecs; the
-            # decomposition does not need it: K- = V diag(w) V' + tau I with tau >= -mu_min keeps
-            # K+ = K + K- PSD for any V and w >= 0. So the threshold run is capped at
-            # spectral_matvecs and keeps the negative Ritz pairs it has.
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", ConvergenceWarning)
-                values, vectors, info = eigsh(
-                    deflated,
-                    which="SA",
-                    threshold=0.0,
-                    k=min(n - 1, 20),
-                    v0=v_min,
-                    tol=tol,
-                    method="lanczos",
-                    max_rank=max_negative_rank,
-                    maxiter=spectral_matvecs,
-                    random_state=rng,
-                )
-            negative_converged = not caught
-            n_matvec += info["n_matvec"]
-            keep = values < 0
-            V, w = vectors[:, keep], -values[keep]
+        op = kernel_operator(K, n_jobs)
+        spectrum = _lanczos_negative_part(op, method, max_negative_rank, spectral_matvecs, tol, rng)
+    return _assembled(method, spectrum, tau, max_negative_rank, start)
+
+
+def _operator_krein_decomposition(op, method="shift", *, max_negative_rank=None, spectral_matvecs=500, tol=1e-8, rng):
+    """krein_decomposition of a symmetric LinearOperator (a distributed kernel) by Lanczos alone:
+    only products with op, whatever n, so no n x n array is formed. rng is a RandomState."""
+    start = time.perf_counter()
+    spectrum = _lanczos_negative_part(op, method, max_negative_rank, spectral_matvecs, tol, rng)
+    return _assembled(method, spectrum, None, max_negative_rank, start)
+
+
+def _lanczos_negative_part(op, method, max_negative_rank, spectral_matvecs, tol, rng):
+    """(V, w, mu_min, mu_max, mat-vecs, negative_converged) from Lanczos runs on op."""
+    n = op.shape[0]
+    V, w = np.empty((n, 0)), np.empty(0)
+    negative_converged = True
+    mu_min, v_min, mu_max, deflated, n_matvec = _lanczos_extreme_eigenpairs(op, tol, rng)
+    if method == "spectral" and mu_min < 0:
+        # Certifying that no eigenvalue below 0 was missed needs the cluster of kernel
+        # eigenvalues just above 0 resolved, which can take thousands of mat-vecs; the
+        # decomposition does not need it: K- = V diag(w) V' + tau I with tau >= -mu_min keeps
+        # K+ = K + K- PSD for any V and w >= 0. So the threshold run is capped at
+        # spectral_matvecs and keeps the negative Ritz pairs it has.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConvergenceWarning)
+            values, vectors, info = eigsh(
+                deflated,
+                which="SA",
+                threshold=0.0,
+                k=min(n - 1, 20),
+                v0=v_min,
+                tol=tol,
+                method="lanczos",
+                max_rank=max_negative_rank,
+                maxiter=spectral_matvecs,
+                random_state=rng,
+            )
+        negative_converged = not caught
+        n_matvec += info["n_matvec"]
+        keep = values < 0
+        V, w = vectors[:, keep], -values[keep]
+    return V, w, mu_min, mu_max, n_matvec, negative_converged
+
+
+def _assembled(method, spectrum, tau, max_negative_rank, start):
+    """The KreinDecomposition of (V, w, mu_min, mu_max, mat-vecs, negative_converged): at most
+    max_negative_rank pairs (the most negative), and the shift tau (default max(-mu_min, 0))."""
+    V, w, mu_min, mu_max, n_matvec, negative_converged = spectrum
     if max_negative_rank is not None and w.size > max_negative_rank:
         order = np.argsort(-w)[:max_negative_rank]
         V, w = V[:, order], w[order]
@@ -359,6 +388,10 @@ _NEWTON_FIELDS = ("objective", "inner_steps", "matvecs", "gradient_norm", "step"
 # 1 + ||K|| / (4 n alpha), so this cap binds only for alpha far below the default
 # (bench/results/iklr_solver.md).
 _MAX_CG = 1000
+
+# Entries of one block of the cross-kernel K(X_test, X_fit) in decision_function: 32 MiB of
+# float64, large enough that each block is a BLAS-3 product.
+_CROSS_KERNEL_BLOCK_ENTRIES = 2**22
 
 # The default regularisation: the "defaults" table of bench/results/suite_iklr.md.
 ALPHA_DEFAULT = 1e-4
@@ -453,7 +486,29 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         Called after each outer iteration with a dict (class index, iteration, objective,
         inner_steps); returning True stops that fit.
     n_jobs : int, optional
-        Threads for the kernel and the mat-vecs.
+        Threads for the kernel and the mat-vecs (with ``backend="dask"``: for the cross-kernel of
+        :meth:`decision_function`).
+    backend : {"local", "dask"}
+        "local" (default): the training kernel is a dense n x n array in this process and the
+        solvers run in C++. "dask": the kernel is never formed; it is a
+        :class:`kernlearn.distributed.KernelOperator` whose products run tile by tile on a Dask
+        cluster (``pip install "kernlearn[dask]"``), the decomposition's eigenvalues come from
+        Lanczos on it, and the same Newton / CCICP iterations run here in Python, one or two
+        distributed products per step (the same stopping rules, ``converged_``,
+        ``gradient_norm_`` and ``history_``). Supported: ``kernel="rbf"`` or ``"tl1"`` with a
+        NumPy X (the operator is built from ``gamma`` / ``tau``), or ``kernel="precomputed"``
+        with X a KernelOperator built by the caller (its kernel and parameters are used; predict
+        then takes a precomputed test kernel). A callable kernel, a dense precomputed kernel
+        and ``kernel_dtype="float32"`` are refused (ValueError). The training rows are kept in
+        ``X_fit_`` and new points are scored in blocks of rows, never an n_test x n_train array.
+    client : distributed.Client or None
+        ``backend="dask"``: the cluster (None: the default client, else Dask's local threads).
+        Leave it None for cross-validation: cloning the estimator copies its parameters.
+    block_size : int or None
+        ``backend="dask"``: rows per block of the operator (see KernelOperator).
+    cache : bool
+        ``backend="dask"``: keep the kernel's row blocks on the workers between products (faster
+        when they fit: O(n^2 / workers) memory per worker; refused when they do not).
 
     Attributes
     ----------
@@ -539,6 +594,10 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
         "verbose": [Interval(numbers.Integral, 0, None), "boolean"],
         "callback": [None, "callable"],
+        "backend": [StrOptions({"local", "dask"})],
+        "client": [None, object],  # a distributed.Client, checked when fit uses it (no Dask import here)
+        "block_size": [None, Interval(numbers.Integral, 1, None)],
+        "cache": ["boolean"],
     }
 
     def __init__(
@@ -568,6 +627,10 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         verbose=0,
         callback=None,
         n_jobs=None,
+        backend="local",
+        client=None,
+        block_size=None,
+        cache=False,
     ):
         self.kernel = kernel
         self.tau = tau
@@ -593,6 +656,10 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
         self.callback = callback
         self.n_jobs = n_jobs
+        self.backend = backend
+        self.client = client
+        self.block_size = block_size
+        self.cache = cache
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -646,9 +713,22 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
+        self._check_backend(X)
         eps = self._eps()
-        with naming("X", "y"):
-            X, y = validate_data(self, X, y, dtype=np.float64, order="C", ensure_min_samples=2)
+        user_operator = X if self._is_kernel_operator(X) else None
+        if user_operator is not None:
+            with naming("y"):
+                y = check_array(y, ensure_2d=False, dtype=None, input_name="y")
+            if y.ndim != 1 or y.shape[0] != user_operator.shape[0]:
+                raise ValueError(
+                    f"y must have one label per row of the kernel operator ({user_operator.shape[0]}), "
+                    f"got shape {y.shape}"
+                )
+            X = user_operator
+            self.n_features_in_ = X.shape[0]
+        else:
+            with naming("X", "y"):
+                X, y = validate_data(self, X, y, dtype=np.float64, order="C", ensure_min_samples=2)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if self.classes_.size < 2:
@@ -658,21 +738,28 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
             # "scale" is SVC's 1 / (d Var X); a constant X gives 1 / d.
             spread = X.shape[1] * X.var() if self.gamma == "scale" else 0.0
             self.gamma_ = float(self.gamma) if isinstance(self.gamma, numbers.Real) else 1.0 / (spread or X.shape[1])
-        K = self._training_kernel(X)
-        if self.fit_intercept:
-            constant = np.asarray(self._intercept_constant(), dtype=K.dtype)
-            if self.kernel in ("rbf", "tl1"):  # K is ours: no second n x n array
-                K += constant
-            else:  # a precomputed X or a callable's result may be the user's array: never modified
-                K = K + constant
+        if self.backend == "dask":  # an operator: K + c 11' applied as such, never stored
+            K = self._distributed_kernel(X, user_operator)
+        else:
+            K = self._training_kernel(X)
+            if self.fit_intercept:
+                constant = np.asarray(self._intercept_constant(), dtype=K.dtype)
+                if self.kernel in ("rbf", "tl1"):  # K is ours: no second n x n array
+                    K += constant
+                else:  # a precomputed X or a callable's result may be the user's array: never modified
+                    K = K + constant
         n = K.shape[0]
         rng = _generator(self.random_state)
         seed = int(rng.integers(np.iinfo(np.int32).max))
-        if self.kernel == "rbf" and self.solver == "newton":
+        # A user's KernelOperator of the RBF kernel is as PSD as ours.
+        gaussian = self.kernel == "rbf" or (user_operator is not None and user_operator.gamma_ is not None)
+        if gaussian and self.solver == "newton":
             # The Gaussian kernel is PSD by construction: K- = 0, and no eigenvalue is needed
             # (Lanczos for the smallest one of an RBF kernel stalls on the cluster at 0: 200 s at
             # n = 1,000 in bench/results/iklr_solver.md before this shortcut).
             decomposition = KreinDecomposition("none (RBF)", np.empty((n, 0)), np.empty(0), 0.0, 0.0, np.nan, 0.0, 0)
+        elif self.backend == "dask":
+            decomposition = self._operator_decomposition(K, gaussian, check_random_state(seed))
         else:
             decomposition = krein_decomposition(
                 K,
@@ -738,6 +825,67 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         self.X_fit_ = None if self.kernel == "precomputed" else X
         return self
 
+    @staticmethod
+    def _is_kernel_operator(X):
+        """Whether X is a kernlearn.distributed.KernelOperator (without importing Dask)."""
+        module = sys.modules.get("kernlearn.distributed._kernel_operator")
+        return module is not None and isinstance(X, module.KernelOperator)
+
+    def _check_backend(self, X):
+        """The combinations of backend, kernel and the Dask options that fit supports, each refused
+        with a ValueError naming the parameter."""
+        if self.backend == "local":
+            for name, default in (("client", None), ("block_size", None), ("cache", False)):
+                if getattr(self, name) is not default:
+                    raise ValueError(f"{name} is used by backend='dask' only, got {name}={getattr(self, name)!r}")
+            if self._is_kernel_operator(X):
+                raise ValueError("X is a KernelOperator: fitting on it needs backend='dask'")
+            return
+        if callable(self.kernel):
+            raise ValueError(
+                "kernel: backend='dask' supports kernel='rbf' or 'tl1' (built on the workers), or "
+                "kernel='precomputed' with X a kernlearn.distributed.KernelOperator; not a callable"
+            )
+        if self.kernel == "precomputed" and not self._is_kernel_operator(X):
+            raise ValueError(
+                "kernel='precomputed' with backend='dask' needs X to be a kernlearn.distributed.KernelOperator "
+                f"(a dense kernel has nothing to distribute), got {type(X).__name__}"
+            )
+        if self.kernel != "precomputed" and self._is_kernel_operator(X):
+            raise ValueError("X is a KernelOperator: pass kernel='precomputed' to fit on it")
+        if self.kernel_dtype != "float64":
+            raise ValueError(f"kernel_dtype={self.kernel_dtype!r}: backend='dask' multiplies in float64 only")
+
+    def _distributed_kernel(self, X, user_operator):
+        """The training kernel plus the intercept's constant, as an operator on the Dask cluster."""
+        if user_operator is not None:
+            operator = user_operator
+            self.gamma_ = operator.gamma_
+        else:
+            from .distributed import KernelOperator
+
+            parameters = {"gamma": self.gamma_} if self.kernel == "rbf" else {"tau": self.tau}
+            operator = KernelOperator(
+                X, self.kernel, client=self.client, block_size=self.block_size, cache=self.cache, **parameters
+            )
+        constant = self._intercept_constant()
+        return _iklr_matrix_free.InterceptKernel(operator, constant) if constant else operator
+
+    def _operator_decomposition(self, K, gaussian, rng):
+        """krein_decomposition of the distributed kernel, by Lanczos (products only)."""
+        if gaussian:
+            # PSD by construction (the Newton path skips even this): K- = 0, and only ||K|| is
+            # needed (learning_rate="auto"); its largest eigenvalue converges fast, where the
+            # smallest stalls on the cluster at 0.
+            start = time.perf_counter()
+            top, _, info = eigsh(K, 1, "LA", tol=1e-8, method="lanczos", random_state=rng)
+            n = K.shape[0]
+            seconds = time.perf_counter() - start
+            return KreinDecomposition(
+                "none (RBF)", np.empty((n, 0)), np.empty(0), 0.0, 0.0, top[0], seconds, info["n_matvec"]
+            )
+        return _operator_krein_decomposition(K, self.decomposition, max_negative_rank=self.max_negative_rank, rng=rng)
+
     def _intercept_constant(self):
         """The constant added to every kernel entry: intercept_scaling**2, or 0 without intercept."""
         return float(self.intercept_scaling) ** 2 if self.fit_intercept else 0.0
@@ -753,17 +901,22 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
             lambda_=float(self.alpha), tol=float(self.tol), max_iter=int(self.max_iter), max_cg=_MAX_CG
         )
         with self._monitor(c, int(self.max_iter), certificate="gradient_norm") as monitor:
-            out = _core.methods.iklr_newton(
-                K,
-                signs,
-                V,
-                w,
-                alpha0,
-                shift=shift,
-                options=options,
-                callback=monitor.core_callback(),
-                n_threads=n_threads,
-            )
+            if isinstance(K, np.ndarray):
+                out = _core.methods.iklr_newton(
+                    K,
+                    signs,
+                    V,
+                    w,
+                    alpha0,
+                    shift=shift,
+                    options=options,
+                    callback=monitor.core_callback(),
+                    n_threads=n_threads,
+                )
+            else:
+                out = _iklr_matrix_free.newton(
+                    K, signs, V, w, alpha0, shift=shift, options=options, callback=monitor.core_callback()
+                )
         records = history_arrays(out.history, _NEWTON_FIELDS)
         status = out.status
         relative = out.gradient_norm / out.reference_gradient_norm if out.reference_gradient_norm > 0 else 0.0
@@ -811,18 +964,31 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         )
         indices = rng.integers(0, n, size=max_outer * max_inner) if inner == "sgd" else np.empty(0, np.int64)
         with self._monitor(c, max_outer) as monitor:
-            out = _core.methods.ccicp(
-                K,
-                signs,
-                V,
-                w,
-                alpha0,
-                shift=shift,
-                options=options,
-                sgd_indices=np.ascontiguousarray(indices, dtype=np.int64),
-                callback=monitor.core_callback(),
-                n_threads=n_threads,
-            )
+            if isinstance(K, np.ndarray):
+                out = _core.methods.ccicp(
+                    K,
+                    signs,
+                    V,
+                    w,
+                    alpha0,
+                    shift=shift,
+                    options=options,
+                    sgd_indices=np.ascontiguousarray(indices, dtype=np.int64),
+                    callback=monitor.core_callback(),
+                    n_threads=n_threads,
+                )
+            else:
+                out = _iklr_matrix_free.ccicp(
+                    K,
+                    signs,
+                    V,
+                    w,
+                    alpha0,
+                    shift=shift,
+                    options=options,
+                    sgd_indices=indices,
+                    callback=monitor.core_callback(),
+                )
         records = history_arrays(out.history, _RECORD_FIELDS)
         steps = records["inner_steps"].astype(np.int64)
         if out.status == _core.core.SolverStatus.not_converged:
@@ -901,11 +1067,18 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
                     f"a precomputed test kernel needs one column per training point ({self.shape_fit_[0]}), "
                     f"got shape {X.shape}"
                 )
-            Kx = X
+            scores = X @ self.dual_coef_.T
         else:
-            Kx = self._kernel(X, self.X_fit_)
-        scores = Kx @ self.dual_coef_.T + self.intercept_
+            scores = self._scores_by_blocks(X)
+        scores = scores + self.intercept_
         return scores[:, 0] if self.classes_.size == 2 else scores
+
+    def _scores_by_blocks(self, X):
+        """K(X, X_fit) a, the cross-kernel built one block of rows at a time (at most
+        _CROSS_KERNEL_BLOCK_ENTRIES entries), so no n_test x n_train array exists at once."""
+        rows = max(1, _CROSS_KERNEL_BLOCK_ENTRIES // self.X_fit_.shape[0])
+        starts = range(0, X.shape[0], rows)
+        return np.concatenate([self._kernel(X[i : i + rows], self.X_fit_) @ self.dual_coef_.T for i in starts])
 
     def predict_proba(self, X):
         """Probabilities: the logistic of the decision values (one-vs-rest ones normalised to sum 1).

@@ -438,6 +438,13 @@ def extreme_eigenpairs(op, tol=1e-8, random_state=None):
     if n <= _solver_choice.DENSE_MAX_N:  # LAPACK on the explicit matrix
         values, vectors = scipy.linalg.eigh(np.asarray(op.matmat(np.eye(n)), dtype=np.float64))
         return float(values[0]), vectors[:, 0], float(values[-1]), op, n
+    return _lanczos_extreme_eigenpairs(op, tol, rng)
+
+
+def _lanczos_extreme_eigenpairs(op, tol, rng):
+    """extreme_eigenpairs by Lanczos whatever n: only products with op, never its matrix (the
+    distributed operators' path). rng is a RandomState."""
+    n = op.shape[0]
     k_top = min(30, max(1, n // 50))
     top, U, info_top = eigsh(op, k_top, "LA", tol=tol, method="lanczos", random_state=rng)
 
