@@ -286,16 +286,16 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         Seeds the Lanczos start, random init, sigma's subsample and k-means.
     n_jobs : int or None
         Threads of the C++ core.
-    backend : {"cpp", "dask"}, default "cpp"
-        Where the alternation's kernel sums run. "cpp": the whole alternation in the C++ core, in
+    backend : {"local", "dask"}, default "local"
+        Where the alternation's kernel sums run. "local": the whole alternation in the C++ core, in
         this process. "dask": on a Dask cluster (the optional extra ``kernlearn[dask]``): X is
         sent to the workers once in row blocks, every Phi(W), degree vector and kernel product
         of the alternation runs as one task per pair of row blocks (I, J >= I), and only d x d
         matrices and n x k blocks come back; the W/D/U steps, the convergence and cycle tests
-        and every attribute are those of "cpp" (``kernlearn/distributed/_kdac.py``). Two
+        and every attribute are those of "local" (``kernlearn/distributed/_kdac.py``). Two
         differences: the U-step is always Lanczos on the matrix-free operator (the core uses an
         explicit matrix below ``KdacOptions().dense_max_n`` points), so a fit agrees with
-        "cpp" to the eigensolver's tolerance rather than bitwise, and ``used_dense_`` is False;
+        "local" to the eigensolver's tolerance rather than bitwise, and ``used_dense_`` is False;
         ``ism_acceleration=True`` is not supported (a ValueError), nor is ``n_clusters`` equal to
         the number of samples. The out-of-sample coefficients are computed on the cluster too.
     client : distributed.Client or None, default None
@@ -515,7 +515,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         "random_state": ["random_state"],
         "verbose": [Interval(numbers.Integral, 0, None), "boolean"],
         "callback": [None, "callable"],
-        "backend": [StrOptions({"cpp", "dask"})],
+        "backend": [StrOptions({"local", "dask"})],
         "block_size": [None, Interval(numbers.Integral, 1, None)],
     }
 
@@ -538,7 +538,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         normalize_rows=True,
         random_state=None,
         n_jobs=None,
-        backend="cpp",
+        backend="local",
         client=None,
         block_size=None,
         verbose=0,
@@ -653,7 +653,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         return self
 
     def _distributed_tiles(self, X):
-        """backend="dask": X centred and sent to the workers (HsicTiles); None for "cpp". The
+        """backend="dask": X centred and sent to the workers (HsicTiles); None for "local". The
         combinations the distributed alternation does not support are refused here."""
         if self.backend != "dask":
             for name in ("client", "block_size"):
@@ -661,7 +661,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
                     raise ValueError(f"{name} is used by backend='dask' only, got {name}={getattr(self, name)!r}")
             return None
         if self.ism_acceleration:
-            raise ValueError("ism_acceleration=True is not supported with backend='dask'; use backend='cpp'")
+            raise ValueError("ism_acceleration=True is not supported with backend='dask'; use backend='local'")
         if int(self.n_clusters) >= X.shape[0]:
             raise ValueError(
                 f"n_clusters must be < the number of samples ({X.shape[0]}) with backend='dask' (its U-step is "
