@@ -5,7 +5,9 @@ ESKL, EMKL and REKL take the m similarity matrices over n points as one array S 
 so; pass an (m, n, n) stack as ``np.moveaxis(S, 0, -1)``), or as a list of m (n, n) matrices.
 They are tagged pairwise, so scikit-learn's ``cross_val_score`` and ``GridSearchCV`` slice S as
 ``S[np.ix_(train, train)]`` for fit and ``S[np.ix_(test, train)]`` (n_test, n_train, m) for
-predict and score. See :mod:`kernlearn.similarity._base`.
+predict and score. See :mod:`kernlearn.similarity._base`. ``REKL(rank=r)`` also takes the m
+similarities as LinearOperators (e.g. :class:`kernlearn.distributed.KernelOperator`), never
+forming an n x n matrix; ESKL and EMKL need the dense matrices.
 """
 
 from ._emkl import EMKL

@@ -97,7 +97,9 @@ one-vs-rest, one kernel (or set of kernels) per class, as the paper's protein ex
 Memory and time: every method is O(n^2) memory per kernel (dense n x n); ESKL and EMKL do one
 n x n symmetric eigendecomposition per kernel per iteration (LAPACK ``syevd`` through SciPy,
 measured fastest in ``bench/bench_similarity.py``), REKL one product V_l diag(mu) V_l' over the
-labelled rows.
+labelled rows. REKL with ``rank=r`` also takes the S_i as LinearOperators (e.g.
+:class:`kernlearn.distributed.KernelOperator`): r eigenpairs per S_i from Lanczos, then O(n r)
+memory (:class:`REKL`, :mod:`kernlearn.similarity._operators`); ESKL and EMKL refuse operators.
 """
 
 import numbers
@@ -106,7 +108,6 @@ import warnings
 from types import SimpleNamespace
 
 import numpy as np
-import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import accuracy_score
@@ -119,6 +120,7 @@ from .._utils._param_validation import Interval, StrOptions, validate_params
 from .._utils._validation import blas_threads, check_data, naming, resolve_n_threads, symmetrized
 from ..linalg import eigsh
 from . import _mirror_descent as md
+from . import _operators
 from ._mkl import NonFiniteKernel, mkl
 
 # Weight of tau I / n in the Denoise warm start: keeps K^(1) positive definite (mirror descent
@@ -291,14 +293,18 @@ def _check_labels(y, n):
 
 
 class _Prep:
-    """What a fit needs from the similarities: their eigendecompositions and tau."""
+    """What a fit needs from the similarities: their eigendecompositions (all n pairs, or the rank
+    pairs of largest magnitude; :mod:`._operators`) and tau."""
 
-    def __init__(self, S, labelled, tau, driver):
-        self.S = S  # a sequence of m (n, n) matrices
+    def __init__(self, S, labelled, tau, driver, *, rank=None, rng=None):
+        self.S = S  # a sequence of m (n, n) matrices, or of m LinearOperators (REKL with a rank)
         self.m, self.n = len(S), S[0].shape[0]
         self.lab = np.flatnonzero(labelled)
         self.driver = driver
-        self.eig = [scipy.linalg.eigh(s, check_finite=False, driver=driver) for s in S]
+        if isinstance(S[0], np.ndarray):
+            self.eig = [_operators.dense_leading_eigenpairs(s, rank, driver) for s in S]
+        else:
+            self.eig = [_operators.leading_eigenpairs(s, rank, rng, driver) for s in S]
         if tau == "trace":
             self.tau = float(np.mean([np.maximum(lam, 0).sum() for lam, _ in self.eig]))
             if not self.tau > 0:
@@ -307,12 +313,13 @@ class _Prep:
             self.tau = float(tau)
 
     def warm_start(self, lam, V, init):
-        """(V, log eigenvalues) of K^(1) from the spectrum of a similarity (module docstring)."""
-        n = self.n
-        floor = INIT_EPS * self.tau / n
+        """(V, log eigenvalues) of K^(1) from the spectrum of a similarity (module docstring); the
+        spectrum has r = lam.size entries (n, except for REKL restricted to a rank)."""
+        r = lam.size
+        floor = INIT_EPS * self.tau / r
         pos = np.maximum(lam, 0.0)
         if init == "identity" or pos.sum() == 0:
-            return np.eye(n), np.full(n, np.log(self.tau / n))
+            return (np.eye(r) if r == self.n else V.copy()), np.full(r, np.log(self.tau / r))
         mu = (1 - INIT_EPS) * self.tau * pos / pos.sum() + floor
         return V.copy(), np.log(mu)
 
@@ -348,6 +355,8 @@ class _Base(ClassifierMixin, BaseEstimator):
     """fit / predict / decision_function shared by the three estimators."""
 
     _multi_kernel = False
+    # Whether fit takes S as LinearOperators (REKL restricted to a rank: module _operators).
+    _takes_operators = False
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -393,21 +402,33 @@ class _Base(ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
-        S = _check_similarities(S)
-        n = S[0].shape[0]
-        classes, codes, labelled = _check_labels(y, n)
-        scale = max(max(float(s.max()), -float(s.min())) for s in S)
-        if scale > np.sqrt(np.finfo(np.float64).max) / n:  # ||S_i||_F^2 would overflow
-            raise ValueError(_too_large(scale, f"its squared Frobenius norm overflows float64 (n = {n})"))
-        n_threads = resolve_n_threads(self.n_jobs)
         rng = check_random_state(self.random_state)
+        operators = _operators.holds_operators(S)
+        if operators:
+            if not self._takes_operators:
+                raise _operators.operators_refused(type(self).__name__)
+            S = _operators.check_operators(S, rng)
+        else:
+            S = _check_similarities(S)
+        n = S[0].shape[0]
+        rank = self._checked_rank(n, operators)
+        classes, codes, labelled = _check_labels(y, n)
+        if not operators:
+            scale = max(max(float(s.max()), -float(s.min())) for s in S)
+            if scale > np.sqrt(np.finfo(np.float64).max) / n:  # ||S_i||_F^2 would overflow
+                raise ValueError(_too_large(scale, f"its squared Frobenius norm overflows float64 (n = {n})"))
+        n_threads = resolve_n_threads(self.n_jobs)
         self.classes_ = classes
         self.n_features_in_ = n
         codes_lab = codes[labelled]
         targets = [1] if classes.size == 2 else range(classes.size)
         try:
             with blas_threads(n_threads):
-                prep = _Prep(S, labelled, self.tau, "evd")
+                prep = _Prep(S, labelled, self.tau, "evd", rank=rank, rng=rng)
+                if operators:
+                    scale = max(float(np.abs(lam).max()) for lam, _ in prep.eig)
+                    if not scale <= np.sqrt(np.finfo(np.float64).max / rank):  # ||lambda_i||^2 would overflow
+                        raise ValueError(_too_large(scale, "the squared norm of its spectrum overflows float64"))
                 self.tau_ = prep.tau
                 results = []
                 for k in targets:
@@ -417,6 +438,10 @@ class _Base(ClassifierMixin, BaseEstimator):
             raise ValueError(_too_large(scale, str(err))) from None
         self._store(results, prep, labelled)
         return self
+
+    def _checked_rank(self, n, operators):
+        """The number of eigenpairs of each S_i the fit keeps: None (all n) but for REKL's rank."""
+        return None
 
     def _store(self, results, prep, labelled):
         self.coef_ = np.stack([r["coef"] for r in results])  # (n_problems, m, n)
@@ -546,7 +571,10 @@ class _Base(ClassifierMixin, BaseEstimator):
             The similarities of the new points to the n_train points passed to fit, in the
             layout of fit (``S[np.ix_(test, train)]``); one array (n_test, n_train) when m = 1.
             Not copied when it is float64 and C-contiguous. None: the unlabelled fitted points
-            (y = -1 in fit), in their order there.
+            (y = -1 in fit), in their order there. The m blocks may also be LinearOperators of
+            shape (n_test, n_train) (a list of m, or one when m = 1): each is multiplied once by
+            the (n_train, n_problems) coefficients, so the decision needs no n_test x n_train
+            array either.
 
         Returns
         -------
@@ -557,6 +585,11 @@ class _Base(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "coef_")
         if S_test is None:
             return self.decision_transductive_[~self.labelled_]
+        if _operators.holds_operators(S_test):
+            St = _operators.check_test_operators(S_test, self.coef_.shape[1], self.n_features_in_)
+            dec = sum(np.asarray(s.matmat(self.coef_[:, i].T), dtype=np.float64) for i, s in enumerate(St))
+            dec = dec + self.intercept_
+            return dec[:, 0] if dec.shape[1] == 1 else dec
         St = _check_test_similarities(S_test, self.coef_.shape[1], self.n_features_in_, type(self).__name__)
         # sum_i s_i(x)' coef_[p, i] + b_p, for every problem p
         if isinstance(St, np.ndarray):  # (n_test, n_train, m) against coef_ (p, m, n_train)

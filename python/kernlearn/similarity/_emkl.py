@@ -68,6 +68,12 @@ class EMKL(_MKLBase):
     ``predict`` / ``decision_function`` / ``score`` with S_test of shape (n_test, n, m): the
     pairwise layout that scikit-learn's cross-validation and GridSearchCV slice.
 
+    S given as LinearOperators (e.g. :class:`kernlearn.distributed.KernelOperator`) is refused
+    with a ValueError: every iteration takes a matrix exponentiated-gradient step on the full
+    n x n kernel (one n x n eigendecomposition per kernel), so the kernel cannot stay
+    matrix-free. :class:`REKL` with ``rank`` is the operator path (a restriction of EMKL to the
+    leading eigenvectors of each S_i, learning only their spectra).
+
     Parameters are those of :class:`ESKL` (``update="paper"`` runs Algorithm 2's printed step on
     every K_i), plus ``mkl_tol`` (relative increase of the MKL objective at which the alternation
     stops) and ``mkl_max_iter``. ``init="denoise"`` starts every K_i at its own trace-normalised

@@ -63,6 +63,12 @@ class ESKL(_Base):
     layout scikit-learn slices, so ``cross_val_score(ESKL(), S, y)`` and ``GridSearchCV`` work.
     ``score`` leaves out the entries -1 of y (unlabelled points).
 
+    S given as LinearOperators (e.g. :class:`kernlearn.distributed.KernelOperator`) is refused
+    with a ValueError: every iteration takes a matrix exponentiated-gradient step on the full
+    n x n kernel (one n x n eigendecomposition per kernel), so the kernel cannot stay
+    matrix-free. :class:`REKL` with ``rank`` is the operator path (a restriction of EMKL to the
+    leading eigenvectors of each S_i, learning only their spectra).
+
     Parameters
     ----------
     loss : {"l1", "fro", "sq_fro"} or callable, default "fro"

@@ -1,9 +1,12 @@
 """REKL: restricted entropic kernel learning (Algorithm 3 of Kundu et al. 2010); see :mod:`._base`."""
 
+import numbers
+
 import numpy as np
 
+from .._utils._param_validation import Interval
 from . import _mirror_descent as md
-from ._base import _MKLBase
+from ._base import OOS_RCOND, _MKLBase
 
 __all__ = ["REKL"]
 
@@ -77,12 +80,53 @@ class REKL(_MKLBase):
     ``predict`` / ``decision_function`` / ``score`` with S_test of shape (n_test, n, m): the
     pairwise layout that scikit-learn's cross-validation and GridSearchCV slice.
 
-    Parameters are those of :class:`EMKL`.
+    Similarities as operators. ``fit(S, y)`` also takes S as a list of m symmetric
+    ``scipy.sparse.linalg.LinearOperator`` of shape (n, n) (or one operator), e.g.
+    :class:`kernlearn.distributed.KernelOperator`, whose products run on a Dask cluster; dense
+    (n, n) arrays may be mixed in. ``rank`` is then required. An operator is only multiplied:
+    its ``rank`` eigenpairs of largest magnitude come from :func:`kernlearn.linalg.eigsh` on
+    S_i^2 and a rank x rank Rayleigh-Ritz step with S_i (:mod:`kernlearn.similarity._operators`;
+    n <= 300 or rank > 0.1 n, where eigsh itself would go dense, multiply it out instead), and
+    everything afterwards holds O(n rank) per similarity, plus the SVM's n_l x n_l kernels on the
+    n_l labelled points (the method needs them: many unlabelled points are cheap, many labelled
+    ones are not). Operators must be real, square, of one n, and pass a symmetry probe (one
+    product with two random vectors); otherwise fit raises naming ``S[i]``.
+
+    What the rank restriction means. K_i lies in the span of V_i, the rank leading eigenvectors
+    of S_i; write S_i = V_i diag(lambda_i) V_i' + R_i, with R_i the rest of S_i (orthogonal to that
+    span). Then ``||K_i - S_i||_F^2 = ||mu_i - lambda_i||^2 + ||R_i||_F^2`` and
+    ``||K_i - S_i||_* = ||mu_i - lambda_i||_1 + ||R_i||_*``: with "sq_fro" and "l1" the fit
+    minimises eq. (7) itself over the kernels of that span, up to a constant that
+    ``objective_`` leaves out. With "fro" the loss is the distance to the truncation,
+    ``||mu_i - lambda_i||_2``; the full ``||K_i - S_i||_F = sqrt(||mu_i - lambda_i||^2 + ||R_i||_F^2)``
+    has the constant under the square root, so it is a different (flatter) function of mu_i and
+    the fit solves the truncated problem (the residual of an operator is not known without
+    n products). ``tau="trace"`` is the mean trace of the positive parts of the truncations.
+    rank = n is the dense REKL exactly; a dense S with a rank is diagonalised in full (LAPACK)
+    and truncated the same way.
+
+    Prediction with a rank. ``coef_`` stays (n_problems, m, n) and the out-of-sample rule is the
+    one of :mod:`kernlearn.similarity._base` with S_i^+ the pseudo-inverse of the truncation,
+    ``V_i diag(1 / lambda_i) V_i'``, so ``decision_function`` needs only the similarities of the
+    test points to the n fitted points: (n_test, n, m) arrays, m (n_test, n) blocks, or m
+    LinearOperators of shape (n_test, n), each multiplied once by an (n, n_problems) block.
+    For many test points pass them in row batches; nothing n x n is formed.
+
+    Parameters
+    ----------
+    rank : int or None, default None
+        Keep the ``rank`` eigenpairs of largest magnitude of each S_i (above). None keeps all n
+        (the paper's REKL); required when S holds LinearOperators.
+    **params
+        The parameters of :class:`EMKL` but ``update`` (loss, rho, tau, C, max_iter, tol,
+        n_iter_no_change, step, init, svm_tol, mkl_tol, mkl_max_iter, oos_rcond, random_state,
+        n_jobs, verbose, callback).
 
     Attributes
     ----------
-    As :class:`ESKL`, with ``spectra_`` (n_problems, m, n): the learned mu_i, in the order of
-    ``eigenvalues_of_S_`` (m, n) / ``eigenvectors_of_S_`` (m, n, n), and ``gamma_``.
+    As :class:`ESKL`, with ``spectra_`` (n_problems, m, r): the learned mu_i, in the order of
+    ``eigenvalues_of_S_`` (m, r) / ``eigenvectors_of_S_`` (m, n, r), and ``gamma_``; r is
+    ``rank`` (n when None), the eigenvalues ascending.
 
     Examples
     --------
@@ -114,14 +158,85 @@ class REKL(_MKLBase):
     [0, 0, 1, 0, 0, 1, 0, 1, 0, 1]
     >>> round(float(np.mean(model.predict() == y[40:])), 2)
     0.88
+
+    The same similarities as LinearOperators (scipy's wrappers here; a
+    :class:`kernlearn.distributed.KernelOperator` goes the same way), each restricted to its 20
+    eigenpairs of largest magnitude:
+
+    >>> from scipy.sparse.linalg import aslinearoperator
+    >>> operators = [aslinearoperator(np.ascontiguousarray(S[:, :, i])) for i in range(3)]
+    >>> low_rank = REKL(rank=20, init="identity", random_state=0).fit(operators, y_semi)
+    >>> low_rank.eigenvectors_of_S_.shape, low_rank.spectra_.shape
+    ((3, 100, 20), (1, 3, 20))
+    >>> round(float(np.mean(low_rank.predict() == y[40:])), 2)
+    0.78
     """
+
+    _parameter_constraints = {**_MKLBase._parameter_constraints, "rank": [None, Interval(numbers.Integral, 1, None)]}
+    _takes_operators = True
+
+    def __init__(
+        self,
+        loss="fro",
+        *,
+        rank=None,
+        rho=1.0,
+        tau="trace",
+        C=1.0,
+        max_iter=100,
+        tol=1e-3,
+        n_iter_no_change=20,
+        step="theory",
+        init="denoise",
+        svm_tol=1e-5,
+        mkl_tol=1e-5,
+        mkl_max_iter=20,
+        oos_rcond=OOS_RCOND,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+        callback=None,
+    ):
+        super().__init__(
+            loss,
+            rho=rho,
+            tau=tau,
+            C=C,
+            max_iter=max_iter,
+            tol=tol,
+            n_iter_no_change=n_iter_no_change,
+            step=step,
+            init=init,
+            svm_tol=svm_tol,
+            mkl_tol=mkl_tol,
+            mkl_max_iter=mkl_max_iter,
+            oos_rcond=oos_rcond,
+            random_state=random_state,
+            n_jobs=n_jobs,
+            verbose=verbose,
+            callback=callback,
+        )
+        self.rank = rank
+
+    def _checked_rank(self, n, operators):
+        if self.rank is None:
+            if operators:
+                raise ValueError(
+                    "rank is required when S is given as LinearOperators: REKL then keeps the rank eigenpairs "
+                    "of largest magnitude of each S_i (e.g. rank=50); rank=None means all n, a dense "
+                    "eigendecomposition"
+                )
+            return None
+        if self.rank > n:
+            raise ValueError(f"rank must be <= n = {n} (the number of points in S), got {self.rank}")
+        return int(self.rank)
 
     def _solve(self, prep, y, rng, label):
         log_mu = np.stack(
             [
                 prep.warm_start(lam, V, self.init)[1]
                 if self.init == "denoise"
-                else np.full(prep.n, np.log(prep.tau / prep.n))
+                else np.full(lam.size, np.log(prep.tau / lam.size))
                 for lam, V in prep.eig
             ]
         )
