@@ -2463,6 +2463,76 @@ entry(
 )((_chpp_make, _chpp_call, _chpp_check))
 
 
+# ---- issue 32: knn_block_pair, the two-way block search of kernlearn.distributed ---------------
+
+
+def _cpair_make(rng, n):
+    d = int(rng.choice([2, 12]))  # the kd-tree fallback (d <= 8, 256+ rows) and the shared tiles
+    m = int(rng.integers(1, 2 * n))
+    return {
+        "queries": rng.standard_normal((n, d)),
+        "data": rng.standard_normal((m, d)),
+        "n_neighbors": int(rng.integers(1, n + m)),
+        "query_offset": 0,
+        "data_offset": n,
+        "n_threads": 1,
+    }
+
+
+def _cpair_keywords(kw):
+    """Keywords of both calls: the scale exponent of the largest finite |x| (the rule of
+    kernlearn.distributed), so that huge or tiny data stay valid input."""
+    nb = _core().neighbors
+    arrays = [np.asarray(a) for a in (kw["queries"], kw["data"]) if isinstance(a, np.ndarray) and a.size]
+    finite = [a for a in arrays if a.dtype.kind == "f" and np.isfinite(a).all()]
+    largest = max((float(np.abs(a).max()) for a in finite), default=0.0)
+    exponent = nb.knn_scale_exponent(largest) if finite and not kw.get("scale_exponent_zero") else 0
+    rest = {k: v for k, v in kw.items() if k not in ("queries", "data", "n_neighbors", "scale_exponent_zero")}
+    return {"metric": nb.Metric.euclidean, "scale_exponent": exponent, **rest}
+
+
+def _cpair_call(kw):
+    nb = _core().neighbors
+    return nb.knn_block_pair(kw["queries"], kw["data"], kw["n_neighbors"], **_cpair_keywords(kw))
+
+
+def _cpair_check(kw, out):
+    nb = _core().neighbors
+    keywords = _cpair_keywords(kw)
+    one_way = nb.knn_block(kw["queries"], kw["data"], kw["n_neighbors"], **keywords)
+    keywords["query_offset"], keywords["data_offset"] = kw["data_offset"], kw["query_offset"]
+    other_way = nb.knn_block(kw["data"], kw["queries"], kw["n_neighbors"], **keywords)
+    for got, want in zip((*out[0], *out[1]), (*one_way, *other_way)):
+        expect(np.array_equal(got, want), "knn_block_pair differs from two knn_block calls")
+
+
+entry(
+    "_core.neighbors.knn_block_pair",
+    "neighbors",
+    arrays={"queries": "data", "data": "data"},
+    params={"n_neighbors": "count", "query_offset": "count", "data_offset": "count", "n_threads": "threads"},
+    extra={
+        "ex:overlap": (lambda kw, rng: {**kw, "data_offset": 1}, "bad", ("data_offset", "query_offset")),
+        "ex:diagonal": (lambda kw, rng: {**kw, "data": kw["queries"], "data_offset": 0}, "bad", ()),
+        "ex:cols": (lambda kw, rng: {**kw, "data": np.ones((4, kw["queries"].shape[1] + 1))}, "bad", ("data",)),
+        "ex:huge_unscaled": (
+            lambda kw, rng: {**kw, "data": kw["data"] * 1e300, "n_neighbors": 1, "scale_exponent_zero": True},
+            "bad",
+            ("scale_exponent",),
+        ),
+        "ex:big_blocks": (
+            lambda kw, rng: (
+                {**kw, "queries": rng.standard_normal((600, 12)), "data": rng.standard_normal((300, 12))}
+                | {"data_offset": 600, "n_neighbors": 5}
+            ),
+            "valid",
+            (),
+        ),
+    },
+    core=True,
+    allow_inf=True,  # (-1, inf) pads a row with fewer than k candidates in the other block
+)((_cpair_make, _cpair_call, _cpair_check))
+
 # ---------------------------------------------------------------------------------------------
 # Mutations
 # ---------------------------------------------------------------------------------------------

@@ -57,7 +57,9 @@ def assert_same_csr(A, B):
 
 
 @pytest.mark.parametrize("kind", ["continuous", "ties", "huge"])
-@pytest.mark.parametrize("block_size", [300, 1000, 5000])  # 7 blocks, the last ragged; 2 blocks; one block
+# 9 blocks below the kd-tree's 256 rows (every pair shares its tiles); 7 blocks, the last ragged;
+# 2 blocks; one block
+@pytest.mark.parametrize("block_size", [230, 300, 1000, 5000])
 def test_knn_of_a_numpy_array_equals_the_single_machine_knn(client, kind, block_size):
     X = data(kind)
     before = X.copy()
@@ -215,7 +217,7 @@ def test_a_worker_killed_mid_search_changes_nothing(client):
 
     def search():
         try:
-            outcome["graph"] = knn_graph(X, 10, client=client, block_size=150)  # 400 searches, 140 merges
+            outcome["graph"] = knn_graph(X, 10, client=client, block_size=150)  # 210 searches, 160 merges
         except BaseException as err:  # reported below, in the test's thread
             outcome["error"] = err
 

@@ -355,6 +355,38 @@ def test_block_search_and_merges_equal_knn_bitwise(rng, shape, k, block, metric,
     np.testing.assert_array_equal(result.distances, distances)
 
 
+@pytest.mark.parametrize(
+    ("shape", "split", "k", "metric", "scale"),
+    [
+        ((700, 12), 300, 7, "euclidean", 1.0),  # one pass over shared tiles, blocks not multiples of 256
+        ((700, 12), 300, 7, "euclidean", 1e250),  # the same, scaled by a power of two
+        ((520, 10), 260, 6, "cosine", 1.0),
+        ((700, 3), 300, 7, "euclidean", 1.0),  # kd-tree blocks: two one-way searches
+        ((300, 12), 4, 7, "euclidean", 1.0),  # a block with fewer than k rows: two one-way searches
+    ],
+)
+@pytest.mark.parametrize("ties", [False, True])
+def test_two_way_block_search_equals_two_one_way_searches(rng, shape, split, k, metric, scale, ties):
+    X = (rng.integers(0, 3, size=shape).astype(float) if ties else rng.standard_normal(shape)) * scale
+    first, second = X[:split], X[split:]
+    before = X.copy()
+    exponent = NB.knn_scale_exponent(float(np.abs(X).max())) if metric == "euclidean" else 0
+    keywords = {"metric": NB.Metric.__members__[metric], "scale_exponent": exponent}
+    of_first, of_second = NB.knn_block_pair(first, second, k, query_offset=1000, data_offset=5000, **keywords)
+    expected_first = NB.knn_block(first, second, k, query_offset=1000, data_offset=5000, **keywords)
+    expected_second = NB.knn_block(second, first, k, query_offset=5000, data_offset=1000, **keywords)
+    for got, expected in zip((*of_first, *of_second), (*expected_first, *expected_second)):
+        np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(X, before)
+
+
+def test_two_way_block_search_refuses_a_diagonal_block():
+    with pytest.raises(ValueError, match="disjoint"):
+        NB.knn_block_pair(GOOD, GOOD, 2, query_offset=3, data_offset=3, metric=NB.Metric.euclidean)
+    with pytest.raises(ValueError, match="disjoint or equal"):
+        NB.knn_block_pair(GOOD, GOOD, 2, query_offset=0, data_offset=4, metric=NB.Metric.euclidean)
+
+
 def test_block_search_pads_queries_with_too_few_candidates():
     X = np.arange(6.0).reshape(3, 2)
     indices, keys = NB.knn_block(X, X, 4, query_offset=10, data_offset=10, metric=NB.Metric.euclidean)

@@ -93,6 +93,21 @@ void register_neighbors(py::module_& m) {
       "(self excluded).");
 
   m.def(
+      "knn_block_pair",
+      [](const MatrixRef& queries, const MatrixRef& data, Index n_neighbors, Index query_offset, Index data_offset,
+         Metric metric, int scale_exponent, int n_threads) {
+        auto both = run_interruptible([&] {
+          return knn_block_pair(queries, query_offset, data, data_offset, n_neighbors, metric, scale_exponent,
+                                n_threads, python_interrupt_poll());
+        });
+        return py::make_tuple(keys_to_python(std::move(both.first)), keys_to_python(std::move(both.second)));
+      },
+      "queries"_a.noconvert(), "data"_a.noconvert(), "n_neighbors"_a, py::kw_only(), "query_offset"_a, "data_offset"_a,
+      "metric"_a, "scale_exponent"_a = 0, "n_threads"_a = 1,
+      "knn_block both ways for disjoint index ranges, from one pass over the distance tiles: ((indices, keys) of "
+      "the queries among the data, (indices, keys) of the data among the queries).");
+
+  m.def(
       "merge_neighbor_keys",
       [](const IndexMatrixRef& indices_a, const MatrixRef& keys_a, const IndexMatrixRef& indices_b,
          const MatrixRef& keys_b) {

@@ -69,17 +69,42 @@ float round_up(double x) {
 // nearest of each row of X among the other rows and runs over the upper triangle of block pairs;
 // a cross search finds the k nearest of each query row among the rows of a data block that holds
 // other points (knn_block's off-diagonal blocks) and runs over every pair of a query block and a
-// data block.
+// data block. A pair search is a cross search answered both ways (knn_block_pair): the data rows
+// also find their k nearest among the queries, from the same tiles.
 class BruteSearch {
  public:
-  BruteSearch(const MatrixRef& X, Index k, Metric metric) : BruteSearch(X, X, k, metric, true) {}
-  BruteSearch(const MatrixRef& queries, const MatrixRef& data, Index k, Metric metric)
-      : BruteSearch(queries, data, k, metric, false) {}
+  enum class Kind { self, cross, pair };
+  BruteSearch(const MatrixRef& X, Index k, Metric metric) : BruteSearch(X, X, k, metric, Kind::self) {}
+  BruteSearch(const MatrixRef& queries, const MatrixRef& data, Index k, Metric metric, Kind kind)
+      : Q_(queries),
+        D_(data),
+        nq_(queries.rows()),
+        nd_(data.rows()),
+        d_(data.cols()),
+        k_(k),
+        self_(kind == Kind::self),
+        pair_(kind == Kind::pair),
+        euclidean_(metric == Metric::euclidean),
+        out_{RowMatrixXi(heap_rows(), k), RowMatrixXd(heap_rows(), k)},
+        Zd_(data),
+        Zq_(self_ ? RowMatrixXd() : RowMatrixXd(queries)),
+        a_(heap_rows()),
+        b_(static_cast<std::size_t>(pair_ ? nd_ + nq_ : nd_), 0.0f),
+        s_(euclidean_ ? 2.0f : 1.0f),
+        Zf_(screening_rows()),
+        blocks_(Zf_, kBlock),
+        nb_(blocks_.n_blocks()),
+        nqb_((nq_ + kBlock - 1) / kBlock),
+        locks_(static_cast<std::size_t>(pair_ ? nqb_ + nb_ : nqb_)) {
+    heaps_.reserve(static_cast<std::size_t>(heap_rows()));
+    for (Index i = 0; i < heap_rows(); ++i) heaps_.emplace_back(out_.keys.row(i).data(), out_.indices.row(i).data(), k);
+  }
 
   // The distance is symmetric, so in a self search each block pair (I, J), I <= J, is multiplied
   // once and offered both ways: rows of G (queries of I) scan J's points, and columns of G
   // (queries of J) scan I's points, vectorised across the queries. That halves the GEMM work, and
-  // nothing is transposed. A cross search has the rows side only.
+  // nothing is transposed. A cross search has the rows side only; a pair search has both sides
+  // of every (query block, data block) tile.
   //
   // Threads share the heaps, so each side runs in three steps: copy the queries' thresholds
   // under the block's lock, scan and compute exact distances with no lock held (a copied
@@ -93,8 +118,9 @@ class BruteSearch {
         poll);
   }
 
+  // Keys of the queries; in a pair search, of the queries then the data rows (heap_rows() rows).
   NeighborKeys finish(int n_threads) {
-    parallel_for(static_cast<std::size_t>(nq_), n_threads, 4096, [&](std::size_t begin, std::size_t end) {
+    parallel_for(static_cast<std::size_t>(heap_rows()), n_threads, 4096, [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
         require_full(heaps_[i], static_cast<Index>(i), k_);
         heaps_[i].sort();
@@ -117,28 +143,14 @@ class BruteSearch {
     std::vector<Index> seeds;
   };
 
-  BruteSearch(const MatrixRef& queries, const MatrixRef& data, Index k, Metric metric, bool self)
-      : Q_(queries),
-        D_(data),
-        nq_(queries.rows()),
-        nd_(data.rows()),
-        d_(data.cols()),
-        k_(k),
-        self_(self),
-        euclidean_(metric == Metric::euclidean),
-        out_{RowMatrixXi(nq_, k), RowMatrixXd(nq_, k)},
-        Zd_(data),
-        Zq_(self ? RowMatrixXd() : RowMatrixXd(queries)),
-        a_(nq_),
-        b_(static_cast<std::size_t>(nd_), 0.0f),
-        s_(euclidean_ ? 2.0f : 1.0f),
-        Zf_(screening_rows()),
-        blocks_(Zf_, kBlock),
-        nb_(blocks_.n_blocks()),
-        nqb_((nq_ + kBlock - 1) / kBlock),
-        locks_(static_cast<std::size_t>(nqb_)) {
-    heaps_.reserve(static_cast<std::size_t>(nq_));
-    for (Index i = 0; i < nq_; ++i) heaps_.emplace_back(out_.keys.row(i).data(), out_.indices.row(i).data(), k);
+  // Rows with a heap: the queries, and in a pair search the data rows after them (data row j is
+  // heap nq_ + j). a_ has one entry per heap row; b_ one per candidate: the data rows, and in a
+  // pair search the queries after them (query i is candidate nd_ + i of the columns side).
+  Index heap_rows() const { return pair_ ? nq_ + nd_ : nq_; }
+  Index data_heap(Index j) const { return pair_ ? nq_ + j : j; }
+  Index query_as_candidate(Index i) const { return pair_ ? nd_ + i : i; }
+  std::size_t lock_of(Index heap) const {
+    return static_cast<std::size_t>(heap < nq_ || self_ ? heap / kBlock : nqb_ + (heap - nq_) / kBlock);
   }
 
   // Screening coordinates Z: rows centred on the data's mean and scaled by a power of two so that
@@ -170,6 +182,10 @@ class BruteSearch {
       const double underflow = 4.0 * static_cast<double>(d_) * static_cast<double>(std::numeric_limits<float>::min());
       for (Index j = 0; j < nd_; ++j) b_[j] = round_down((1.0 - tol) * Zd_.row(j).squaredNorm());
       for (Index i = 0; i < nq_; ++i) a_(i) = (1.0 - tol) * query_rows().row(i).squaredNorm() - underflow;
+      if (pair_) {
+        for (Index i = 0; i < nq_; ++i) b_[nd_ + i] = round_down((1.0 - tol) * Zq_.row(i).squaredNorm());
+        for (Index j = 0; j < nd_; ++j) a_(nq_ + j) = (1.0 - tol) * Zd_.row(j).squaredNorm() - underflow;
+      }
     } else {
       to_unit_rows(Zd_);
       if (!self_) to_unit_rows(Zq_);
@@ -213,7 +229,8 @@ class BruteSearch {
     return heaps_[i].full() ? round_up(c_ * heaps_[i].bound() - a_(i)) : std::numeric_limits<float>::infinity();
   }
 
-  // Task `task`: block pair (I, J), rows side then (self search, off the diagonal) columns side.
+  // Task `task`: block pair (I, J), rows side then (self search off the diagonal, pair search)
+  // columns side.
   // Cross tasks run query blocks side by side (task t is query block t mod nqb), so threads
   // rarely wait on one block's lock, and each query block meets the data blocks in order.
   void scan_block_pair(std::size_t task) {
@@ -226,18 +243,20 @@ class BruteSearch {
     const auto [I, J] = self_ ? upper_block_pair(t, nb_) : std::pair<Index, Index>{t % nqb_, t / nqb_};
     blocks_.dot(query_rows_float().row(I * kBlock).data(), query_block_rows(I), J, w.G.data(), ldg);
     scan_rows(w, I, J);
-    push_found(w, I);
-    if (!self_ || I == J) return;  // a diagonal block's rows already saw every pair both ways
+    push_found(w, I * kBlock);
+    if (!(pair_ || (self_ && I != J))) return;  // a diagonal block's rows already saw every pair both ways
     scan_columns(w, I, J);
-    push_found(w, J);
+    push_found(w, data_heap(J * kBlock));
   }
 
+  // The thresholds of heaps first .. first + count - 1, all in one block (one lock).
   void copy_thresholds(Scratch& w, Index first, Index count) {
-    std::lock_guard<std::mutex> hold(locks_[first / kBlock]);
+    std::lock_guard<std::mutex> hold(locks_[lock_of(first)]);
     for (Index q = 0; q < count; ++q) w.t[q] = threshold(first + q);
   }
-  void push_found(Scratch& w, Index block) {
-    std::lock_guard<std::mutex> hold(locks_[block]);
+  // The survivors of one side, all in the block of heap first_heap.
+  void push_found(Scratch& w, Index first_heap) {
+    std::lock_guard<std::mutex> hold(locks_[lock_of(first_heap)]);
     for (const Survivor& f : w.found) heaps_[f.query].push(f.distance, f.candidate);
     w.found.clear();
   }
@@ -292,33 +311,34 @@ class BruteSearch {
     }
   }
 
-  // Columns of G (self search): the queries of block J scan block I's points, vectorised across the queries.
+  // Columns of G (self and pair search): the data rows of block J scan the points of query block I,
+  // vectorised across the data rows.
   void scan_columns(Scratch& w, Index I, Index J) {
-    const Index r0 = I * kBlock, nr = blocks_.rows_in_block(I);
+    const Index r0 = I * kBlock, nr = query_block_rows(I);
     const Index c0 = J * kBlock, nc = blocks_.rows_in_block(J);
-    copy_thresholds(w, c0, nc);
+    copy_thresholds(w, data_heap(c0), nc);
     std::vector<NeighborHeap> column_heaps;
     column_heaps.reserve(static_cast<std::size_t>(nc));
     for (Index j = 0; j < nc; ++j) column_heaps.push_back(local_heap(w, j));
     for (Index i = 0; i < nr; ++i) {
       const Index ci = r0 + i;
       const float* g = w.G.data() + i * ldg;
-      for (Index j = next_query(b_[ci], g, s_, w.t.data(), 0, nc); j < nc;
-           j = next_query(b_[ci], g, s_, w.t.data(), j + 1, nc)) {
+      const float b = b_[static_cast<std::size_t>(query_as_candidate(ci))];
+      for (Index j = next_query(b, g, s_, w.t.data(), 0, nc); j < nc; j = next_query(b, g, s_, w.t.data(), j + 1, nc)) {
         NeighborHeap& heap = column_heaps[j];
-        heap.push(exact(c0 + j, ci), ci);
-        w.t[j] = tightened(heap, c0 + j, w.t[j]);
+        heap.push(exact(ci, c0 + j), ci);  // the distance is symmetric, bitwise (distance.hpp)
+        w.t[j] = tightened(heap, data_heap(c0 + j), w.t[j]);
       }
     }
     for (Index j = 0; j < nc; ++j)
       for (Index q = 0; q < column_heaps[j].size(); ++q)
-        w.found.push_back({c0 + j, w.local_idx[j * k_ + q], w.local_dist[j * k_ + q]});
+        w.found.push_back({data_heap(c0 + j), w.local_idx[j * k_ + q], w.local_dist[j * k_ + q]});
   }
 
   const MatrixRef& Q_;
   const MatrixRef& D_;
   const Index nq_, nd_, d_, k_;
-  const bool self_, euclidean_;
+  const bool self_, pair_, euclidean_;
   NeighborKeys out_;
   RowMatrixXd Zd_, Zq_;  // the screening rows of data and queries (kept for cosine's exact distances only)
   double c_ = 1.0;
@@ -362,7 +382,15 @@ NeighborKeys brute(const MatrixRef& X, Index k, Metric metric, int n_threads, co
 
 NeighborKeys brute(const MatrixRef& queries, const MatrixRef& data, Index k, Metric metric, int n_threads,
                    const InterruptPoll& poll) {
-  BruteSearch search(queries, data, k, metric);
+  BruteSearch search(queries, data, k, metric, BruteSearch::Kind::cross);
+  search.scan(n_threads, poll);
+  return search.finish(n_threads);
+}
+
+// Keys of the queries among the data, then of the data among the queries, (nq + nd) x k.
+NeighborKeys brute_pair(const MatrixRef& queries, const MatrixRef& data, Index k, Metric metric, int n_threads,
+                        const InterruptPoll& poll) {
+  BruteSearch search(queries, data, k, metric, BruteSearch::Kind::pair);
   search.scan(n_threads, poll);
   return search.finish(n_threads);
 }
@@ -382,7 +410,8 @@ void check_block_arguments(const MatrixRef& queries, Index query_offset, const M
   const bool overlap = query_offset < data_offset + nd && data_offset < query_offset + nq;
   if (overlap && !(query_offset == data_offset && nq == nd))
     throw std::invalid_argument(
-        "the query and data blocks' index ranges must be disjoint or equal (a diagonal block), got [" +
+        "query_offset and data_offset must give the blocks index ranges that are disjoint or equal (a diagonal "
+        "block), got [" +
         std::to_string(query_offset) + ", " + std::to_string(query_offset + nq) + ") and [" +
         std::to_string(data_offset) + ", " + std::to_string(data_offset + nd) + ")");
   if (n_threads < 1) throw std::invalid_argument("n_threads must be >= 1, got " + std::to_string(n_threads));
@@ -453,6 +482,37 @@ NeighborKeys knn_block(const MatrixRef& queries, Index query_offset, const Matri
   }
   out.indices.leftCols(searched) = found.indices.array() + data_offset;
   out.keys.leftCols(searched) = found.keys;
+  return out;
+}
+
+std::pair<NeighborKeys, NeighborKeys> knn_block_pair(const MatrixRef& queries, Index query_offset,
+                                                     const MatrixRef& data, Index data_offset, Index k, Metric metric,
+                                                     int scale_exponent, int n_threads, const InterruptPoll& poll) {
+  check_block_arguments(queries, query_offset, data, data_offset, k, metric, scale_exponent, n_threads);
+  const Index nq = queries.rows(), nd = data.rows();
+  if (nq > 0 && query_offset == data_offset)
+    throw std::invalid_argument(
+        "query_offset and data_offset must give knn_block_pair disjoint blocks, got equal ones (search a diagonal "
+        "block with knn_block)");
+  // One tile answers both ways only in the brute search, and only with k candidates on each side
+  // (a row with fewer needs padding, which the shared search has no room for); otherwise two
+  // one-way searches give the same keys.
+  const bool tree = choose_knn_algorithm(nd, data.cols(), metric) == KnnAlgorithm::kd_tree ||
+                    choose_knn_algorithm(nq, queries.cols(), metric) == KnnAlgorithm::kd_tree;
+  if (tree || nq < k || nd < k)
+    return {knn_block(queries, query_offset, data, data_offset, k, metric, scale_exponent, n_threads, poll),
+            knn_block(data, data_offset, queries, query_offset, k, metric, scale_exponent, n_threads, poll)};
+  NeighborKeys both;
+  if (scale_exponent == 0) {
+    both = brute_pair(queries, data, k, metric, n_threads, poll);
+  } else {
+    const auto scale = [scale_exponent](double v) { return std::ldexp(v, -scale_exponent); };
+    const RowMatrixXd scaled_queries = queries.unaryExpr(scale), scaled_data = data.unaryExpr(scale);
+    both = brute_pair(scaled_queries, scaled_data, k, metric, n_threads, poll);
+  }
+  std::pair<NeighborKeys, NeighborKeys> out{
+      NeighborKeys{both.indices.topRows(nq).array() + data_offset, both.keys.topRows(nq)},
+      NeighborKeys{both.indices.bottomRows(nd).array() + query_offset, both.keys.bottomRows(nd)}};
   return out;
 }
 

@@ -105,6 +105,21 @@ def knn_block(
     The k nearest data rows of each query row as (indices, keys): global indices (data_offset + row), ascending by (key, index), padded with (-1, inf); index ranges disjoint, or equal for a diagonal block (self excluded).
     """
 
+def knn_block_pair(
+    queries: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    data: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    n_neighbors: typing.SupportsInt | typing.SupportsIndex,
+    *,
+    query_offset: typing.SupportsInt | typing.SupportsIndex,
+    data_offset: typing.SupportsInt | typing.SupportsIndex,
+    metric: Metric,
+    scale_exponent: typing.SupportsInt | typing.SupportsIndex = 0,
+    n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
+) -> tuple[tuple, tuple]:
+    """
+    knn_block both ways for disjoint index ranges, from one pass over the distance tiles: ((indices, keys) of the queries among the data, (indices, keys) of the data among the queries).
+    """
+
 def knn_graph(
     neighbors: Neighbors,
     mode: GraphMode,

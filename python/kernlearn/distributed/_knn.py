@@ -123,17 +123,25 @@ def _search(X, n_neighbors, *, metric, client, block_size):
     neighbors = _core.neighbors
     # One exponent for every block: the ranking keys of all tasks are then those of one search.
     exponent = neighbors.knn_scale_exponent(rows.largest) if metric == "euclidean" else 0
-    search = cluster.dask.delayed(_search_block_pair, pure=False)
+    # Diagonal blocks search themselves; each pair of distinct blocks is one task that answers
+    # both ways from one pass over its distance tiles (knn_block_pair). A block's partial results
+    # are (task, side) references: the merges take a pair task's result whole and read their side,
+    # which spares a selection task per side (scheduler time; bench/results/distributed.md).
+    search_diagonal = cluster.dask.delayed(_search_diagonal_block, pure=False)
+    search_pair = cluster.dask.delayed(_search_block_pair, pure=False)
+    partial = [
+        [(search_diagonal(block, offset, n_neighbors, metric, exponent), None)]
+        for block, offset in zip(rows.blocks, rows.offsets)
+    ]
+    for I in range(len(rows.blocks)):
+        for J in range(I + 1, len(rows.blocks)):
+            both = search_pair(
+                rows.blocks[I], rows.offsets[I], rows.blocks[J], rows.offsets[J], n_neighbors, metric, exponent
+            )
+            partial[I].append((both, 0))
+            partial[J].append((both, 1))
     merge = cluster.dask.delayed(_merge_partial_results, pure=False)
-    tasks = []
-    for query, query_offset in zip(rows.blocks, rows.offsets):
-        partial = [
-            search(query, query_offset, data, data_offset, n_neighbors, metric, exponent)
-            for data, data_offset in zip(rows.blocks, rows.offsets)
-        ]
-        while len(partial) > 1:
-            partial = [merge(*partial[i : i + _MERGE_FAN_IN]) for i in range(0, len(partial), _MERGE_FAN_IN)]
-        tasks.append(partial[0])
+    tasks = [_merge_tree(parts, merge) for parts in partial]
     parts = cluster.compute(tasks)
     result = neighbors.neighbors_from_keys(
         np.concatenate([indices for indices, _ in parts]),
@@ -145,24 +153,54 @@ def _search(X, n_neighbors, *, metric, client, block_size):
     return result
 
 
-def _search_block_pair(queries, query_offset, data, data_offset, n_neighbors, metric, exponent):
-    """Task: the partial (indices, keys) of a query block among one data block. One thread per
+def _search_diagonal_block(block, offset, n_neighbors, metric, exponent):
+    """Task: the partial (indices, keys) of a block's rows among its other rows. One thread per
     task: Dask runs as many tasks at once as the workers have threads."""
     neighbors = _core.neighbors
+    block = np.ascontiguousarray(block, dtype=np.float64)
     return neighbors.knn_block(
-        np.ascontiguousarray(queries, dtype=np.float64),
-        np.ascontiguousarray(data, dtype=np.float64),
+        block,
+        block,
         n_neighbors,
-        query_offset=query_offset,
-        data_offset=data_offset,
+        query_offset=offset,
+        data_offset=offset,
         metric=neighbors.Metric.__members__[metric],
         scale_exponent=exponent,
         n_threads=1,
     )
 
 
-def _merge_partial_results(*parts):
-    """Task: the k best of several partial results of one query block."""
+def _search_block_pair(first, first_offset, second, second_offset, n_neighbors, metric, exponent):
+    """Task: the partial results of two distinct blocks, each among the other's rows, as a pair
+    ((indices, keys) of the first block's rows, same of the second's)."""
+    neighbors = _core.neighbors
+    return neighbors.knn_block_pair(
+        np.ascontiguousarray(first, dtype=np.float64),
+        np.ascontiguousarray(second, dtype=np.float64),
+        n_neighbors,
+        query_offset=first_offset,
+        data_offset=second_offset,
+        metric=neighbors.Metric.__members__[metric],
+        scale_exponent=exponent,
+        n_threads=1,
+    )
+
+
+def _merge_tree(parts, merge):
+    """The delayed merge of one block's partial results ((task, side) references),
+    _MERGE_FAN_IN at a time."""
+    while len(parts) > 1:
+        parts = [
+            (merge([side for _, side in group], *[task for task, _ in group]), None)
+            for group in (parts[i : i + _MERGE_FAN_IN] for i in range(0, len(parts), _MERGE_FAN_IN))
+        ]
+    return parts[0][0]
+
+
+def _merge_partial_results(sides, *results):
+    """Task: the k best of several partial results of one query block; results[i] is the partial
+    result itself (side None) or a pair task's result, of which side sides[i] is this block's."""
+    parts = [result if side is None else result[side] for side, result in zip(sides, results)]
     merged = parts[0]
     for part in parts[1:]:
         merged = _core.neighbors.merge_neighbor_keys(*merged, *part)

@@ -10,6 +10,8 @@
 // +inf, which sorts after every candidate (keys of finite data in the safe range are finite).
 #pragma once
 
+#include <utility>
+
 #include "kernlearn/core/types.hpp"
 #include "kernlearn/neighbors/knn.hpp"
 
@@ -30,6 +32,14 @@ int knn_scale_exponent(double largest_magnitude);
 // scale exponent that leaves a scaled entry above 2^200.
 NeighborKeys knn_block(const MatrixRef& queries, Index query_offset, const MatrixRef& data, Index data_offset, Index k,
                        Metric metric, int scale_exponent, int n_threads, const InterruptPoll& poll = {});
+
+// knn_block both ways for disjoint blocks: (queries among data, data among queries), equal to two
+// knn_block calls. The brute search finds both from one pass over the distance tiles, half the
+// arithmetic of two calls; blocks the kd-tree would search, or with fewer than k rows, run as two
+// calls. Throws as knn_block, and on equal (diagonal) ranges.
+std::pair<NeighborKeys, NeighborKeys> knn_block_pair(const MatrixRef& queries, Index query_offset,
+                                                     const MatrixRef& data, Index data_offset, Index k, Metric metric,
+                                                     int scale_exponent, int n_threads, const InterruptPoll& poll = {});
 
 // The k best of two partial results of the same queries (equal shapes; each row ascending by
 // (key, index), padding last). Throws std::invalid_argument on mismatched shapes, unsorted rows,
