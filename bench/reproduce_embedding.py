@@ -58,6 +58,7 @@ percent).
 
 import argparse
 import datetime
+import functools
 import os
 import platform
 import statistics
@@ -80,6 +81,7 @@ from threadpoolctl import threadpool_limits
 import kernlearn
 from kernlearn import datasets
 from kernlearn.embedding import MinimumVolumeEmbedding, StructurePreservingEmbedding
+from repetitions import add_dask_option, dask_backend, repeat  # bench/repetitions.py
 from reproduce_simplenpkl import make_spiral  # bench/reproduce_simplenpkl.py
 from tables import row, to_markdown  # bench/tables.py
 
@@ -216,20 +218,30 @@ def paper(entry):
     return f"{entry[0]:.1f} ± {entry[1]:g}"
 
 
+def _table8_repetition(X, y, seed):
+    """{method: [the scores of repetition seed]}."""
+    runs = {m: [] for m in METHODS}
+    Xs, ys, split = draw(X, y, seed)
+    for method in METHODS:
+        Z, seconds, warned, n_iter, ratio, b_per_n = embed(method, Xs, seed)
+        val, test = knn_accuracy(Z, ys, split)
+        runs[method].append(
+            dict(val=val, test=test, seconds=seconds, warned=warned, n_iter=n_iter, ratio=ratio, b=b_per_n)
+        )
+    return runs
+
+
 def table8(names, repeats):
     """The accuracy table and the cost table (one row per data set each), and warnings per method."""
     accuracy, cost, warned_total = [], [], {m: 0 for m in METHODS}
     for name in names:
         X, y = DATASETS[name]()
         runs = {m: [] for m in METHODS}
-        for seed in range(repeats):
-            Xs, ys, split = draw(X, y, seed)
-            for method in METHODS:
-                Z, seconds, warned, n_iter, ratio, b_per_n = embed(method, Xs, seed)
-                val, test = knn_accuracy(Z, ys, split)
-                runs[method].append(
-                    dict(val=val, test=test, seconds=seconds, warned=warned, n_iter=n_iter, ratio=ratio, b=b_per_n)
-                )
+        # bench/repetitions.py: the repetitions one after another here, or as tasks on a Dask cluster
+        one = functools.partial(_table8_repetition, X, y)
+        for part_runs in repeat(one, range(repeats)):
+            for key, values in part_runs.items():
+                runs[key].extend(values)
         for method in METHODS:
             warned_total[method] += sum(r["warned"] for r in runs[method])
         ref = dict(zip(PAPER_COLUMNS, PAPER_TABLE8[name]))
@@ -260,15 +272,17 @@ def table8(names, repeats):
     return accuracy, cost, warned_total
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", nargs="+", choices=list(DATASETS), default=list(DATASETS))
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "embedding_table8.md")
-    args = parser.parse_args()
+    add_dask_option(parser)
+    args = parser.parse_args(argv)
     start = time.perf_counter()
     with threadpool_limits(1):
-        accuracy, cost, warned = table8(args.datasets, args.repeats)
+        with dask_backend(args.dask):
+            accuracy, cost, warned = table8(args.datasets, args.repeats)
     mve_warned = sum(v for k, v in warned.items() if k.startswith("MVE"))
     spe_warned = sum(v for k, v in warned.items() if k.startswith("SPE"))
     text = (

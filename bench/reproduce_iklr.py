@@ -30,6 +30,7 @@ spd   Digits (scikit-learn's 1,797 8 x 8 images, 10 classes; Yale B is not avail
 
 import argparse
 import datetime
+import functools
 import os
 import sys
 import time
@@ -55,6 +56,7 @@ from kernlearn.kernels import (
 )
 
 sys.path.insert(0, str(Path(__file__).parent))
+from repetitions import add_dask_option, dask_backend, repeat  # bench/repetitions.py
 from tables import to_markdown  # bench/tables.py
 
 GRID = [1e-4, 1e-3, 1e-2, 0.1, 1, 5, 10]
@@ -165,28 +167,48 @@ def uci_methods():
     }
 
 
+def _uci_run(X, y, run):
+    """Scores, seconds, one-class and unmoved counts of one run (and the spectrum bounds of run 0)."""
+    scores, seconds, one_class, unmoved, bounds = {}, {}, {}, {}, {}
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.5, stratify=y, random_state=run)
+    scaler = MinMaxScaler().fit(Xtr)
+    Xtr, Xte = scaler.transform(Xtr), np.clip(scaler.transform(Xte), 0, 1)
+    Ktr, Kte = tl1_kernel(Xtr), tl1_kernel(Xte, Xtr)
+    if run == 0:  # Table II's eigenvalue range: the TL1 kernel of a scaled training half
+        bounds["mu"] = spectrum_bounds(Ktr)
+    for method, (estimator, grid, kind) in uci_methods().items():
+        start = time.perf_counter()
+        search = cv_fit(estimator, grid, Xtr if kind == "X" else Ktr, ytr, 5, run)
+        seconds.setdefault(method, []).append(time.perf_counter() - start)
+        scores.setdefault(method, []).append(search.score(Xte if kind == "X" else Kte, yte))
+        predicted = search.predict(Xte if kind == "X" else Kte)
+        one_class[method] = one_class.get(method, 0) + int(np.unique(predicted).size == 1)
+        fitted = search.best_estimator_
+        if hasattr(fitted, "dual_coef_"):  # a_0 = 0: did the final fit move at all?
+            unmoved[method] = unmoved.get(method, 0) + int(not np.any(fitted.dual_coef_))
+    return scores, seconds, one_class, unmoved, bounds
+
+
 def section_uci(args):
     lines = []
     for name, load in DATA.items():
         X, y = load()
         scores, seconds, one_class, unmoved = {}, {}, {}, {}
-        for run in range(args.runs):
-            Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.5, stratify=y, random_state=run)
-            scaler = MinMaxScaler().fit(Xtr)
-            Xtr, Xte = scaler.transform(Xtr), np.clip(scaler.transform(Xte), 0, 1)
-            Ktr, Kte = tl1_kernel(Xtr), tl1_kernel(Xte, Xtr)
-            if run == 0:  # Table II's eigenvalue range: the TL1 kernel of a scaled training half
-                mu_min, mu_max = spectrum_bounds(Ktr)
-            for method, (estimator, grid, kind) in uci_methods().items():
-                start = time.perf_counter()
-                search = cv_fit(estimator, grid, Xtr if kind == "X" else Ktr, ytr, 5, run)
-                seconds.setdefault(method, []).append(time.perf_counter() - start)
-                scores.setdefault(method, []).append(search.score(Xte if kind == "X" else Kte, yte))
-                predicted = search.predict(Xte if kind == "X" else Kte)
-                one_class[method] = one_class.get(method, 0) + int(np.unique(predicted).size == 1)
-                fitted = search.best_estimator_
-                if hasattr(fitted, "dual_coef_"):  # a_0 = 0: did the final fit move at all?
-                    unmoved[method] = unmoved.get(method, 0) + int(not np.any(fitted.dual_coef_))
+        # bench/repetitions.py: the repetitions one after another here, or as tasks on a Dask cluster
+        one = functools.partial(_uci_run, X, y)
+        for run, (part_scores, part_seconds, part_one_class, part_unmoved, part_bounds) in enumerate(
+            repeat(one, range(args.runs))
+        ):
+            for key, values in part_scores.items():
+                scores.setdefault(key, []).extend(values)
+            for key, values in part_seconds.items():
+                seconds.setdefault(key, []).extend(values)
+            for key, count in part_one_class.items():
+                one_class[key] = one_class.get(key, 0) + count
+            for key, count in part_unmoved.items():
+                unmoved[key] = unmoved.get(key, 0) + count
+            if part_bounds:
+                mu_min, mu_max = part_bounds["mu"]
             print(name, run, {m: round(s[-1], 3) for m, s in scores.items()}, flush=True)
         table = []
         for method, values in scores.items():
@@ -425,14 +447,21 @@ def section_fig3(args):
     return [verdict + "\n", to_markdown(rows)]
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--spd-runs", type=int, default=3)
     parser.add_argument("--seeds", type=int, default=5, help="runs for Tables 6 and 7")
     parser.add_argument("--sections", nargs="+", default=["tl1", "uci", "table6", "table7", "fig2", "fig3", "spd"])
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "iklr_tables.md")
-    args = parser.parse_args()
+    add_dask_option(parser)
+    args = parser.parse_args(argv)
+    with dask_backend(args.dask):
+        return run_script(args)
+
+
+def run_script(args):
+    """The script's work for parsed arguments (main, inside dask_backend)."""
     report = [f"# IKLR reproduction, {datetime.date.today()} ({args.runs} runs UCI, {args.spd_runs} runs SPD)"]
     sections = {
         "tl1": section_tl1,

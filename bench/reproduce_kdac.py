@@ -31,6 +31,7 @@ chooses, whether (10) held anywhere, and the alternative it finds.
 """
 
 import argparse
+import functools
 import statistics
 import sys
 import time
@@ -44,6 +45,7 @@ from sklearn.preprocessing import StandardScaler
 from kernlearn.cluster import KDAC
 from kernlearn.cluster._kdac import median_sigma
 from kernlearn.evaluation import nmi
+from repetitions import add_dask_option, dask_backend, repeat  # bench/repetitions.py
 
 # ../shared beside the repository, else this machine's copy (a CI clone lives elsewhere).
 DATA = next(
@@ -122,6 +124,13 @@ def fit(X, y, params, **extra):
     return m, elapsed, notes
 
 
+def random_start(X, existing, target, params, seed):
+    """({score: value}, notes) of the fit from random start `seed`."""
+    m, t, notes = fit(X, existing, params, init="random", random_state=seed)
+    values = {"nmi": nmi(target, m.labels_), "cq": m.quality_, "nov": float(m.novelty_[0]), "cost": m.cost_}
+    return values | {"time": t, "iter": m.n_iter_}, notes
+
+
 def fmt(values, digits=3):
     if len(values) == 1:
         return f"{values[0]:.{digits}g}"
@@ -198,14 +207,21 @@ SEARCH_NOTES = (
 )
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--out", default=None)
     parser.add_argument("--search", action="store_true", help="the (sigma, lambda) search and q rule report")
     parser.add_argument("--datasets", nargs="+", default=["Faces", "Moon", "MoonN", "LG"])
-    args = parser.parse_args()
+    add_dask_option(parser)
+    args = parser.parse_args(argv)
+    with dask_backend(args.dask):
+        return run_script(args)
+
+
+def run_script(args):
+    """The script's work for parsed arguments (main, inside dask_backend)."""
     if args.search:
         text = search_report(args.datasets, args.n_jobs)
         print(text)
@@ -238,14 +254,10 @@ def main():
             lines.append(f"| | SI | paper | {p[0]} | {p[1]} | {p[2]} | {p[3]} | {p[4]} | | |")
         res = {"nmi": [], "cq": [], "nov": [], "cost": [], "time": [], "iter": []}
         note_count = {}
-        for seed in range(args.runs):
-            m, t, notes = fit(X, existing, params, init="random", random_state=seed)
-            res["nmi"].append(nmi(target, m.labels_))
-            res["cq"].append(m.quality_)
-            res["nov"].append(float(m.novelty_[0]))
-            res["cost"].append(m.cost_)
-            res["time"].append(t)
-            res["iter"].append(m.n_iter_)
+        # bench/repetitions.py: the random starts one after another here, or as tasks on a Dask cluster
+        for values, notes in repeat(functools.partial(random_start, X, existing, target, params), range(args.runs)):
+            for key, value in values.items():
+                res[key].append(value)
             for note in notes:
                 note_count[note] = note_count.get(note, 0) + 1
         lines.append(

@@ -24,6 +24,7 @@ a fair choice).
 
 import argparse
 import datetime
+import functools
 import sys
 import time
 import warnings
@@ -39,6 +40,7 @@ from kernlearn.datasets import load_iris, load_wine
 from kernlearn.metric import S3ML
 
 sys.path.insert(0, str(Path(__file__).parent))
+from repetitions import add_dask_option, dask_backend, repeat  # bench/repetitions.py
 from tables import to_markdown  # bench/tables.py
 
 # Widened (issue 30) until the best point of every data set is inside (see the grid table).
@@ -344,6 +346,26 @@ def fmt(values):
     return text + (f" ({failed} failed)" if failed else "")
 
 
+def _repetition(X, y, rep):
+    """The baselines' and the grids' (error, selection score) of repetition rep."""
+    base, grid = {}, {}
+    rng = np.random.default_rng(rep)
+    labelled, unlabelled = split(y, rng)
+    ys = np.full_like(y, -1)
+    ys[labelled] = y[labelled]
+    pairs, labels = from_labels(ys)
+    for k, v in baselines(X, y, labelled, unlabelled, pairs, labels).items():
+        base.setdefault(k, []).append(v)
+    for k, v in kernlearn_grid(X, y, labelled, unlabelled, ys).items():
+        grid.setdefault(k, []).append(v)
+    Xs = StandardScaler().fit_transform(X)
+    for f, L in lrml_metrics(Xs, pairs, labels).items():
+        Z = Xs @ L
+        key = ("LRML", "knn", f, None)
+        grid.setdefault(key, []).append((one_nn_error(Z, y, labelled, unlabelled), loo_error(Z[labelled], y[labelled])))
+    return base, grid
+
+
 def run(reps):
     rows = []
     results = {}
@@ -351,23 +373,13 @@ def run(reps):
         X, y = load()
         start = time.perf_counter()
         base, grid = {}, {}
-        for rep in range(reps):
-            rng = np.random.default_rng(rep)
-            labelled, unlabelled = split(y, rng)
-            ys = np.full_like(y, -1)
-            ys[labelled] = y[labelled]
-            pairs, labels = from_labels(ys)
-            for k, v in baselines(X, y, labelled, unlabelled, pairs, labels).items():
-                base.setdefault(k, []).append(v)
-            for k, v in kernlearn_grid(X, y, labelled, unlabelled, ys).items():
-                grid.setdefault(k, []).append(v)
-            Xs = StandardScaler().fit_transform(X)
-            for f, L in lrml_metrics(Xs, pairs, labels).items():
-                Z = Xs @ L
-                key = ("LRML", "knn", f, None)
-                grid.setdefault(key, []).append(
-                    (one_nn_error(Z, y, labelled, unlabelled), loo_error(Z[labelled], y[labelled]))
-                )
+        # bench/repetitions.py: the repetitions one after another here, or as tasks on a Dask cluster
+        one = functools.partial(_repetition, X, y)
+        for part_base, part_grid in repeat(one, range(reps)):
+            for key, values in part_base.items():
+                base.setdefault(key, []).extend(values)
+            for key, values in part_grid.items():
+                grid.setdefault(key, []).extend(values)
         seconds = time.perf_counter() - start
         print(f"{name}: {reps} repetitions in {seconds:.0f} s", flush=True)
         results[name] = (base, grid, seconds)
@@ -430,7 +442,14 @@ def main(argv=None):
     )
     parser.add_argument("--reps", type=int, default=50)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "s3ml_table2.md")
+    add_dask_option(parser)
     args = parser.parse_args(argv)
+    with dask_backend(args.dask):
+        return run_script(args)
+
+
+def run_script(args):
+    """The script's work for parsed arguments (main, inside dask_backend)."""
     reps = 5 if args.quick else args.reps
     if args.diagnose:
         out = Path(__file__).parent / "results" / "s3ml_diagnosis.md"

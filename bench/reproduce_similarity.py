@@ -41,6 +41,7 @@ Protocol (Section 4; where the paper is silent, the choice made here):
 """
 
 import argparse
+import functools
 import statistics
 import sys
 import time
@@ -58,6 +59,7 @@ from sklearn.svm import SVC
 sys.path.insert(0, str(Path(__file__).parent))
 from kernlearn import datasets  # noqa: E402
 from kernlearn.similarity import EMKL, ESKL, REKL  # noqa: E402
+from repetitions import add_dask_option, dask_backend, repeat  # bench/repetitions.py
 from tables import to_markdown  # noqa: E402
 
 PAPER_TABLE1 = {  # accuracy, F-score: Denoise, Flip, Shift, IndSVM, ESKL L1, L2, L3
@@ -161,6 +163,36 @@ def fmt(values):
     return f"{np.mean(values):.1f} ± {np.std(values):.1f}"
 
 
+def _table1_split(name, X, y, args, base, learned, lcols, split):
+    """({column: (accuracy, F-score, chosen C)}, {ESKL column: (iterations, start change, stop
+    reason, 1 if its predictions equal Denoise's)}) of one split of Table 1."""
+    rng = np.random.default_rng(1000 + split)
+    tr, te = balanced_split(y, *PER_CLASS[name], rng)
+    pts = np.concatenate([tr, te])
+    Xs, ys = X[pts], y[pts]
+    tr_l, te_l = np.arange(len(tr)), np.arange(len(tr), len(pts))
+    D2 = cdist(Xs, Xs, "sqeuclidean")
+    E = rng.normal(scale=NOISE, size=D2.shape)
+    S = np.exp(-D2 / np.median(D2)) + (E + E.T) / np.sqrt(2)  # symmetric, entries N(0, NOISE^2)
+    scores, diagnostics = {}, {}
+    for method, col in zip(("denoise", "flip", "shift"), base):
+        K = spectrum(S, method)
+        C, _ = cv_svc(K, ys, tr_l, args.folds, split)
+        a, f = svc_scores(K, ys, tr_l, te_l, C)
+        scores[col] = (a, f, f"{C:g}")
+        if method == "denoise":
+            clf = SVC(kernel="precomputed", C=C).fit(K[np.ix_(tr_l, tr_l)], ys[tr_l])
+            pred_denoise = clf.predict(K[np.ix_(te_l, tr_l)])
+    for (loss, init, update), col in zip(learned, lcols):
+        params = dict(loss=loss, max_iter=args.max_iter, init=init, update=update)
+        C, rho = cv_learned(ESKL, S, ys, tr_l, args.learned_folds, split, RHO_GRID[loss], **params)
+        a, f, est, pred = fit_learned(ESKL, S, ys, tr_l, te_l, C=C, rho=rho, **params)
+        scores[col] = (a, f, f"{C:g}/{rho:g}")
+        same = int(np.array_equal(pred, pred_denoise))
+        diagnostics[col] = (est.n_iter_, float(est.start_change_[0]), est.stop_reason_, same)
+    return scores, diagnostics
+
+
 def table1(args, report):
     base = ["Denoise", "Flip", "Shift"]
     runs = [(init, "meg") for init in args.inits] + [(init, "paper") for init in args.paper_update_inits]
@@ -178,36 +210,18 @@ def table1(args, report):
         chosen = {c: [] for c in cols}
         info = {c: {"iters": [], "change": [], "reasons": [], "same_as_denoise": 0} for c in lcols}
         start = time.perf_counter()
-        for split in range(args.splits):
-            rng = np.random.default_rng(1000 + split)
-            tr, te = balanced_split(y, *PER_CLASS[name], rng)
-            pts = np.concatenate([tr, te])
-            Xs, ys = X[pts], y[pts]
-            tr_l, te_l = np.arange(len(tr)), np.arange(len(tr), len(pts))
-            D2 = cdist(Xs, Xs, "sqeuclidean")
-            E = rng.normal(scale=NOISE, size=D2.shape)
-            S = np.exp(-D2 / np.median(D2)) + (E + E.T) / np.sqrt(2)  # symmetric, entries N(0, NOISE^2)
-            for method, col in zip(("denoise", "flip", "shift"), base):
-                K = spectrum(S, method)
-                C, _ = cv_svc(K, ys, tr_l, args.folds, split)
-                a, f = svc_scores(K, ys, tr_l, te_l, C)
+        # bench/repetitions.py: the splits one after another here, or as tasks on a Dask cluster
+        one = functools.partial(_table1_split, name, X, y, args, base, learned, lcols)
+        for split, (scores, diagnostics) in enumerate(repeat(one, range(args.splits))):
+            for col, (a, f, choice) in scores.items():
                 acc[col].append(a)
                 f1[col].append(f)
-                chosen[col].append(f"{C:g}")
-                if method == "denoise":
-                    clf = SVC(kernel="precomputed", C=C).fit(K[np.ix_(tr_l, tr_l)], ys[tr_l])
-                    pred_denoise = clf.predict(K[np.ix_(te_l, tr_l)])
-            for (loss, init, update), col in zip(learned, lcols):
-                params = dict(loss=loss, max_iter=args.max_iter, init=init, update=update)
-                C, rho = cv_learned(ESKL, S, ys, tr_l, args.learned_folds, split, RHO_GRID[loss], **params)
-                a, f, est, pred = fit_learned(ESKL, S, ys, tr_l, te_l, C=C, rho=rho, **params)
-                acc[col].append(a)
-                f1[col].append(f)
-                chosen[col].append(f"{C:g}/{rho:g}")
-                info[col]["iters"].append(est.n_iter_)
-                info[col]["change"].append(float(est.start_change_[0]))
-                info[col]["reasons"].append(est.stop_reason_)
-                info[col]["same_as_denoise"] += int(np.array_equal(pred, pred_denoise))
+                chosen[col].append(choice)
+            for col, (iterations, start_change, reason, same) in diagnostics.items():
+                info[col]["iters"].append(iterations)
+                info[col]["change"].append(start_change)
+                info[col]["reasons"].append(reason)
+                info[col]["same_as_denoise"] += same
             print(f"{name} split {split}: " + ", ".join(f"{c} {acc[c][-1]:.1f}" for c in cols), flush=True)
         elapsed = time.perf_counter() - start
         paper_acc, paper_f1 = PAPER_TABLE1[name]
@@ -353,7 +367,7 @@ def table3(args, report):
     ]
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sections", nargs="+", default=["table1", "table3"])
     parser.add_argument("--datasets", nargs="+", default=["sonar", "ionosphere", "diabetes"])
@@ -370,7 +384,14 @@ def main():
     parser.add_argument("--max-iter", type=int, default=50)
     parser.add_argument("--verdict", default="", help="the verdict line to put under Table 1 (written after a run)")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "similarity_tables.md")
-    args = parser.parse_args()
+    add_dask_option(parser)
+    args = parser.parse_args(argv)
+    with dask_backend(args.dask):
+        return run_script(args)
+
+
+def run_script(args):
+    """The script's work for parsed arguments (main, inside dask_backend)."""
     start = time.perf_counter()
     report = [
         "# Kundu et al. 2010 reproduction (kernlearn.similarity)\n",

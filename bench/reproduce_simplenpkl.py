@@ -93,6 +93,7 @@ random, against the fit on every constraint. Time: the whole ``fit`` (pilot incl
 
 import argparse
 import datetime
+import functools
 import platform
 import re
 import statistics
@@ -114,6 +115,7 @@ from kernlearn.constraints import from_labels
 from kernlearn.evaluation import pairwise_cluster_accuracy
 from kernlearn.graph import knn_graph, laplacian
 from kernlearn.npkl import SimpleNPKL
+from repetitions import add_dask_option, dask_backend, repeat  # bench/repetitions.py
 
 N_NEIGHBORS = 5
 COMPONENT_RATIO = 0.7
@@ -297,6 +299,12 @@ def kernel_kmeans(embedding, y, seed):
     return KernelKMeans(np.unique(y).size, random_state=seed).fit(embedding).labels_
 
 
+def npkl_repetition(X, y, seed_and_constraints, **params):
+    """npkl_run of one (seed, constraints) item of an evaluation dict."""
+    seed, constraints = seed_and_constraints
+    return npkl_run(X, y, constraints, seed, **params)
+
+
 def kmeans_run(X, y, seed):
     clusters = KMeans(np.unique(y).size, n_init=10, random_state=seed).fit(X).labels_
     return Run(pairwise_cluster_accuracy(y, clusters))
@@ -374,16 +382,13 @@ def table2(names, graphs, repeats, b_unit):
             runs, tuned = {}, {}
             for column, loss in LOSSES.items():
                 tuned[column] = choose_C(X, y, tuning, loss=loss, B=B, p=2.0, graph=graph)
-                runs[column] = [
-                    npkl_run(X, y, c, seed, loss=loss, C=tuned[column], B=B, p=2.0, graph=graph)
-                    for seed, c in evaluation.items()
-                ]
+                # bench/repetitions.py: the repetitions one after another here, or as tasks on a Dask cluster
+                run = functools.partial(npkl_repetition, X, y, loss=loss, C=tuned[column], B=B, p=2.0, graph=graph)
+                runs[column] = repeat(run, evaluation.items())
                 row[f"C {column}"] = f"{tuned[column]:g}"
             C_one = choose_C(X, y, tuning, loss="squared_hinge", B=1.0, p=2.0, graph=graph)
-            at_one = [
-                npkl_run(X, y, c, seed, loss="squared_hinge", C=C_one, B=1.0, p=2.0, graph=graph)
-                for seed, c in evaluation.items()
-            ]
+            run = functools.partial(npkl_repetition, X, y, loss="squared_hinge", C=C_one, B=1.0, p=2.0, graph=graph)
+            at_one = repeat(run, evaluation.items())
             for k, column in enumerate(LOSSES, start=1):
                 row[column] = percent(runs[column])
                 row[f"paper {column}"] = paper_percent(paper[k]) if paper else "-"
@@ -874,7 +879,7 @@ def render(result):
     return "\n\n".join(f"### {heading}\n\n{markdown_table(rows)}" for heading, rows in result)
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sections", nargs="+", choices=list(SECTIONS), default=["table2"])
     parser.add_argument("--datasets", nargs="+", choices=list(DATASETS), default=list(DATASETS))
@@ -889,7 +894,14 @@ def main():
     parser.add_argument(
         "--out", type=Path, default=Path(__file__).parent / "results", help="folder for simplenpkl_<section>.md"
     )
-    args = parser.parse_args()
+    add_dask_option(parser)
+    args = parser.parse_args(argv)
+    with dask_backend(args.dask):
+        return run_script(args)
+
+
+def run_script(args):
+    """The script's work for parsed arguments (main, inside dask_backend)."""
     args.out.mkdir(parents=True, exist_ok=True)
     with threadpool_limits(1):
         for section in args.sections:

@@ -65,6 +65,7 @@ The other families have their own protocols and data, each in its own script and
 
 import argparse
 import datetime
+import functools
 import importlib
 import platform
 import sys
@@ -90,6 +91,7 @@ from kernlearn.npkl_cv import SimpleNPKLCV
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cop_kmeans import cop_kmeans  # noqa: E402
+from repetitions import add_dask_option, dask_backend, repeat  # noqa: E402
 from tables import paired_verdict as verdict  # noqa: E402
 
 OWN_FILE_SECTIONS = ("similarity", "metric", "iklr", "kdac")
@@ -202,7 +204,7 @@ def clustering_section(names, repeats):
         for name in names:
             X, y = load(name)
             k = np.unique(y).size
-            runs = [clustering_repetition(X, y, k, protocol, seed) for seed in range(repeats)]
+            runs = repeat(functools.partial(clustering_repetition, X, y, k, protocol), range(repeats))
             n_pairs = len(protocol_pairs(y, protocol, 0)[0])
 
             def cell(method):
@@ -228,18 +230,27 @@ def clustering_section(names, repeats):
     return lines
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sections", nargs="+", default=["clustering", "embedding"], choices=SECTIONS)
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results" / "suite.md")
-    args = parser.parse_args()
+    add_dask_option(parser)
+    args = parser.parse_args(argv)
     for section in args.sections:
         if section in OWN_FILE_SECTIONS:  # protocol, data and results file of their own
-            importlib.import_module(f"suite_{section}").main([])
+            importlib.import_module(f"suite_{section}").main([] if args.dask is None else ["--dask", args.dask])
     if not set(args.sections) & {"clustering", "embedding"}:
         return
+    with dask_backend(args.dask):
+        lines = suite_tables(args)
+    args.out.write_text("\n".join(lines) + "\n")
+    print(f"wrote {args.out}")
+
+
+def suite_tables(args):
+    """The lines of the clustering and embedding sections' results file."""
     warnings.simplefilter("ignore", ConvergenceWarning)
     warnings.filterwarnings("ignore", message="the learned kernel is zero", category=UserWarning)
     warnings.filterwarnings("ignore", message="Graph is not fully connected", category=UserWarning)
@@ -259,8 +270,7 @@ def main():
         f"Python {platform.python_version()}, {platform.machine()}, {datetime.date.today()}; "
         f"run time {time.perf_counter() - start:.0f} s. Protocol: bench/suite.py's docstring.\n",
     )
-    args.out.write_text("\n".join(lines) + "\n")
-    print(f"wrote {args.out}")
+    return lines
 
 
 if __name__ == "__main__":

@@ -53,6 +53,7 @@ Protocol
 
 import argparse
 import datetime
+import functools
 import platform
 import statistics
 import time
@@ -75,6 +76,7 @@ from threadpoolctl import threadpool_limits
 import kernlearn
 from kernlearn import datasets as kl_datasets
 from kernlearn.embedding import ColoredMVU, MinimumVolumeEmbedding, StructurePreservingEmbedding
+from repetitions import add_dask_option, dask_backend, repeat
 
 N_COMPONENTS = 2
 N_GRID = (5, 10, 15)
@@ -238,17 +240,10 @@ def _dataset_rows_limited(name, n_repeats, seed, n_jobs, progress):
     X = StandardScaler().fit_transform(np.asarray(X, dtype=np.float64))
     y = np.asarray(y)
     results = {m: [] for m in KERNLEARN + BASELINES}
-    for r in range(n_repeats):
-        train, test = train_test_split(np.arange(len(y)), test_size=0.3, stratify=y, random_state=seed + r)
-        for method in results:
-            results[method].append(_one_method(method, X, y, train, test, seed + r, n_jobs))
-            if progress:
-                res = results[method][-1]
-                print(
-                    f"{name} r={r} {method}: acc {res['accuracy']:.3f} trust {res['trust']:.3f} "
-                    f"{res['chosen']} {sum(res['seconds']):.1f}s",
-                    flush=True,
-                )
+    one = functools.partial(_repetition, name, X, y, seed, n_jobs, progress)
+    for outcome in repeat(one, range(n_repeats)):  # bench/repetitions.py: here, or on a Dask cluster
+        for method, res in outcome.items():
+            results[method].append(res)
     acc = {m: [res["accuracy"] for res in results[m]] for m in results}
     trust = {m: [res["trust"] for res in results[m]] for m in results}
     best_acc = max(BASELINES, key=lambda m: np.mean(acc[m]))
@@ -287,6 +282,21 @@ def _dataset_rows_limited(name, n_repeats, seed, n_jobs, progress):
     return rows, notes
 
 
+def _repetition(name, X, y, seed, n_jobs, progress, r):
+    """{method: result} of repetition r (split seed + r)."""
+    train, test = train_test_split(np.arange(len(y)), test_size=0.3, stratify=y, random_state=seed + r)
+    outcome = {}
+    for method in KERNLEARN + BASELINES:
+        res = outcome[method] = _one_method(method, X, y, train, test, seed + r, n_jobs)
+        if progress:
+            print(
+                f"{name} r={r} {method}: acc {res['accuracy']:.3f} trust {res['trust']:.3f} "
+                f"{res['chosen']} {sum(res['seconds']):.1f}s",
+                flush=True,
+            )
+    return outcome
+
+
 def to_markdown(rows):
     """The rows as a markdown table, without the raw "_" keys."""
     keys = [k for k in rows[0] if not k.startswith("_")]
@@ -295,7 +305,7 @@ def to_markdown(rows):
     return "\n".join(lines)
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=list(DATASETS))
     parser.add_argument("--repeats", type=int, default=3)
@@ -303,11 +313,13 @@ def main():
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--processes", type=int, default=1, help="data sets in parallel processes")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "suite_embedding.md")
-    args = parser.parse_args()
+    add_dask_option(parser)
+    args = parser.parse_args(argv)
     start = time.perf_counter()
-    rows, notes = embedding_rows(
-        args.datasets, args.repeats, args.seed, n_jobs=args.n_jobs, n_processes=args.processes, progress=True
-    )
+    with dask_backend(args.dask):
+        rows, notes = embedding_rows(
+            args.datasets, args.repeats, args.seed, n_jobs=args.n_jobs, n_processes=args.processes, progress=True
+        )
     text = (
         f"## Embeddings: held-out 1-NN accuracy and trustworthiness of 2-D embeddings, kernlearn vs "
         f"scikit-learn, one tuning rule\n\n"

@@ -34,6 +34,7 @@ on the whole data set for alpha in (1e-5, 1e-4, 1e-3, 1e-2) with the RBF (gamma=
 """
 
 import argparse
+import functools
 import sys
 import time
 import warnings
@@ -51,6 +52,7 @@ from sklearn.svm import SVC
 sys.path.insert(0, str(Path(__file__).parent))
 from kernlearn.datasets import load_ionosphere, load_sonar  # noqa: E402
 from kernlearn.indefinite import IndefiniteKernelLogisticRegression  # noqa: E402
+from repetitions import add_dask_option, dask_backend, repeat  # noqa: E402
 from reproduce_iklr import load_breast  # noqa: E402
 from tables import to_markdown, write_report  # noqa: E402
 
@@ -98,29 +100,41 @@ def methods(d):
     ]
 
 
+def _suite_split(name, X, y, split):
+    """{method: (test accuracy %, warnings, chosen grid point or None, seconds)} of one split."""
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.5, stratify=y, random_state=split)
+    outcome = {}
+    for method, estimator, grid in methods(X.shape[1]):
+        if name == "digits" and method == "IKLR TL1 tuned":
+            continue
+        model = make_pipeline(StandardScaler(), clone(estimator))
+        start = time.perf_counter()
+        choice = None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if grid is None:
+                model.fit(Xtr, ytr)
+            else:
+                cv = StratifiedKFold(3, shuffle=True, random_state=split)
+                model = GridSearchCV(model, grid, cv=cv, n_jobs=1).fit(Xtr, ytr)
+                choice = "/".join(f"{v:.3g}" for v in model.best_params_.values())
+        outcome[method] = (100 * model.score(Xte, yte), len(caught), choice, time.perf_counter() - start)
+    return outcome
+
+
 def section_suite(args):
     rows = []
     for name in args.datasets:
         X, y = DATA[name]()
         acc, warned, chosen, seconds = {}, {}, {}, {}
-        for split in range(args.splits):
-            Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.5, stratify=y, random_state=split)
-            for method, estimator, grid in methods(X.shape[1]):
-                if name == "digits" and method == "IKLR TL1 tuned":
-                    continue
-                model = make_pipeline(StandardScaler(), clone(estimator))
-                start = time.perf_counter()
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    if grid is None:
-                        model.fit(Xtr, ytr)
-                    else:
-                        cv = StratifiedKFold(3, shuffle=True, random_state=split)
-                        model = GridSearchCV(model, grid, cv=cv, n_jobs=1).fit(Xtr, ytr)
-                        chosen.setdefault(method, []).append("/".join(f"{v:.3g}" for v in model.best_params_.values()))
-                seconds.setdefault(method, []).append(time.perf_counter() - start)
-                warned[method] = warned.get(method, 0) + len(caught)
-                acc.setdefault(method, []).append(100 * model.score(Xte, yte))
+        # bench/repetitions.py: the splits one after another here, or as tasks on a Dask cluster
+        for split, outcome in enumerate(repeat(functools.partial(_suite_split, name, X, y), range(args.splits))):
+            for method, (accuracy, n_warnings, choice, fit_seconds) in outcome.items():
+                seconds.setdefault(method, []).append(fit_seconds)
+                warned[method] = warned.get(method, 0) + n_warnings
+                acc.setdefault(method, []).append(accuracy)
+                if choice is not None:
+                    chosen.setdefault(method, []).append(choice)
             print(name, split, {m: round(v[-1], 1) for m, v in acc.items()}, flush=True)
         mean = {m: np.mean(v) for m, v in acc.items()}
         for method, values in acc.items():
@@ -203,6 +217,7 @@ def main(argv=None):
     parser.add_argument("--datasets", nargs="+", default=list(DATA))
     parser.add_argument("--sections", nargs="+", default=["suite", "defaults"])
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "suite_iklr.md")
+    add_dask_option(parser)
     args = parser.parse_args(argv)
     command_line = " ".join(sys.argv[1:] if argv is None else argv)
     start = time.perf_counter()
@@ -213,8 +228,9 @@ def main(argv=None):
         "script's docstring.",
     ]
     sections = {"suite": section_suite, "defaults": section_defaults, "intercept": section_intercept}
-    for name in args.sections:
-        report += sections[name](args)
+    with dask_backend(args.dask):
+        for name in args.sections:
+            report += sections[name](args)
     report.append(f"\nTotal wall time: {time.perf_counter() - start:.0f} s (2 cores, shared).")
     write_report(args.out, report)
 

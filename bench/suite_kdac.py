@@ -33,6 +33,7 @@ difference is above max(twice its standard error, 0.01), "KDAC loses" when below
 """
 
 import argparse
+import functools
 import sys
 import time
 import warnings
@@ -45,6 +46,7 @@ from sklearn.preprocessing import StandardScaler
 sys.path.insert(0, str(Path(__file__).parent))
 from kernlearn.cluster import KDAC  # noqa: E402
 from kernlearn.evaluation import nmi  # noqa: E402
+from repetitions import add_dask_option, dask_backend, repeat  # noqa: E402
 from reproduce_kdac import DATA  # noqa: E402
 from tables import paired_verdict, to_markdown, write_report  # noqa: E402
 
@@ -136,21 +138,37 @@ def verdict(ours, theirs):
     return {"win": "KDAC wins", "loss": "KDAC loses", "tie": "tie"}[paired_verdict(ours, theirs, min_margin=0.01)]
 
 
+def _kdac_repetition(name, X, existing, alternative, k, seed):
+    """The NMI scores, novelty, seconds and warnings of one seed (lists of one value per method)."""
+    scores, novelty, seconds, warned = {}, {}, {}, {}
+    for method, run in methods(name, k, seed).items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            start = time.perf_counter()
+            labels = run(X, existing)
+            seconds.setdefault(method, []).append(time.perf_counter() - start)
+        scores.setdefault(method, []).append(nmi(alternative, labels))
+        novelty.setdefault(method, []).append(nmi(existing, labels))
+        warned[method] = warned.get(method, 0) + int(len(caught) > 0)
+    return scores, novelty, seconds, warned
+
+
 def suite_rows(names, repeats):
     rows = []
     for name in names:
         X, existing, alternative, k = dataset(name)
         scores, novelty, seconds, warned = {}, {}, {}, {}
-        for seed in range(repeats):
-            for method, run in methods(name, k, seed).items():
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    start = time.perf_counter()
-                    labels = run(X, existing)
-                    seconds.setdefault(method, []).append(time.perf_counter() - start)
-                scores.setdefault(method, []).append(nmi(alternative, labels))
-                novelty.setdefault(method, []).append(nmi(existing, labels))
-                warned[method] = warned.get(method, 0) + int(len(caught) > 0)
+        # bench/repetitions.py: the repetitions one after another here, or as tasks on a Dask cluster
+        one = functools.partial(_kdac_repetition, name, X, existing, alternative, k)
+        for seed, (part_scores, part_novelty, part_seconds, part_warned) in enumerate(repeat(one, range(repeats))):
+            for key, values in part_scores.items():
+                scores.setdefault(key, []).extend(values)
+            for key, values in part_novelty.items():
+                novelty.setdefault(key, []).extend(values)
+            for key, values in part_seconds.items():
+                seconds.setdefault(key, []).extend(values)
+            for key, count in part_warned.items():
+                warned[key] = warned.get(key, 0) + count
             print(f"{name} seed {seed}: " + ", ".join(f"{m} {v[-1]:.3f}" for m, v in scores.items()), flush=True)
         ours = scores["KDAC (defaults)"]
         for method in scores:
@@ -173,10 +191,12 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "suite_kdac.md")
+    add_dask_option(parser)
     args = parser.parse_args(argv)
     command_line = " ".join(sys.argv[1:] if argv is None else argv)
     start = time.perf_counter()
-    rows = suite_rows(args.datasets, args.repeats)
+    with dask_backend(args.dask):
+        rows = suite_rows(args.datasets, args.repeats)
     tally = {}
     for r in rows:
         if r["verdict"]:

@@ -32,6 +32,7 @@ Each row: mean ± std error over the splits, and for the default fits the number
 """
 
 import argparse
+import functools
 import sys
 import time
 import warnings
@@ -47,6 +48,7 @@ from sklearn.preprocessing import StandardScaler
 sys.path.insert(0, str(Path(__file__).parent))
 from kernlearn.datasets import load_glass, load_ionosphere, load_iris, load_sonar, load_wine  # noqa: E402
 from kernlearn.metric import S3ML  # noqa: E402
+from repetitions import add_dask_option, dask_backend, repeat  # noqa: E402
 from reproduce_s3ml import one_nn_error, split  # noqa: E402 (the Table 2 protocol's split and score)
 from tables import to_markdown, write_report  # noqa: E402
 
@@ -149,6 +151,64 @@ def cv_choose(space, X, y, labelled, grid, folds, seed):
     return grid[int(np.argmin(scores))]
 
 
+def _metric_split(name, X, y, seed, folds, fraction, with_metric_learn, s):
+    """The error, chosen grid points and warnings of split s (lists of one value per method)."""
+    err, chosen, warned = {}, {}, {}
+    rng = np.random.default_rng(seed + s)
+    labelled, unlabelled = split(y, rng, fraction)
+    Xs = StandardScaler().fit_transform(X)
+    err.setdefault("EU (standardised)", []).append(one_nn_error(Xs, y, labelled, unlabelled))
+    for method, supervised in (("S3ML", False), ("S2ML", True)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            Z = s3ml_space(X, y, labelled, supervised, {})
+        warned[f"{method} default"] = warned.get(f"{method} default", 0) + len(caught)
+        err.setdefault(f"{method} default", []).append(one_nn_error(Z, y, labelled, unlabelled))
+
+        def space(X_, y_, pts, params, supervised=supervised):
+            return s3ml_space(X_, y_, pts, supervised, params)
+
+        best = cv_choose(space, X, y, labelled, S3ML_GRID, folds, seed + s)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            Z = space(X, y, labelled, best)
+        warned[f"{method} tuned"] = warned.get(f"{method} tuned", 0) + len(caught)
+        err.setdefault(f"{method} tuned", []).append(one_nn_error(Z, y, labelled, unlabelled))
+        chosen.setdefault(f"{method} tuned", []).append(f"{best['beta_fraction']:g}/{best['rho']:g}")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        Z = nca_space(X, y, labelled, {})
+    warned["NCA default"] = warned.get("NCA default", 0) + len(caught)
+    err.setdefault("NCA default", []).append(one_nn_error(Z, y, labelled, unlabelled))
+    best = cv_choose(nca_space, X, y, labelled, NCA_GRID, folds, seed + s)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Z = nca_space(X, y, labelled, best)
+    err.setdefault("NCA tuned", []).append(one_nn_error(Z, y, labelled, unlabelled))
+    chosen.setdefault("NCA tuned", []).append(f"{best['init']}/{best['max_iter']}")
+    if with_metric_learn:
+        for method, space, grid, keys in (
+            ("LMNN", lmnn_space, LMNN_GRID, ("n_neighbors", "regularization")),
+            ("ITML", itml_space, ITML_GRID, ("gamma", "prior")),
+        ):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    Z = space(X, y, labelled, grid[0])
+                    e = one_nn_error(Z, y, labelled, unlabelled)
+                except (ValueError, IndexError, np.linalg.LinAlgError):  # too few labelled points
+                    e = np.nan
+            warned[f"{method} default"] = warned.get(f"{method} default", 0) + len(caught)
+            err.setdefault(f"{method} default", []).append(e)
+            best = cv_choose(space, X, y, labelled, grid, folds, seed + s)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                Z = space(X, y, labelled, best)
+            err.setdefault(f"{method} tuned", []).append(one_nn_error(Z, y, labelled, unlabelled))
+            chosen.setdefault(f"{method} tuned", []).append("/".join(f"{best[k]}" for k in keys))
+    return err, chosen, warned
+
+
 def run(datasets, splits, folds, seed=4000, fraction=FRACTION, with_metric_learn=True):
     rows = []
     for name in datasets:
@@ -156,59 +216,15 @@ def run(datasets, splits, folds, seed=4000, fraction=FRACTION, with_metric_learn
         y = np.unique(y, return_inverse=True)[1]
         err, chosen, warned = {}, {}, {}
         start = time.perf_counter()
-        for s in range(splits):
-            rng = np.random.default_rng(seed + s)
-            labelled, unlabelled = split(y, rng, fraction)
-            Xs = StandardScaler().fit_transform(X)
-            err.setdefault("EU (standardised)", []).append(one_nn_error(Xs, y, labelled, unlabelled))
-            for method, supervised in (("S3ML", False), ("S2ML", True)):
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    Z = s3ml_space(X, y, labelled, supervised, {})
-                warned[f"{method} default"] = warned.get(f"{method} default", 0) + len(caught)
-                err.setdefault(f"{method} default", []).append(one_nn_error(Z, y, labelled, unlabelled))
-
-                def space(X_, y_, pts, params, supervised=supervised):
-                    return s3ml_space(X_, y_, pts, supervised, params)
-
-                best = cv_choose(space, X, y, labelled, S3ML_GRID, folds, seed + s)
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    Z = space(X, y, labelled, best)
-                warned[f"{method} tuned"] = warned.get(f"{method} tuned", 0) + len(caught)
-                err.setdefault(f"{method} tuned", []).append(one_nn_error(Z, y, labelled, unlabelled))
-                chosen.setdefault(f"{method} tuned", []).append(f"{best['beta_fraction']:g}/{best['rho']:g}")
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                Z = nca_space(X, y, labelled, {})
-            warned["NCA default"] = warned.get("NCA default", 0) + len(caught)
-            err.setdefault("NCA default", []).append(one_nn_error(Z, y, labelled, unlabelled))
-            best = cv_choose(nca_space, X, y, labelled, NCA_GRID, folds, seed + s)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                Z = nca_space(X, y, labelled, best)
-            err.setdefault("NCA tuned", []).append(one_nn_error(Z, y, labelled, unlabelled))
-            chosen.setdefault("NCA tuned", []).append(f"{best['init']}/{best['max_iter']}")
-            if with_metric_learn:
-                for method, space, grid, keys in (
-                    ("LMNN", lmnn_space, LMNN_GRID, ("n_neighbors", "regularization")),
-                    ("ITML", itml_space, ITML_GRID, ("gamma", "prior")),
-                ):
-                    with warnings.catch_warnings(record=True) as caught:
-                        warnings.simplefilter("always")
-                        try:
-                            Z = space(X, y, labelled, grid[0])
-                            e = one_nn_error(Z, y, labelled, unlabelled)
-                        except (ValueError, IndexError, np.linalg.LinAlgError):  # too few labelled points
-                            e = np.nan
-                    warned[f"{method} default"] = warned.get(f"{method} default", 0) + len(caught)
-                    err.setdefault(f"{method} default", []).append(e)
-                    best = cv_choose(space, X, y, labelled, grid, folds, seed + s)
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        Z = space(X, y, labelled, best)
-                    err.setdefault(f"{method} tuned", []).append(one_nn_error(Z, y, labelled, unlabelled))
-                    chosen.setdefault(f"{method} tuned", []).append("/".join(f"{best[k]}" for k in keys))
+        # bench/repetitions.py: the repetitions one after another here, or as tasks on a Dask cluster
+        one = functools.partial(_metric_split, name, X, y, seed, folds, fraction, with_metric_learn)
+        for s, (part_err, part_chosen, part_warned) in enumerate(repeat(one, range(splits))):
+            for key, values in part_err.items():
+                err.setdefault(key, []).extend(values)
+            for key, values in part_chosen.items():
+                chosen.setdefault(key, []).extend(values)
+            for key, count in part_warned.items():
+                warned[key] = warned.get(key, 0) + count
             print(f"{name} split {s}: " + ", ".join(f"{k} {100 * v[-1]:.1f}" for k, v in err.items()), flush=True)
         seconds = time.perf_counter() - start
         eu = np.mean(err["EU (standardised)"])
@@ -238,11 +254,13 @@ def main(argv=None):
     parser.add_argument("--folds", type=int, default=3)
     parser.add_argument("--fraction", type=float, default=FRACTION, help="share of each class labelled")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "suite_metric.md")
+    add_dask_option(parser)
     args = parser.parse_args(argv)
     command_line = " ".join(sys.argv[1:] if argv is None else argv)
     start = time.perf_counter()
     missing = metric_learn_status()
-    rows = run(args.datasets, args.splits, args.folds, fraction=args.fraction, with_metric_learn=missing is None)
+    with dask_backend(args.dask):
+        rows = run(args.datasets, args.splits, args.folds, fraction=args.fraction, with_metric_learn=missing is None)
     wins = {}
     for method in ("S3ML default", "S3ML tuned", "S2ML tuned", "NCA tuned", "LMNN tuned", "ITML tuned"):
         if any(r["method"] == method for r in rows):

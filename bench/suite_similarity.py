@@ -28,6 +28,7 @@ accuracy (mean ± std over the splits), and for the learned methods the mean sta
 """
 
 import argparse
+import functools
 import sys
 import time
 import warnings
@@ -37,6 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from kernlearn.similarity import EMKL, ESKL, REKL  # noqa: E402
+from repetitions import add_dask_option, dask_backend, repeat  # noqa: E402
 from reproduce_similarity import (  # noqa: E402
     C_GRID,
     balanced_split,
@@ -63,6 +65,53 @@ def verdict(values, baseline):
     return f"{paired_verdict(values, baseline)} ({float(np.mean(np.subtract(values, baseline))):+.1f})"
 
 
+def _similarity_split(name, X, y, seed, folds, max_iter, split):
+    """Accuracies, start changes, stalls, chosen grid points and warnings of one split."""
+    acc, change, stalled, chosen, warned = {}, {}, {}, {}, {}
+    rng = np.random.default_rng(seed + split)
+    tr, te = balanced_split(y, *PER_CLASS[name], rng)
+    pts = np.concatenate([tr, te])
+    S, ys = similarities(X[pts]), y[pts]
+    tr_l, te_l = np.arange(len(tr)), np.arange(len(tr), len(pts))
+    singles = [(SIM_NAMES[i], S[:, :, i]) for i in range(S.shape[2])] + [("average", S.mean(axis=-1))]
+    best_cv = (-1.0, None, None)
+    for sim, Si in singles:
+        for method, label in (("denoise", "Clip"), ("flip", "Flip")):
+            K = spectrum(Si, method)
+            C, cv_score = cv_svc(K, ys, tr_l, folds, split)
+            col = f"SVC {label}({sim})"
+            a = svc_scores(K, ys, tr_l, te_l, C)[0]
+            acc.setdefault(col, []).append(a)
+            chosen.setdefault(col, []).append(f"{C:g}")
+            if cv_score > best_cv[0]:
+                best_cv = (cv_score, a, f"{label}({sim}) C={C:g}")
+    acc.setdefault(BASELINE, []).append(best_cv[1])
+    chosen.setdefault(BASELINE, []).append(best_cv[2])
+    for Est in (ESKL, EMKL, REKL):
+        col = Est.__name__
+        params = dict(loss="fro", max_iter=max_iter)
+        C, rho = cv_learned(Est, S, ys, tr_l, folds, split, RHO_GRID, **params)
+        a, _, est, _ = fit_learned(Est, S, ys, tr_l, te_l, C=C, rho=rho, **params)
+        acc.setdefault(col, []).append(a)
+        chosen.setdefault(col, []).append(f"{C:g}/{rho:g}")
+        change.setdefault(col, []).append(float(est.start_change_[0]))
+        stalled[col] = stalled.get(col, 0) + int(est.stop_reason_ == "stalled_at_start")
+        # the estimator as a user first meets it: every parameter at its default
+        col = f"{Est.__name__} (defaults)"
+        y_semi = np.full(len(pts), -1)
+        y_semi[tr_l] = ys[tr_l]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est = Est().fit(S, y_semi)
+        pred = est.classes_[(est.decision_transductive_[te_l] > 0).astype(int)]
+        acc.setdefault(col, []).append(100 * np.mean(pred == ys[te_l]))
+        chosen.setdefault(col, []).append(f"{est.C:g}/{est.rho:g}")
+        change.setdefault(col, []).append(float(est.start_change_[0]))
+        stalled[col] = stalled.get(col, 0) + int(est.stop_reason_ == "stalled_at_start")
+        warned.setdefault(col, []).extend(sorted({w.category.__name__ for w in caught}))
+    return acc, change, stalled, chosen, warned
+
+
 def similarity_rows(datasets=("sonar", "ionosphere", "diabetes"), splits=5, folds=3, max_iter=50, seed=3000):
     """One row per (data set, method): test accuracy of SVC on each single similarity (Clip /
     Flip) and on the average similarity, and of ESKL / EMKL / REKL on all of them (module
@@ -72,48 +121,21 @@ def similarity_rows(datasets=("sonar", "ionosphere", "diabetes"), splits=5, fold
         X, y = load(name)
         acc, change, stalled, chosen, warned = {}, {}, {}, {}, {}
         start = time.perf_counter()
-        for split in range(splits):
-            rng = np.random.default_rng(seed + split)
-            tr, te = balanced_split(y, *PER_CLASS[name], rng)
-            pts = np.concatenate([tr, te])
-            S, ys = similarities(X[pts]), y[pts]
-            tr_l, te_l = np.arange(len(tr)), np.arange(len(tr), len(pts))
-            singles = [(SIM_NAMES[i], S[:, :, i]) for i in range(S.shape[2])] + [("average", S.mean(axis=-1))]
-            best_cv = (-1.0, None, None)
-            for sim, Si in singles:
-                for method, label in (("denoise", "Clip"), ("flip", "Flip")):
-                    K = spectrum(Si, method)
-                    C, cv_score = cv_svc(K, ys, tr_l, folds, split)
-                    col = f"SVC {label}({sim})"
-                    a = svc_scores(K, ys, tr_l, te_l, C)[0]
-                    acc.setdefault(col, []).append(a)
-                    chosen.setdefault(col, []).append(f"{C:g}")
-                    if cv_score > best_cv[0]:
-                        best_cv = (cv_score, a, f"{label}({sim}) C={C:g}")
-            acc.setdefault(BASELINE, []).append(best_cv[1])
-            chosen.setdefault(BASELINE, []).append(best_cv[2])
-            for Est in (ESKL, EMKL, REKL):
-                col = Est.__name__
-                params = dict(loss="fro", max_iter=max_iter)
-                C, rho = cv_learned(Est, S, ys, tr_l, folds, split, RHO_GRID, **params)
-                a, _, est, _ = fit_learned(Est, S, ys, tr_l, te_l, C=C, rho=rho, **params)
-                acc.setdefault(col, []).append(a)
-                chosen.setdefault(col, []).append(f"{C:g}/{rho:g}")
-                change.setdefault(col, []).append(float(est.start_change_[0]))
-                stalled[col] = stalled.get(col, 0) + int(est.stop_reason_ == "stalled_at_start")
-                # the estimator as a user first meets it: every parameter at its default
-                col = f"{Est.__name__} (defaults)"
-                y_semi = np.full(len(pts), -1)
-                y_semi[tr_l] = ys[tr_l]
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    est = Est().fit(S, y_semi)
-                pred = est.classes_[(est.decision_transductive_[te_l] > 0).astype(int)]
-                acc.setdefault(col, []).append(100 * np.mean(pred == ys[te_l]))
-                chosen.setdefault(col, []).append(f"{est.C:g}/{est.rho:g}")
-                change.setdefault(col, []).append(float(est.start_change_[0]))
-                stalled[col] = stalled.get(col, 0) + int(est.stop_reason_ == "stalled_at_start")
-                warned.setdefault(col, []).extend(sorted({w.category.__name__ for w in caught}))
+        # bench/repetitions.py: the repetitions one after another here, or as tasks on a Dask cluster
+        one = functools.partial(_similarity_split, name, X, y, seed, folds, max_iter)
+        for split, (part_acc, part_change, part_stalled, part_chosen, part_warned) in enumerate(
+            repeat(one, range(splits))
+        ):
+            for key, values in part_acc.items():
+                acc.setdefault(key, []).extend(values)
+            for key, values in part_change.items():
+                change.setdefault(key, []).extend(values)
+            for key, count in part_stalled.items():
+                stalled[key] = stalled.get(key, 0) + count
+            for key, values in part_chosen.items():
+                chosen.setdefault(key, []).extend(values)
+            for key, values in part_warned.items():
+                warned.setdefault(key, []).extend(values)
             print(f"{name} split {split}: " + ", ".join(f"{c} {v[-1]:.1f}" for c, v in acc.items()), flush=True)
         seconds = time.perf_counter() - start
         for col, values in acc.items():
@@ -171,13 +193,15 @@ def main(argv=None):
     parser.add_argument(
         "--rekl-start-check", action="store_true", help="print only the REKL start table (the verdict's evidence)"
     )
+    add_dask_option(parser)
     args = parser.parse_args(argv)
     if args.rekl_start_check:
         print(to_markdown(rekl_start_check()))
         return
     command_line = " ".join(sys.argv[1:] if argv is None else argv)
     start = time.perf_counter()
-    rows = similarity_rows(args.datasets, args.splits, args.folds, args.max_iter)
+    with dask_backend(args.dask):
+        rows = similarity_rows(args.datasets, args.splits, args.folds, args.max_iter)
     report = [
         "# Learned kernels from several similarities vs SVC on single / averaged similarities\n",
         "Generated by `bench/suite_similarity.py` " + command_line + ". Protocol and tuning budget "
