@@ -1,5 +1,5 @@
-"""Exact kNN and kNN graphs on a Dask cluster: one task per (query block, data block) pair, a tree
-of merges per query block, the graph assembled here."""
+"""Exact kNN and kNN graphs on a Dask cluster: one task per diagonal block and per pair of distinct
+blocks (answered both ways), a tree of merges per block, the graph assembled here."""
 
 import numpy as np
 
@@ -10,11 +10,12 @@ from ._row_blocks import check_block_size, check_rows, place_rows
 
 __all__ = ["knn", "knn_graph"]
 
-# Default blocks: one per worker thread. The (n / b)^2 block pairs already give every thread
-# several tasks, and fewer, larger blocks cost less: a pair of distinct blocks does twice the
-# arithmetic of a diagonal block's symmetric search. A task holds two row blocks and their
-# k-lists, O(b (d + k)), and its brute-force work grows as b^2 d: the cap keeps a default task
-# within seconds.
+# Default blocks: one per worker thread. The (n / b)(n / b + 1) / 2 tasks already give every
+# thread work, and fewer, larger blocks cost less: each task's search starts from empty k-lists,
+# so smaller blocks screen fewer candidates out (2 workers at n = 50,000: n / 4-row blocks took
+# 1.15-1.2x, n / 6-row blocks 1.5-1.7x the default's time; bench/results/distributed.md). A task holds two row
+# blocks and their k-lists, O(b (d + k)), and its brute-force work grows as b^2 d: the cap keeps
+# a default task within seconds.
 _BLOCKS_PER_THREAD = 1
 _MAX_DEFAULT_BLOCK_ROWS = 32768
 
