@@ -300,6 +300,7 @@ def krein_decomposition(
     n = K.shape[0]
     start = time.perf_counter()
     rng = check_random_state(random_state)
+    resolve_n_threads(n_jobs)  # checked on every path, the dense one included
     if n <= _solver_choice.SPECTRAL_DENSE_MAX_N and (method == "spectral" or n <= _solver_choice.DENSE_MAX_N):
         mu, U = scipy.linalg.eigh(np.asarray(K, dtype=np.float64), driver="evd")
         mu_min, mu_max = mu[0], mu[-1]
