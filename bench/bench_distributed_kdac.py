@@ -4,8 +4,8 @@
     python bench/bench_distributed_kdac.py [--n 50000] [--d 16] [--repeats 2]
 
 Prints one line per side (best of the repeats, the two sides alternating, seconds) and their
-ratio, for
-bench/results/distributed.md. The Dask side is timed from the call to the gathered d x d result,
+ratio, for bench/results/distributed.md; ``measure_phi`` gives bench/bench_distributed.py its
+Phi(W) rows. The Dask side is timed from the call to the gathered d x d result,
 with X already on the workers (placed once per fit) and the gamma factor A placed per W-step (as
 in a fit: once, then reused by the W-step's Phi evaluations).
 """
@@ -30,6 +30,27 @@ def _timed(fn):
     start = time.perf_counter()
     result = fn()
     return time.perf_counter() - start, result
+
+
+def measure_phi(client, n, block_size, d=16, sigma=2.0):
+    """One Phi(W) on the client's cluster, for bench/bench_distributed.py: (wall seconds, Dask's
+    task-stream records). X is placed and a small Phi run first (the workers import kernlearn),
+    then the timed Phi, as in a fit's W-step."""
+    import distributed
+
+    from kernlearn.distributed._cluster import Cluster
+    from kernlearn.distributed._hsic import HsicTiles
+
+    X, W, A, c = _problem(n, d)
+    tiles = HsicTiles(np.ascontiguousarray(X - X.mean(axis=0)), Cluster(client), block_size)
+    A_blocks = tiles.place(A)
+    distributed.wait(tiles.blocks + A_blocks)
+    tiles.phi(W, A_blocks, c, sigma)  # warm
+    with distributed.get_task_stream(client) as stream:
+        start = time.perf_counter()
+        tiles.phi(W, A_blocks, c, sigma)
+        wall = time.perf_counter() - start
+    return wall, stream.data
 
 
 def bench_phi(n=50000, d=16, repeats=2, block_size=None, sigma=2.0):
