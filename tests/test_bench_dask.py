@@ -17,23 +17,15 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 sys.path.insert(0, str(BENCH))
 
 import repetitions  # noqa: E402
+from dask_cluster import local_cluster  # noqa: E402
 
 SCRIPTS = sorted(path.stem for path in BENCH.glob("*.py") if path.stem.startswith(("reproduce_", "suite")))
 
 
 @pytest.fixture(scope="module")
 def scheduler_address():
-    environ = dict(os.environ)  # the nanny sets OMP_NUM_THREADS=1 here too (tests/test_distributed.py)
-    cluster = distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=":0",  # a free port
-    )
-    yield cluster.scheduler_address
-    cluster.close()
-    os.environ.clear()
-    os.environ.update(environ)
+    with local_cluster() as cluster:
+        yield cluster.scheduler_address
 
 
 @pytest.mark.parametrize("script", SCRIPTS)

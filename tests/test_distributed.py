@@ -2,12 +2,8 @@
 each result equals the single-machine one, bad input fails with the argument's name, a worker
 killed mid-search changes nothing, and without Dask a call says which extra to install."""
 
-import os
-import signal
 import subprocess
 import sys
-import threading
-import time
 
 import numpy as np
 import pytest
@@ -15,27 +11,14 @@ import pytest
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 
+import dask_cluster  # noqa: E402
+from dask_cluster import result_with_a_worker_killed  # noqa: E402
 from kernlearn import graph, kernels, linalg  # noqa: E402
 from kernlearn.distributed import KernelOperator, knn, knn_graph  # noqa: E402
 
+client = dask_cluster.client  # the module-scoped LocalCluster fixture (2 worker processes)
+
 N = 2000
-
-
-@pytest.fixture(scope="module")
-def client():
-    # Starting worker processes sets OMP_NUM_THREADS=1 (and MKL_ / OPENBLAS_) in this process's
-    # environment too (distributed's nanny "pre-spawn" variables), which would cap n_jobs=-1 in
-    # every later test of the session: the environment is put back afterwards.
-    environ = dict(os.environ)
-    # The dashboard on a free port: ":8787" (and None, which still serves on the default port) fail
-    # the fixture with "Port 8787 is already in use" when another cluster runs on this machine.
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
-    client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
-    os.environ.clear()
-    os.environ.update(environ)
 
 
 def data(kind, n=N, seed=0):
@@ -212,27 +195,7 @@ def test_a_worker_killed_mid_search_changes_nothing(client):
     """Last in the file: the cluster comes back with a new worker process."""
     X = np.random.default_rng(5).standard_normal((3000, 4))
     expected = graph.knn_graph(X, 10)
-    pids = client.run(os.getpid)
-    outcome = {}
-
-    def search():
-        try:
-            outcome["graph"] = knn_graph(X, 10, client=client, block_size=150)  # 210 searches, 160 merges
-        except BaseException as err:  # reported below, in the test's thread
-            outcome["error"] = err
-
-    thread = threading.Thread(target=search)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not any("_search_block_pair" in str(key) for keys in client.processing().values() for key in keys):
-        assert time.monotonic() < deadline and thread.is_alive(), "the search never started"
-        time.sleep(0.005)
-    victim = sorted(pids)[0]
-    os.kill(pids[victim], signal.SIGKILL)
-    killed_mid_search = thread.is_alive()
-    thread.join(timeout=120)
-    assert killed_mid_search
-    assert "error" not in outcome, outcome.get("error")
-    assert_same_csr(outcome["graph"], expected)
-    client.wait_for_workers(2, timeout=60)
-    assert pids[victim] not in client.run(os.getpid).values()  # the nanny started a new process
+    got = result_with_a_worker_killed(
+        client, lambda: knn_graph(X, 10, client=client, block_size=150), "_search_block_pair"
+    )  # 210 searches, 160 merges
+    assert_same_csr(got, expected)

@@ -4,11 +4,8 @@ worker killed mid-fit changes nothing; bad combinations name the parameter; with
 says which extra to install."""
 
 import os
-import signal
 import subprocess
 import sys
-import threading
-import time
 import warnings
 
 import numpy as np
@@ -19,13 +16,14 @@ distributed = pytest.importorskip("distributed")
 
 from scipy.sparse.linalg import LinearOperator  # noqa: E402
 
-import test_distributed  # noqa: E402
+import dask_cluster  # noqa: E402
+from dask_cluster import result_with_a_worker_killed  # noqa: E402
 from kernlearn import _core, _iklr_matrix_free, kernels  # noqa: E402
 from kernlearn.distributed import KernelOperator  # noqa: E402
 from kernlearn.indefinite import IndefiniteKernelLogisticRegression as IKLR  # noqa: E402
 from kernlearn.indefinite import krein_decomposition  # noqa: E402
 
-client = test_distributed.client  # the LocalCluster fixture (two worker processes), module-scoped
+client = dask_cluster.client  # the module-scoped LocalCluster fixture (2 worker processes)
 
 N = 120
 # A larger alpha and tol than the defaults keep the fits short: few conjugate-gradient steps, hence
@@ -244,30 +242,11 @@ def test_a_worker_killed_mid_fit_changes_nothing(client):
     """Last in the file: the cluster comes back with a new worker process."""
     X, y = problem()
     expected = IKLR("rbf", alpha=ALPHA, tol=1e-8, random_state=0).fit(X, y)
-    pids = client.run(os.getpid)
-    outcome = {}
 
     def fit():
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("error")  # no ConvergenceWarning: the fit converges as before
-                model = IKLR("rbf", alpha=ALPHA, tol=1e-8, random_state=0, backend="dask", client=client, block_size=30)
-                outcome["model"] = model.fit(X, y)
-        except BaseException as err:  # reported below, in the test's thread
-            outcome["error"] = err
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no ConvergenceWarning: the fit converges as before
+            model = IKLR("rbf", alpha=ALPHA, tol=1e-8, random_state=0, backend="dask", client=client, block_size=30)
+            return model.fit(X, y)
 
-    thread = threading.Thread(target=fit)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not any("_row_block_product" in str(key) for keys in client.processing().values() for key in keys):
-        assert time.monotonic() < deadline and thread.is_alive(), "the fit never started"
-        time.sleep(0.005)
-    victim = sorted(pids)[0]
-    os.kill(pids[victim], signal.SIGKILL)
-    killed_mid_fit = thread.is_alive()
-    thread.join(timeout=120)
-    assert killed_mid_fit
-    assert "error" not in outcome, outcome.get("error")
-    assert_same_fit(expected, outcome["model"], X, 1e-6)
-    client.wait_for_workers(2, timeout=60)
-    assert pids[victim] not in client.run(os.getpid).values()  # the nanny started a new process
+    assert_same_fit(expected, result_with_a_worker_killed(client, fit, "_row_block_product"), X, 1e-6)

@@ -3,23 +3,22 @@ and the degree vector from tile-pair tasks equal the core's, KDAC(backend="dask"
 default backend's, a worker killed mid-Phi changes nothing, bad input names the argument, and
 without Dask the fit says which extra to install."""
 
-import os
-import signal
 import sys
-import threading
-import time
 
 import numpy as np
 import pytest
 
 pytest.importorskip("distributed")
 
+import dask_cluster  # noqa: E402
+from dask_cluster import result_with_a_worker_killed  # noqa: E402
 from kernlearn import _core, kernels  # noqa: E402
 from kernlearn.cluster import KDAC  # noqa: E402
 from kernlearn.distributed._cluster import Cluster  # noqa: E402
 from kernlearn.distributed._hsic import HsicTiles  # noqa: E402
 from kernlearn.distributed._kdac import projection_distance  # noqa: E402
-from test_distributed import client  # noqa: E402, F401  (the module-scoped LocalCluster fixture)
+
+client = dask_cluster.client  # the module-scoped LocalCluster fixture (2 worker processes)
 
 
 def phi_problem(n, d=5, q=2, m=4, seed=0):
@@ -36,7 +35,7 @@ def assert_relative(actual, expected, rtol):
 
 
 @pytest.mark.parametrize("block_size", [130, 700])  # 6 blocks, the last ragged; one block
-def test_phi_and_degree_equal_the_core(client, block_size):  # noqa: F811
+def test_phi_and_degree_equal_the_core(client, block_size):
     X, W, A, c = phi_problem(700)
     before = X.copy()
     sigma = 1.7
@@ -69,7 +68,7 @@ def two_groupings(n, seed=0):
 # Data seeds whose fits converge (no cycle warning) in few outer iterations (5 and 6): each
 # iteration is dozens of round trips to the cluster (one per Phi and per Lanczos product).
 @pytest.mark.parametrize(("seed", "params"), [(26, {}), (29, {"init": "random"})])
-def test_fit_equals_the_default_backend(client, seed, params):  # noqa: F811
+def test_fit_equals_the_default_backend(client, seed, params):
     X, a, _ = two_groupings(100, seed)
     expected = KDAC(2, random_state=0, **params).fit(X, a)
     # One block: one task per round trip (the alternation makes hundreds); the pairs of several
@@ -120,37 +119,15 @@ def test_a_missing_extra_is_named(monkeypatch):
         KDAC(backend="dask").fit(X, a)
 
 
-def test_a_worker_killed_mid_phi_changes_nothing(client):  # noqa: F811
+def test_a_worker_killed_mid_phi_changes_nothing(client):
     """Last in the file: the cluster comes back with a new worker process."""
     X, W, A, c = phi_problem(6000, d=8, m=5, seed=1)
     tiles = HsicTiles(np.ascontiguousarray(X - X.mean(axis=0)), Cluster(client), 500)  # 78 block pairs
     A_blocks = tiles.place(A)
     expected = tiles.phi(W, A_blocks, c, 2.0)
-    pids = client.run(os.getpid)
-    outcome = {}
-
-    def evaluate():
-        try:
-            outcome["phi"] = tiles.phi(W, A_blocks, c, 2.0)
-        except BaseException as err:  # reported below, in the test's thread
-            outcome["error"] = err
-
-    thread = threading.Thread(target=evaluate)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not any("_phi_of_block_pair" in str(key) for keys in client.processing().values() for key in keys):
-        assert time.monotonic() < deadline and thread.is_alive(), "Phi never started"
-        time.sleep(0.005)
-    victim = sorted(pids)[0]
-    os.kill(pids[victim], signal.SIGKILL)
-    killed_mid_phi = thread.is_alive()
-    thread.join(timeout=120)
-    assert killed_mid_phi
-    assert "error" not in outcome, outcome.get("error")
+    got = result_with_a_worker_killed(client, lambda: tiles.phi(W, A_blocks, c, 2.0), "_phi_of_block_pair")
     # The same tasks and the same reduction tree: the same sums, bitwise.
-    np.testing.assert_array_equal(outcome["phi"][0], expected[0])
-    assert outcome["phi"][1] == expected[1]
+    np.testing.assert_array_equal(got[0], expected[0])
+    assert got[1] == expected[1]
     reference = _core.kernels.hsic_phi(X, np.ascontiguousarray(W), A, c, sigma=2.0, n_threads=2)[0]
-    assert_relative(outcome["phi"][0], reference, 1e-12)
-    client.wait_for_workers(2, timeout=60)
-    assert pids[victim] not in client.run(os.getpid).values()  # the nanny started a new process
+    assert_relative(got[0], reference, 1e-12)

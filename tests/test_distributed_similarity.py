@@ -3,8 +3,6 @@ Dask cluster of two worker processes, and scipy's operators): rank = n reproduce
 a rank-r fit on operators equals the rank-r fit on the dense matrices, ESKL / EMKL refuse
 operators, and bad operators fail naming the argument."""
 
-import os
-
 import numpy as np
 import pytest
 from scipy.sparse.linalg import LinearOperator, aslinearoperator
@@ -16,25 +14,14 @@ from kernlearn.similarity._operators import leading_eigenpairs
 
 distributed = pytest.importorskip("distributed")
 
+import dask_cluster  # noqa: E402
 from kernlearn.distributed import KernelOperator  # noqa: E402
+
+client = dask_cluster.client  # the module-scoped LocalCluster fixture (2 worker processes)
 
 # The fits are cut at max_iter = 30 to stay fast: what is compared is the path of the iterates,
 # the same on both sides, not its convergence.
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-
-
-@pytest.fixture(scope="module")
-def client():
-    # As in test_distributed.py: the nanny sets OMP_NUM_THREADS=1 in this process too; put the
-    # environment back afterwards.
-    environ = dict(os.environ)
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
-    client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
-    os.environ.clear()
-    os.environ.update(environ)
 
 
 def problem(n, seed=0):
