@@ -116,6 +116,16 @@ def test_operator_products_equal_the_dense_kernels(client, kernel, cache, block_
     assert_relative(K.rmatvec(v), dense @ v, 1e-12)
 
 
+@pytest.mark.parametrize("cache", [False, True])
+def test_an_operator_column_equals_its_product_with_a_unit_vector(client, cache):
+    X = np.random.default_rng(6).random((700, 3))
+    K = KernelOperator(X, "tl1", client=client, block_size=128, cache=cache)
+    for i in (0, 127, 128, 699):  # first and last rows of blocks
+        unit = np.zeros(700)
+        unit[i] = 1.0
+        np.testing.assert_array_equal(K.column(i), K @ unit)
+
+
 def test_operator_of_a_dask_array_with_scale_gamma_equals_the_dense_kernel(client):
     rng = np.random.default_rng(3)
     X = rng.standard_normal((900, 4)) * 3.0

@@ -39,6 +39,19 @@ class InterceptKernel(LinearOperator):
         return self
 
 
+def column_of(kernel, i):
+    """(column i of a symmetric operator, products it cost): the kernel's column() when it has one
+    (a KernelOperator's costs O(n d)), else one product with a unit vector."""
+    if isinstance(kernel, InterceptKernel):
+        column, products = column_of(kernel.kernel, i)
+        return column + kernel.constant, products
+    if hasattr(kernel, "column"):
+        return np.asarray(kernel.column(i), dtype=np.float64), 0
+    unit = np.zeros(kernel.shape[0])
+    unit[i] = 1.0
+    return np.asarray(kernel.matvec(unit), dtype=np.float64).ravel(), 1
+
+
 def _record(objective, inner_steps, matvecs, gradient_norm, step):
     """One iteration's record, with the fields of the core's IklrIteration."""
     return types.SimpleNamespace(
@@ -72,6 +85,12 @@ class _Run:
         if not np.isfinite(x).all():  # an overflowed step: what a dense product would give
             return np.full(self.n, np.nan)
         return np.asarray(self.kernel.matvec(x), dtype=np.float64).ravel()
+
+    def column(self, i):
+        """Column i of K, counted in matvecs when it took a product."""
+        column, products = column_of(self.kernel, i)
+        self.matvecs += products
+        return column
 
     def negative_times(self, x):
         out = self.shift * x
@@ -227,9 +246,9 @@ def ccicp(kernel, y, V, w, alpha0, *, shift, options, sgd_indices, callback=None
     """CCICP (the paper's Algorithm 1, with the corrections of the estimator's docstring): the core's
     ``ccicp`` (CcicpRun in cpp/src/methods/iklr.cpp) with K a LinearOperator.
 
-    An SGD step needs one column of K: here one product with a unit vector (O(n^2), the cost of
-    the margins K a the step needs anyway), so an SGD step costs two products where the dense
-    path reads the column from memory."""
+    An SGD step needs one column of K: the kernel's ``column()`` when it has one (a
+    KernelOperator's costs O(n d) and no product), else one product with a unit vector, counted
+    in ``matvecs``."""
     run = _Run(kernel, y, V, w, shift, callback)
     lam, n, y = float(options.lambda_), run.n, run.y
     concave, gd = bool(options.concave), options.inner == _core.methods.IklrInner.gd
@@ -268,9 +287,7 @@ def ccicp(kernel, y, V, w, alpha0, *, shift, options, sgd_indices, callback=None
                 i = int(sgd_indices[k * options.max_inner + t])
                 if options.literal_sgd:  # eq. (12) as printed: no -lambda K- a_k
                     g += lam * state.neg_ak
-                unit = np.zeros(n)
-                unit[i] = 1.0
-                g -= y[i] * expit(-y[i] * state.z[i]) * run.multiply(unit)
+                g -= y[i] * expit(-y[i] * state.z[i]) * run.column(i)
             state.a = state.a - state.eta * g
             state.eta *= options.decay
             t += 1

@@ -139,6 +139,15 @@ class KernelOperator(LinearOperator):
     def _matvec(self, v):
         return self._matmat(np.reshape(v, (-1, 1))).ravel()
 
+    def column(self, i):
+        """Column i of K (row i: K is symmetric), k(X, x_i): one task per row block, O(n d) work
+        where ``K @ e_i`` would evaluate all of K. The same entries, bitwise, as that product."""
+        rows = self._rows
+        owner = int(np.searchsorted(rows.offsets, i, side="right")) - 1
+        task = self._cluster.dask.delayed(_kernel_column, pure=False)
+        tasks = [task(block, rows.blocks[owner], i - rows.offsets[owner], self._kernel) for block in rows.blocks]
+        return np.concatenate(self._cluster.compute(tasks))
+
     def _adjoint(self):
         return self  # K is symmetric
 
@@ -185,6 +194,13 @@ def _kernel_row_block(block, spec, *blocks):
     return _core.kernels.pairwise_kernel(
         np.ascontiguousarray(block, dtype=np.float64), X, kernel=_pairwise_kernel(spec)
     )
+
+
+def _kernel_column(block, owner, local_index, spec):
+    """Task: k(X_I, x_i) for one row block X_I, x_i being row local_index of the block owner."""
+    x = np.ascontiguousarray(owner[local_index : local_index + 1], dtype=np.float64)
+    block = np.ascontiguousarray(block, dtype=np.float64)
+    return _core.kernels.pairwise_kernel(block, x, kernel=_pairwise_kernel(spec))[:, 0]
 
 
 def _multiply(rows_of_K, V):
