@@ -119,11 +119,10 @@ def _check_knn_arguments(n_samples, n_neighbors, metric):
 def _warn_if_infinite(result, *, stacklevel):
     """A RuntimeWarning, at the user's call ``stacklevel`` frames up, when a kNN distance overflowed."""
     if not np.isfinite(result.distances).all():
-        warnings.warn(
-            "some kNN distances exceed the largest float64 (X spans more than about 1e308) and are inf",
-            RuntimeWarning,
-            stacklevel=stacklevel,
-        )
+        warnings.warn(_INFINITE_DISTANCES, RuntimeWarning, stacklevel=stacklevel)
+
+
+_INFINITE_DISTANCES = "some kNN distances exceed the largest float64 (X spans more than about 1e308) and are inf"
 
 
 def knn_graph(

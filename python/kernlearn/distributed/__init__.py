@@ -10,7 +10,8 @@ Dask is imported on the first call, not with this module; without it a call rais
 that names ``pip install "kernlearn[dask]"``.
 """
 
+from ._graph_operator import GraphOperator
 from ._kernel_operator import KernelOperator
 from ._knn import knn, knn_graph
 
-__all__ = ["knn", "knn_graph", "KernelOperator"]
+__all__ = ["knn", "knn_graph", "GraphOperator", "KernelOperator"]

@@ -81,11 +81,12 @@ class Cluster:
         """An array as data of the next computation (a product's right-hand side)."""
         return array if self.client is None else self.dask.delayed(array, name=unique_name("operand"))
 
-    def persist(self, tasks):
+    def persist(self, tasks, *, embedded_bytes=0):
         """Results kept where they were computed (futures), or here for the local scheduler."""
         if self.client is None:
             return list(self.dask.compute(*tasks))
-        return self.client.compute(tasks)
+        with self._large_data_allowed(embedded_bytes):
+            return self.client.compute(tasks)
 
     def persist_array(self, X):
         """A dask array computed once and kept in memory (the workers', or this process's)."""

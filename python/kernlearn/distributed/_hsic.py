@@ -6,21 +6,19 @@ here. Only d x d matrices and n x m products travel to this process."""
 import numpy as np
 
 from .. import _core
-from ._row_blocks import default_block_size
+from ._row_blocks import BlockRule
 
 __all__ = ["HsicTiles"]
 
 # Default blocks: about four per worker thread gives n_b (n_b + 1) / 2 block pairs, several per
 # thread, so a thread that finishes early takes another; a pair of distinct blocks does twice the
-# work of a diagonal one. A task holds two row blocks and O(b d) scratch (the core streams
-# 256 x 256 tiles); the cap keeps a task within seconds at d ~ 20.
-_BLOCKS_PER_THREAD = 4
-_MAX_DEFAULT_BLOCK_ROWS = 16384
-# ... and at least this many rows: below it a task's scheduling costs more than its sums.
-_MIN_DEFAULT_BLOCK_ROWS = 2048
-# Default blocks are whole multiples of the core's tile (kHsicTile in hsic.hpp): a ragged block
-# adds a ragged, slower tile to every tile row and column of its pairs.
-_CORE_TILE = 256
+# work of a diagonal one. A pair task costs about 1.3e-8 s per point pair on one thread (d = 16,
+# q = 2, m = 4; bench/results/distributed.md), which sets the rows that keep the scheduler's
+# share small. A task holds two row blocks and O(b d) scratch (the core streams 256 x 256
+# tiles); the cap keeps a task within seconds at d ~ 20. Default blocks are whole multiples of
+# the core's tile (kHsicTile in hsic.hpp): a ragged block adds a ragged, slower tile to every tile
+# row and column of its pairs.
+_BLOCKS = BlockRule(blocks_per_thread=4, max_rows=16384, seconds_per_pair=1.3e-8, multiple=256)
 
 # Partial sums added per task of the reduction tree: depth log_4 of the number of parts.
 _SUM_FAN_IN = 4
@@ -39,14 +37,14 @@ class HsicTiles:
         Phi and the kernel see only differences, and centring keeps the sums' rounding small).
     cluster : Cluster
     block_size : int or None
-        Rows per block; None: about four blocks per worker thread, from 2048 to 16384 rows each.
+        Rows per block; None: about four blocks per worker thread, at least enough rows that a task
+        outlasts the scheduler's work on it, at most 16384 (``_BLOCKS``).
     """
 
     def __init__(self, Xc, cluster, block_size=None):
         n = Xc.shape[0]
         if block_size is None:
-            rows = default_block_size(n, _BLOCKS_PER_THREAD * cluster.n_threads(), _MAX_DEFAULT_BLOCK_ROWS)
-            block_size = max(_MIN_DEFAULT_BLOCK_ROWS, -(-rows // _CORE_TILE) * _CORE_TILE)
+            block_size = _BLOCKS.rows(n, cluster.n_threads())
         self.offsets = list(range(0, n, block_size)) + [n]
         self.cluster = cluster
         self.blocks = cluster.place(self._cut(Xc))

@@ -12,15 +12,15 @@ from .._utils._param_validation import validate_params
 from .._utils._validation import check_choice
 from ..kernels import _parameter_constraints as _kernel_parameter_constraints
 from ._cluster import Cluster
-from ._row_blocks import check_block_size, check_rows, place_rows
+from ._row_blocks import BlockRule, check_block_size, check_rows, place_rows
 
 __all__ = ["KernelOperator"]
 
 # Default blocks: a product has one task per row block, so two per worker thread let a thread
 # that finishes early take another. A task holds one b x b float64 tile at a time: 128 MiB at
-# the cap.
-_BLOCKS_PER_THREAD = 2
-_MAX_DEFAULT_BLOCK_ROWS = 4096
+# the cap. A task's b x n kernel entries outlast the scheduler's work on it at any block size
+# used here: no lower bound.
+_BLOCKS = BlockRule(blocks_per_thread=2, max_rows=4096)
 
 # The cached row blocks of a worker may fill this part of its memory limit; the rest is for the
 # tasks' inputs and results (Dask starts spilling to disk at 60 % by default).
@@ -99,9 +99,7 @@ class KernelOperator(LinearOperator):
         block_size = check_block_size(block_size)
         n, d = X.shape
         self._cluster = cluster
-        self._rows = place_rows(
-            X, block_size, cluster, blocks_per_thread=_BLOCKS_PER_THREAD, max_rows=_MAX_DEFAULT_BLOCK_ROWS
-        )
+        self._rows = place_rows(X, block_size, cluster, _BLOCKS)
         self.n_blocks_ = len(self._rows.blocks)
         self.gamma_ = self.tau_ = None
         if kernel == "rbf":

@@ -1,23 +1,42 @@
 """Exact kNN and kNN graphs on a Dask cluster: one task per diagonal block and per pair of distinct
 blocks (answered both ways), a tree of merges per block, the graph assembled here."""
 
+import warnings
+
 import numpy as np
 
 from .. import _core
-from ..graph import _check_graph_arguments, _check_knn_arguments, _graph_from_neighbors, _warn_if_infinite
+from .._utils._validation import check_choice
+from ..graph import (
+    _INFINITE_DISTANCES,
+    _check_graph_arguments,
+    _check_knn_arguments,
+    _graph_from_neighbors,
+    _heat_sigma,
+    _warn_if_infinite,
+)
 from ._cluster import Cluster
-from ._row_blocks import check_block_size, check_rows, place_rows
+from ._graph_operator import (
+    GraphOperator,
+    all_finite,
+    assemble_block,
+    block_distances,
+    block_lists,
+    edges_by_destination,
+)
+from ._row_blocks import BlockRule, check_block_size, check_rows, place_rows
 
 __all__ = ["knn", "knn_graph"]
 
 # Default blocks: one per worker thread. The (n / b)(n / b + 1) / 2 tasks already give every
 # thread work, and fewer, larger blocks cost less: each task's search starts from empty k-lists,
 # so smaller blocks screen fewer candidates out (2 workers at n = 50,000: n / 4-row blocks took
-# 1.15-1.2x, n / 6-row blocks 1.5-1.7x the default's time; bench/results/distributed.md). A task holds two row
-# blocks and their k-lists, O(b (d + k)), and its brute-force work grows as b^2 d: the cap keeps
-# a default task within seconds.
-_BLOCKS_PER_THREAD = 1
-_MAX_DEFAULT_BLOCK_ROWS = 32768
+# 1.15-1.2x, n / 6-row blocks 1.5-1.7x the default's time; bench/results/distributed.md). A
+# block pair's search costs about 1.7e-9 s per point pair at d = 16 on one thread (the same
+# file), which sets the rows that keep the scheduler's share small on many workers. A task holds
+# two row blocks and their k-lists, O(b (d + k)), and its brute-force work grows as b^2 d: the
+# cap keeps a default task within seconds.
+_BLOCKS = BlockRule(blocks_per_thread=1, max_rows=32768, seconds_per_pair=1.7e-9)
 
 # Partial results merged per task of the reduction tree: depth log_4 of the number of blocks.
 _MERGE_FAN_IN = 4
@@ -42,7 +61,9 @@ def knn(X, n_neighbors, *, client=None, block_size=None, metric="euclidean"):
         scheduler in this process when there is none.
     block_size : int or None
         Rows per block (the last block holds the rest). None: a NumPy X gets one block per
-        worker thread (at most 32768 rows each), a dask array keeps its own row chunks.
+        worker thread, at least enough rows that a task outlasts the scheduler's work on it and
+        at most 32768 (the user guide, "Choosing the block size"); a dask array keeps
+        its own row chunks.
     metric : {"euclidean", "cosine"}
         As in :func:`kernlearn.graph.knn`.
 
@@ -78,23 +99,34 @@ def knn_graph(
     metric="euclidean",
     client=None,
     block_size=None,
+    output="csr",
 ):
-    """Symmetric k-nearest-neighbour graph as a scipy CSR matrix, the search on a Dask cluster.
+    """Symmetric k-nearest-neighbour graph, the search on a Dask cluster: a scipy CSR matrix here,
+    or a :class:`GraphOperator` whose row blocks stay on the workers.
 
-    The kNN lists come from :func:`knn` (bitwise those of :func:`kernlearn.graph.knn`); the graph
-    is assembled here by the code of :func:`kernlearn.graph.knn_graph`, so the two functions
-    return equal matrices. The graph holds at most 2 n k entries.
+    The kNN lists come from :func:`knn` (bitwise those of :func:`kernlearn.graph.knn`). With
+    ``output="csr"`` the graph is assembled here by the code of :func:`kernlearn.graph.knn_graph`;
+    with ``output="operator"`` each worker assembles the rows of its blocks from their lists and
+    the parts of the other lists that point into them, by the same rule and the same weights: the
+    two outputs and :func:`kernlearn.graph.knn_graph` hold bitwise equal entries. The graph holds
+    at most 2 n k entries.
 
     Parameters
     ----------
     X, n_neighbors, metric, client, block_size
         As in :func:`knn`.
     mode, weight, sigma
-        As in :func:`kernlearn.graph.knn_graph`.
+        As in :func:`kernlearn.graph.knn_graph`. ``weight="heat"`` with ``sigma=None`` takes the
+        median of the n k distances, which come to this process for it (O(n k), as the lists
+        of :func:`knn`).
+    output : {"csr", "operator"}, default "csr"
+        "operator" for a graph that should not (or cannot) be gathered into this process: a
+        :class:`GraphOperator` (a LinearOperator; :meth:`GraphOperator.laplacian` gives the
+        Laplacian the same way), multiplied on the workers.
 
     Returns
     -------
-    scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+    scipy.sparse.csr_matrix or GraphOperator of shape (n_samples, n_samples)
         Exactly symmetric, sorted indices, float64.
 
     Examples
@@ -110,17 +142,38 @@ def knn_graph(
     0
     """
     _check_graph_arguments(mode, weight, sigma)
+    check_choice(output, "output", ("csr", "operator"))
+    if output == "operator":
+        return _graph_operator(
+            X, n_neighbors, mode=mode, weight=weight, sigma=sigma, metric=metric, client=client, block_size=block_size
+        )
     result = _search(X, n_neighbors, metric=metric, client=client, block_size=block_size)
     return _graph_from_neighbors(result, mode=mode, weight=weight, sigma=sigma)
 
 
 def _search(X, n_neighbors, *, metric, client, block_size):
     """The core's Neighbors result of the whole search, arguments checked."""
+    cluster, _, exponent, tasks = _merged_blocks(X, n_neighbors, metric=metric, client=client, block_size=block_size)
+    parts = cluster.compute(tasks)
+    neighbors = _core.neighbors
+    result = neighbors.neighbors_from_keys(
+        np.concatenate([indices for indices, _ in parts]),
+        np.concatenate([keys for _, keys in parts]),
+        metric=neighbors.Metric.__members__[metric],
+        scale_exponent=exponent,
+    )
+    _warn_if_infinite(result, stacklevel=4)
+    return result
+
+
+def _merged_blocks(X, n_neighbors, *, metric, client, block_size):
+    """The search's task graph, arguments checked: (cluster, the RowBlocks of X, the ranking
+    keys' scale exponent, one delayed (indices, keys) per query block, its k best)."""
     cluster = Cluster(client)
     X = check_rows(X, cluster, min_samples=2)
     n_neighbors = _check_knn_arguments(X.shape[0], n_neighbors, metric)
     block_size = check_block_size(block_size)
-    rows = place_rows(X, block_size, cluster, blocks_per_thread=_BLOCKS_PER_THREAD, max_rows=_MAX_DEFAULT_BLOCK_ROWS)
+    rows = place_rows(X, block_size, cluster, _BLOCKS)
     neighbors = _core.neighbors
     # One exponent for every block: the ranking keys of all tasks are then those of one search.
     exponent = neighbors.knn_scale_exponent(rows.largest) if metric == "euclidean" else 0
@@ -142,16 +195,39 @@ def _search(X, n_neighbors, *, metric, client, block_size):
             partial[I].append((both, 0))
             partial[J].append((both, 1))
     merge = cluster.dask.delayed(_merge_partial_results, pure=False)
-    tasks = [_merge_tree(parts, merge) for parts in partial]
-    parts = cluster.compute(tasks)
-    result = neighbors.neighbors_from_keys(
-        np.concatenate([indices for indices, _ in parts]),
-        np.concatenate([keys for _, keys in parts]),
-        metric=neighbors.Metric.__members__[metric],
-        scale_exponent=exponent,
+    return cluster, rows, exponent, [_merge_tree(parts, merge) for parts in partial]
+
+
+def _graph_operator(X, n_neighbors, *, mode, weight, sigma, metric, client, block_size):
+    """knn_graph's GraphOperator: the kNN lists, then the graph's row blocks, built and kept on
+    the workers. Block J's lists are cut by the block of each neighbour (one task per block);
+    block I's rows are its own lists joined with the pieces of every list pointing into it (one
+    task per block, B^2 small selection tasks between)."""
+    cluster, rows, exponent, merged = _merged_blocks(
+        X, n_neighbors, metric=metric, client=client, block_size=block_size
     )
-    _warn_if_infinite(result, stacklevel=4)
-    return result
+    delayed = cluster.dask.delayed
+    lists = cluster.persist([delayed(block_lists, pure=False)(m, metric, exponent) for m in merged])
+    if not all(cluster.compute([delayed(all_finite, pure=False)(block) for block in lists])):
+        warnings.warn(_INFINITE_DISTANCES, RuntimeWarning, stacklevel=3)
+    if weight == "heat":
+        # sigma=None: the median of all n k distances, exactly as the single-machine graph takes it
+        # (they come here, O(n k) like the lists knn returns; the graph's entries do not)
+        if sigma is None:
+            sigma = _heat_sigma(None, np.concatenate(cluster.compute([delayed(block_distances)(b) for b in lists])))
+        else:
+            sigma = _heat_sigma(sigma, None)
+    n, B = rows.offsets[-1], len(lists)
+    cut = delayed(edges_by_destination, pure=False, nout=B)
+    pieces = [cut(block, start, rows.offsets) for block, start in zip(lists, rows.offsets[:-1])]
+    assemble = delayed(assemble_block, pure=False)
+    blocks = cluster.persist(
+        [
+            assemble(lists[I], rows.offsets[I], n, mode, weight, sigma, *[pieces[J][I] for J in range(B)])
+            for I in range(B)
+        ]
+    )
+    return GraphOperator(blocks, rows.offsets, cluster)
 
 
 def _search_diagonal_block(block, offset, n_neighbors, metric, exponent):

@@ -1,6 +1,7 @@
 """The data of kernlearn.distributed: X checked, cut into blocks of consecutive rows, and held where
 the tasks run."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -91,20 +92,47 @@ def check_block_size(block_size):
     return None if block_size is None else check_int(block_size, "block_size", low=1)
 
 
-def default_block_size(n_samples, n_blocks, max_rows):
-    """Rows per block when the caller gives none: about ``n_blocks`` blocks (the caller's count for
-    keeping every worker thread busy), at most ``max_rows`` rows each (its memory bound per task)."""
-    return max(1, min(max_rows, math.ceil(n_samples / n_blocks)))
+# Dask's scheduler spends about 2 ms on each task, one task after another, whatever the number of
+# workers (bench/results/distributed.md, "Scheduler overhead per task"). With T tasks on t worker
+# threads, that is T x 2 ms of wall time against the T tasks' compute / t: a default block keeps
+# the scheduler's share under a tenth.
+_SCHEDULER_SECONDS_PER_TASK = 2e-3
+_SCHEDULER_SHARE = 0.1
 
 
-def place_rows(X, block_size, cluster, *, blocks_per_thread, max_rows):
+@dataclasses.dataclass(frozen=True)
+class BlockRule:
+    """How a distributed path picks its rows per block when the caller gives none.
+
+    About ``blocks_per_thread`` blocks per worker thread, so that every thread has work; for a
+    method with one task per pair of blocks, whose task computes b^2 point pairs at
+    ``seconds_per_pair`` each, at least enough rows that the task outlasts the scheduler's share
+    (_SCHEDULER_SHARE) of its work on ``n_threads`` threads; at most ``max_rows`` rows (the
+    memory and duration bound of one task), rounded up to a multiple of ``multiple``.
+    """
+
+    blocks_per_thread: int
+    max_rows: int
+    seconds_per_pair: float = 0.0
+    multiple: int = 1
+
+    def rows(self, n_samples, n_threads):
+        rows = math.ceil(n_samples / (self.blocks_per_thread * n_threads))
+        if self.seconds_per_pair:
+            pairs = n_threads * _SCHEDULER_SECONDS_PER_TASK / (_SCHEDULER_SHARE * self.seconds_per_pair)
+            rows = max(rows, math.ceil(math.sqrt(pairs)))
+        rows = min(rows, self.max_rows)
+        return max(1, -(-rows // self.multiple) * self.multiple)
+
+
+def place_rows(X, block_size, cluster, rule):
     """RowBlocks of a checked X (check_rows). A NumPy X is cut into blocks of ``block_size`` rows
-    (when None, default_block_size for ``blocks_per_thread`` blocks per worker thread; the last
-    block holds the rest) and sent to the workers. A dask X
+    (when None, the BlockRule ``rule``'s rows for the cluster's threads; the last block holds the
+    rest) and sent to the workers. A dask X
     keeps its row chunks unless ``block_size`` is given, is computed once and kept in the workers'
     memory, and is checked for non-finite entries there."""
     if isinstance(X, np.ndarray):
-        rows = block_size or default_block_size(X.shape[0], blocks_per_thread * cluster.n_threads(), max_rows)
+        rows = block_size or rule.rows(X.shape[0], cluster.n_threads())
         offsets = list(range(0, X.shape[0], rows)) + [X.shape[0]]
         blocks = cluster.place([X[start:end] for start, end in zip(offsets[:-1], offsets[1:])])
         return RowBlocks(blocks, offsets, X.shape[1], float(np.abs(X).max()), X)
