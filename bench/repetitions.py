@@ -32,11 +32,6 @@ def add_dask_option(parser):
     return parser
 
 
-def _add_to_path(directory):
-    if directory not in sys.path:
-        sys.path.insert(0, directory)
-
-
 @contextlib.contextmanager
 def dask_backend(address):
     """Inside the block, ``repeat`` runs on the Dask cluster at ``address`` (a client connected for
@@ -46,8 +41,14 @@ def dask_backend(address):
         return
     import distributed
 
+    def add_to_path(directory):
+        # Defined here, not at module level: cloudpickle sends a nested function by value, where a
+        # module-level one would be looked up in this module, which the workers cannot import yet.
+        if directory not in sys.path:
+            sys.path.insert(0, directory)
+
     with distributed.Client(address) as client, joblib.parallel_backend("dask"):
-        client.run(_add_to_path, BENCH)
+        client.run(add_to_path, BENCH)
         yield client
 
 

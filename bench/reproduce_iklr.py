@@ -26,6 +26,10 @@ spd   Digits (scikit-learn's 1,797 8 x 8 images, 10 classes; Yale B is not avail
       the log-Euclidean one (PD, gamma = 1 / median squared distance);
       half / half splits (--spd-runs of them), 3-fold CV over alpha / C. SVM and KLR on log-E,
       Flip / Clip / Shift + SVC and CCICP-GD / CCICP-SGD on aff-I (one-vs-rest).
+
+``--dask ADDRESS`` runs the repetitions of uci, spd, tl1 and table6 as tasks on that Dask cluster
+(bench/repetitions.py); table7, fig2 and fig3 time their fits and stay one after another in this
+process (fits that share a machine's cores would time each other).
 """
 
 import argparse
@@ -262,11 +266,10 @@ def section_spd(args):
         "Newton aff-I (positive)": (IndefiniteKernelLogisticRegression(**iklr), {"alpha": GRID}, K_ai),
     }
     scores = {}
-    for run in range(args.spd_runs):
-        train, test = train_test_split(np.arange(len(y)), test_size=0.5, stratify=y, random_state=run)
-        for method, (estimator, grid, K) in methods.items():
-            search = cv_fit(clone(estimator), grid, K[np.ix_(train, train)], y[train], 3, run)
-            scores.setdefault(method, []).append(search.score(K[np.ix_(test, train)], y[test]))
+    # bench/repetitions.py: the repetitions one after another here, or as tasks on a Dask cluster
+    for run, part in enumerate(repeat(functools.partial(_spd_run, methods, y), range(args.spd_runs))):
+        for method, score in part.items():
+            scores.setdefault(method, []).append(score)
         print("spd", run, {m: round(s[-1], 3) for m, s in scores.items()}, flush=True)
     table = [{"method": m, "accuracy %": f"{100 * np.mean(v):.1f} ± {100 * np.std(v):.1f}"} for m, v in scores.items()]
     head = (
@@ -276,6 +279,17 @@ def section_spd(args):
     )
     print(head, to_markdown(table), sep="\n", flush=True)
     return [head, to_markdown(table)]
+
+
+def _spd_run(methods, y, run):
+    """{method: test accuracy} of split ``run`` of the digits descriptors, each method tuned by
+    3-fold cross-validation on the training half."""
+    train, test = train_test_split(np.arange(len(y)), test_size=0.5, stratify=y, random_state=run)
+    scores = {}
+    for method, (estimator, grid, K) in methods.items():
+        search = cv_fit(clone(estimator), grid, K[np.ix_(train, train)], y[train], 3, run)
+        scores[method] = search.score(K[np.ix_(test, train)], y[test])
+    return scores
 
 
 def _split(name, run):
@@ -297,16 +311,19 @@ def _paper_fit(K, y, **kw):
     return model, time.perf_counter() - start - model.decomposition_["seconds"]
 
 
+def _half_mu_min(X, y, run):
+    """The smallest eigenvalue of the TL1 kernel of training half ``run``, min-max scaled."""
+    Xtr, _, _, _ = train_test_split(X, y, test_size=0.5, stratify=y, random_state=run)
+    return spectrum_bounds(tl1_kernel(MinMaxScaler().fit_transform(Xtr)))[0]
+
+
 def section_tl1(args):
     """Table II's columns for the data we have, and whether the TL1 kernel is PD."""
     rows = []
     for name, load in {**DATA, "breast cancer (sklearn)": lambda: load_breast_cancer(return_X_y=True)}.items():
         X, y = load()
         mu_full = spectrum_bounds(tl1_kernel(MinMaxScaler().fit_transform(X)))
-        halves = []
-        for run in range(args.runs):
-            Xtr, _, _, _ = train_test_split(X, y, test_size=0.5, stratify=y, random_state=run)
-            halves.append(spectrum_bounds(tl1_kernel(MinMaxScaler().fit_transform(Xtr)))[0])
+        halves = repeat(functools.partial(_half_mu_min, X, y), range(args.runs))
         paper = TABLE2.get(name)
         rows.append(
             {
@@ -331,24 +348,29 @@ def section_tl1(args):
     return [verdict + "\n", to_markdown(rows)]
 
 
+def _table6_accuracy(split, init, solver, seed):
+    """Test accuracy of one Table VI fit on a (K, Kte, ytr, yte) split."""
+    K, Kte, ytr, yte = split
+    if solver == "newton":  # the convex model: one optimum whatever a_0
+        model = IndefiniteKernelLogisticRegression(
+            kernel="precomputed", alpha=PAPER_ALPHA, init=init, random_state=seed
+        ).fit(K, ytr)
+    else:
+        model, _ = _paper_fit(K, ytr, solver=solver, init=init, random_state=seed)
+    return model.score(Kte, yte)
+
+
 def section_table6(args):
     """Table VI: the start a_0 in {0, 1, -1, U(0, 1)} for CCICP-GD / CCICP-SGD (and Newton)."""
     rows = []
     for name in DATA:
-        K, Kte, ytr, yte = _split(name, 0)
+        split = _split(name, 0)
         for init in (0, 1, -1, "uniform"):
             row = {"data set": name, "a_0": {"uniform": "U(0, 1)"}.get(init, str(init))}
             for solver in ("ccicp-gd", "ccicp-sgd", "newton"):
                 seeds = range(args.seeds) if (solver == "ccicp-sgd" or init == "uniform") else [0]
-                acc = []
-                for seed in seeds:
-                    if solver == "newton":  # the convex model: one optimum whatever a_0
-                        model = IndefiniteKernelLogisticRegression(
-                            kernel="precomputed", alpha=PAPER_ALPHA, init=init, random_state=seed
-                        ).fit(K, ytr)
-                    else:
-                        model, _ = _paper_fit(K, ytr, solver=solver, init=init, random_state=seed)
-                    acc.append(model.score(Kte, yte))
+                # bench/repetitions.py: the seeds one after another here, or as tasks on a Dask cluster
+                acc = repeat(functools.partial(_table6_accuracy, split, init, solver), seeds)
                 label = {"ccicp-gd": "CCICP-GD", "ccicp-sgd": "CCICP-SGD", "newton": "Newton (positive)"}[solver]
                 row[label] = f"{np.mean(acc):.3f}" + (f" ± {np.std(acc):.3f}" if len(acc) > 1 else "")
             rows.append(row)

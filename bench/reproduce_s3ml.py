@@ -237,46 +237,49 @@ def diagnose(fractions=(0.05, 0.2), reps=5):
     alone), the share of T's norm from the cannot-link (negative) affinities, the mean |W_ij| of a
     kNN edge between two unlabelled points against that of a constrained pair, and the relative
     difference of the S3ML and S2ML metrics at the defaults."""
-    from kernlearn.metric._affinity import initial_affinities, laplacian_quadratic_form, propagate_affinities
-
     rows = []
     for name, load in DATA.items():
         X, y = load()
-        Xs = StandardScaler().fit_transform(X)
         for fraction in fractions:
-            global FRACTION
-            FRACTION, saved = fraction, FRACTION
             stats = {}
-            for rep in range(reps):
-                labelled, _ = split(y, np.random.default_rng(rep))
-                ys = np.full_like(y, -1)
-                ys[labelled] = y[labelled]
-                pairs, labels = from_labels(ys)
-                W = propagate_affinities(Xs, pairs, labels)
-                W0 = initial_affinities(y.size, pairs, labels)
-                T, T0 = laplacian_quadratic_form(Xs, W), laplacian_quadratic_form(Xs, W0)
-                Tneg = laplacian_quadratic_form(Xs, W.multiply(W < 0).tocsr())
-                is_lab = np.zeros(y.size, bool)
-                is_lab[labelled] = True
-                C = W.tocoo()
-                off = C.row != C.col
-                free = off & ~is_lab[C.row] & ~is_lab[C.col]
-                constrained = off & is_lab[C.row] & is_lab[C.col]
-                semi = S3ML(random_state=0).fit(X, ys).metric_
-                sup = S3ML(random_state=0, supervised=True).fit(X, ys).metric_
-                for key, value in (
-                    ("‖T - T0‖ / ‖T‖", np.linalg.norm(T - T0) / np.linalg.norm(T)),
-                    ("‖T_cannot-link‖ / ‖T‖", np.linalg.norm(Tneg) / np.linalg.norm(T)),
-                    ("mean abs(W) of unlabelled kNN edges", np.abs(C.data[free]).mean() if free.any() else 0.0),
-                    ("mean abs(W) of constrained pairs", np.abs(C.data[constrained]).mean()),
-                    ("unlabelled edges / constrained pairs", free.sum() / max(1, constrained.sum())),
-                    ("‖M_S3ML - M_S2ML‖ / ‖M_S2ML‖", np.linalg.norm(semi - sup) / np.linalg.norm(sup)),
-                ):
+            # bench/repetitions.py: the repetitions one after another here, or as tasks on a Dask cluster
+            for part in repeat(functools.partial(_diagnosis, X, y, fraction), range(reps)):
+                for key, value in part.items():
                     stats.setdefault(key, []).append(value)
-            FRACTION = saved
             means = {k: f"{np.mean(v):.3g}" for k, v in stats.items()}
             rows.append({"data": name, "labelled": f"{100 * fraction:g} %"} | means)
     return rows
+
+
+def _diagnosis(X, y, fraction, rep):
+    """diagnose's figures for split ``rep`` at the labelled ``fraction``."""
+    from kernlearn.metric._affinity import initial_affinities, laplacian_quadratic_form, propagate_affinities
+
+    Xs = StandardScaler().fit_transform(X)
+    labelled, _ = split(y, np.random.default_rng(rep), fraction)
+    ys = np.full_like(y, -1)
+    ys[labelled] = y[labelled]
+    pairs, labels = from_labels(ys)
+    W = propagate_affinities(Xs, pairs, labels)
+    W0 = initial_affinities(y.size, pairs, labels)
+    T, T0 = laplacian_quadratic_form(Xs, W), laplacian_quadratic_form(Xs, W0)
+    Tneg = laplacian_quadratic_form(Xs, W.multiply(W < 0).tocsr())
+    is_lab = np.zeros(y.size, bool)
+    is_lab[labelled] = True
+    C = W.tocoo()
+    off = C.row != C.col
+    free = off & ~is_lab[C.row] & ~is_lab[C.col]
+    constrained = off & is_lab[C.row] & is_lab[C.col]
+    semi = S3ML(random_state=0).fit(X, ys).metric_
+    sup = S3ML(random_state=0, supervised=True).fit(X, ys).metric_
+    return {
+        "‖T - T0‖ / ‖T‖": np.linalg.norm(T - T0) / np.linalg.norm(T),
+        "‖T_cannot-link‖ / ‖T‖": np.linalg.norm(Tneg) / np.linalg.norm(T),
+        "mean abs(W) of unlabelled kNN edges": np.abs(C.data[free]).mean() if free.any() else 0.0,
+        "mean abs(W) of constrained pairs": np.abs(C.data[constrained]).mean(),
+        "unlabelled edges / constrained pairs": free.sum() / max(1, constrained.sum()),
+        "‖M_S3ML - M_S2ML‖ / ‖M_S2ML‖": np.linalg.norm(semi - sup) / np.linalg.norm(sup),
+    }
 
 
 def reweighting(fraction=0.2, reps=3, weights=(1.0, 0.1, 0.01, 0.0)):
@@ -286,57 +289,59 @@ def reweighting(fraction=0.2, reps=3, weights=(1.0, 0.1, 0.01, 0.0)):
     constraint in T at all). Identity prior, standardised features; per g the oracle (lowest mean
     test error) over beta = f beta_max, f in (0.5, 0.9, 0.99), rho in (0.001, 0.01, 0.1), against
     S2ML over the same grid."""
-    import scipy.sparse as sp
-
-    from kernlearn.metric import admissible_beta, laplacian_quadratic_form, sparse_inverse_covariance
-    from kernlearn.metric._affinity import initial_affinities, transition_matrix
-
-    global FRACTION
-    saved, FRACTION = FRACTION, fraction
     rows = []
     for name, load in DATA.items():
         X, y = load()
-        Xs = StandardScaler().fit_transform(X)
-        n, m = Xs.shape
         errors = {}
-        for rep in range(reps):
-            labelled, unlabelled = split(y, np.random.default_rng(rep))
-            ys = np.full_like(y, -1)
-            ys[labelled] = y[labelled]
-            pairs, labels = from_labels(ys)
-            G = 0.5 * np.linalg.inv(np.eye(n) - 0.5 * transition_matrix(Xs, 6).toarray())
-            W0 = initial_affinities(n, pairs, labels).toarray()
-            errors.setdefault("EU (standardised)", {}).setdefault(None, []).append(
-                one_nn_error(Xs, y, labelled, unlabelled)
-            )
-            for g in (*weights, "S2ML"):
-                if g == "S2ML":
-                    W = W0
-                else:
-                    Ws = G @ (np.eye(n) + g * (W0 - np.eye(n)))
-                    W = (Ws + Ws.T) / 2
-                    W[np.abs(W) < 0.01] = 0.0
-                T = laplacian_quadratic_form(Xs, sp.csr_matrix(W))
-                for rho in (0.001, 0.01, 0.1):
-                    beta_max = admissible_beta(np.eye(m), T, rho)
-                    for f in (0.5, 0.9, 0.99):
-                        beta = f * beta_max if np.isfinite(beta_max) else f / np.linalg.norm(T, 2)
-                        with warnings.catch_warnings():
-                            warnings.simplefilter("ignore")
-                            M = sparse_inverse_covariance(np.eye(m) + beta * T, rho, tol=1e-8).precision
-                        w, V = np.linalg.eigh(M)
-                        Z = Xs @ (V * np.sqrt(np.maximum(w, 0.0)))
-                        key = f"g = {g:g}" if g != "S2ML" else "S2ML (W = W0)"
-                        errors.setdefault(key, {}).setdefault((f, rho), []).append(
-                            one_nn_error(Z, y, labelled, unlabelled)
-                        )
+        # bench/repetitions.py: the repetitions one after another here, or as tasks on a Dask cluster
+        for part in repeat(functools.partial(_reweighting_errors, X, y, fraction, weights), range(reps)):
+            for key, grid in part.items():
+                for point, error in grid.items():
+                    errors.setdefault(key, {}).setdefault(point, []).append(error)
         row = {"data": name}
         for key, grid in errors.items():
             best = min(grid, key=lambda k: np.mean(grid[k]))
             row[key] = f"{100 * np.mean(grid[best]):.2f}" + (f" ({best[0]:g}/{best[1]:g})" if best else "")
         rows.append(row)
-    FRACTION = saved
     return rows
+
+
+def _reweighting_errors(X, y, fraction, weights, rep):
+    """{method: {(f, rho) or None: test error}} of reweighting for split ``rep``."""
+    import scipy.sparse as sp
+
+    from kernlearn.metric import admissible_beta, laplacian_quadratic_form, sparse_inverse_covariance
+    from kernlearn.metric._affinity import initial_affinities, transition_matrix
+
+    Xs = StandardScaler().fit_transform(X)
+    n, m = Xs.shape
+    labelled, unlabelled = split(y, np.random.default_rng(rep), fraction)
+    ys = np.full_like(y, -1)
+    ys[labelled] = y[labelled]
+    pairs, labels = from_labels(ys)
+    G = 0.5 * np.linalg.inv(np.eye(n) - 0.5 * transition_matrix(Xs, 6).toarray())
+    W0 = initial_affinities(n, pairs, labels).toarray()
+    errors = {"EU (standardised)": {None: one_nn_error(Xs, y, labelled, unlabelled)}}
+    for g in (*weights, "S2ML"):
+        if g == "S2ML":
+            W = W0
+        else:
+            Ws = G @ (np.eye(n) + g * (W0 - np.eye(n)))
+            W = (Ws + Ws.T) / 2
+            W[np.abs(W) < 0.01] = 0.0
+        T = laplacian_quadratic_form(Xs, sp.csr_matrix(W))
+        key = f"g = {g:g}" if g != "S2ML" else "S2ML (W = W0)"
+        for rho in (0.001, 0.01, 0.1):
+            beta_max = admissible_beta(np.eye(m), T, rho)
+            for f in (0.5, 0.9, 0.99):
+                beta = f * beta_max if np.isfinite(beta_max) else f / np.linalg.norm(T, 2)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    M = sparse_inverse_covariance(np.eye(m) + beta * T, rho, tol=1e-8).precision
+                w, V = np.linalg.eigh(M)
+                Z = Xs @ (V * np.sqrt(np.maximum(w, 0.0)))
+                errors.setdefault(key, {})[f, rho] = one_nn_error(Z, y, labelled, unlabelled)
+    return errors
 
 
 def fmt(values):
@@ -346,11 +351,12 @@ def fmt(values):
     return text + (f" ({failed} failed)" if failed else "")
 
 
-def _repetition(X, y, rep):
-    """The baselines' and the grids' (error, selection score) of repetition rep."""
+def _repetition(X, y, fraction, rep):
+    """The baselines' and the grids' (error, selection score) of repetition rep, ``fraction`` of
+    each class labelled (an argument, not the global: a Dask worker has its own globals)."""
     base, grid = {}, {}
     rng = np.random.default_rng(rep)
-    labelled, unlabelled = split(y, rng)
+    labelled, unlabelled = split(y, rng, fraction)
     ys = np.full_like(y, -1)
     ys[labelled] = y[labelled]
     pairs, labels = from_labels(ys)
@@ -374,7 +380,7 @@ def run(reps):
         start = time.perf_counter()
         base, grid = {}, {}
         # bench/repetitions.py: the repetitions one after another here, or as tasks on a Dask cluster
-        one = functools.partial(_repetition, X, y)
+        one = functools.partial(_repetition, X, y, FRACTION)
         for part_base, part_grid in repeat(one, range(reps)):
             for key, values in part_base.items():
                 base.setdefault(key, []).extend(values)

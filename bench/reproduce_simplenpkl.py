@@ -8,6 +8,11 @@ Non-Parametric Kernel Learning Algorithms", JMLR 12, 2011) with kernlearn.
 
 Each section prints a markdown table and writes it to ``<out>/simplenpkl_<section>.md``.
 
+``--dask ADDRESS`` runs the accuracy repetitions (Table 2's tuning, repetitions, baselines and
+fixed sets; Tables 4 and 5) as tasks on that Dask cluster (bench/repetitions.py); the timed
+sections (Table 3, Figure 2) stay one fit after another in this process, because fits that share
+a machine's cores would time each other.
+
 Protocol (Section 7.1 of the paper; where it is silent, the choice made here):
 
 * Features are raw, unscaled.
@@ -317,7 +322,7 @@ def mean_accuracy(runs):
 def choose_C(X, y, tuning_constraints, **params):
     """The C of C_GRID with the best mean accuracy over the tuning draws (first on ties)."""
     scores = [
-        mean_accuracy([npkl_run(X, y, c, seed, C=C, **params) for seed, c in tuning_constraints.items()])
+        mean_accuracy(repeat(functools.partial(npkl_repetition, X, y, C=C, **params), tuning_constraints.items()))
         for C in C_GRID
     ]
     return C_GRID[int(np.argmax(scores))]
@@ -368,7 +373,7 @@ def table2(names, graphs, repeats, b_unit):
         B = b_unit * X.shape[0]
         tuning = {seed: draw_constraints(y, seed) for seed in TUNING_SEEDS}
         evaluation = {seed: draw_constraints(y, seed) for seed in range(repeats)}
-        baseline = percent([kmeans_run(X, y, seed) for seed in evaluation])
+        baseline = percent(repeat(functools.partial(kmeans_run, X, y), evaluation))
         paper = PAPER_TABLE2.get(name)
         for graph in graphs:
             row = {
@@ -406,6 +411,15 @@ def table2(names, graphs, repeats, b_unit):
     ]
 
 
+def fixed_set_scores(X, y, seed_and_C, *, loss, B, graph):
+    """One fixed pair set fitted at one C: the accuracies of kernel k-means over the clustering seeds."""
+    fixed_seed, C = seed_and_C
+    model, _ = fit_npkl(X, draw_constraints(y, fixed_seed), 0, loss=loss, C=C, B=B, p=2.0, graph=graph)
+    return np.array(
+        [pairwise_cluster_accuracy(y, kernel_kmeans(model.embedding_, y, seed)) for seed in range(FIXED_CLUSTER_SEEDS)]
+    )
+
+
 def set_summary(accuracies):
     return " / ".join(f"{100 * a.mean():.1f} ± {100 * a.std():.1f}" for a in accuracies)
 
@@ -415,17 +429,9 @@ def fixed_sets_row(X, y, name, graph, B, tuned):
     paper = PAPER_TABLE2.get(name)
     row = {"data set": name, "graph": graph}
     for k, (column, loss) in enumerate(LOSSES.items(), start=1):
-        scores = {}
-        for fixed_seed in FIXED_SETS:
-            constraints = draw_constraints(y, fixed_seed)
-            for C in C_GRID:
-                model, _ = fit_npkl(X, constraints, 0, loss=loss, C=C, B=B, p=2.0, graph=graph)
-                scores[fixed_seed, C] = np.array(
-                    [
-                        pairwise_cluster_accuracy(y, kernel_kmeans(model.embedding_, y, seed))
-                        for seed in range(FIXED_CLUSTER_SEEDS)
-                    ]
-                )
+        items = [(fixed_seed, C) for fixed_seed in FIXED_SETS for C in C_GRID]
+        run = functools.partial(fixed_set_scores, X, y, loss=loss, B=B, graph=graph)
+        scores = dict(zip(items, repeat(run, items)))
         best_C = [C_GRID[int(np.argmax([scores[f, C].mean() for C in C_GRID]))] for f in FIXED_SETS]
         at_tuned = set_summary([scores[f, tuned[column]] for f in FIXED_SETS])
         at_best = set_summary([scores[f, C] for f, C in zip(FIXED_SETS, best_C)])
@@ -559,12 +565,13 @@ def b_scan(graphs, repeats):
     evaluation = {seed: draw_constraints(y, seed) for seed in range(repeats)}
     rows = []
     for graph in graphs:
-        linear = percent([npkl_run(X, y, c, seed, loss="linear", C=1.0, graph=graph) for seed, c in evaluation.items()])
+        linear = percent(
+            repeat(functools.partial(npkl_repetition, X, y, loss="linear", C=1.0, graph=graph), evaluation.items())
+        )
         for ratio in B_SCAN:
             B = 1.0 if ratio is None else ratio * n
-            runs = [
-                npkl_run(X, y, c, seed, loss="squared_hinge", C=1.0, B=B, graph=graph) for seed, c in evaluation.items()
-            ]
+            run = functools.partial(npkl_repetition, X, y, loss="squared_hinge", C=1.0, B=B, graph=graph)
+            runs = repeat(run, evaluation.items())
             row = {
                 "graph": graph,
                 "B": B_label(ratio, n),
@@ -575,9 +582,8 @@ def b_scan(graphs, repeats):
                 "LL accuracy (any B)": linear,
             }
             if ratio in HINGE_SCAN:
-                hinge = [
-                    npkl_run(X, y, c, seed, loss="hinge", C=1.0, B=B, graph=graph) for seed, c in evaluation.items()
-                ]
+                run = functools.partial(npkl_repetition, X, y, loss="hinge", C=1.0, B=B, graph=graph)
+                hinge = repeat(run, evaluation.items())
                 row["HL accuracy"], row["HL iterations"] = percent(hinge), iterations(hinge)
             else:
                 row["HL accuracy"] = row["HL iterations"] = ""
@@ -616,10 +622,8 @@ def sensitivity(parameter, grid, fixed, paper_table, graphs, repeats, C_values, 
                 if params["p"] == 1 and not p1:
                     row.update({"accuracy": "n/a", "iterations": "n/a"})
                 else:
-                    runs = [
-                        npkl_run(X, y, c, seed, loss="squared_hinge", C=C, graph=graph, **params)
-                        for seed, c in evaluation.items()
-                    ]
+                    run = functools.partial(npkl_repetition, X, y, loss="squared_hinge", C=C, graph=graph, **params)
+                    runs = repeat(run, evaluation.items())
                     row.update({"accuracy": percent(runs), "iterations": iterations(runs)})
                 row.update(
                     {"paper accuracy (C = 1)": paper_percent(paper_accuracy), "paper iterations": paper_iterations}

@@ -5,6 +5,7 @@ import contextlib
 import importlib
 import io
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -48,6 +49,32 @@ def test_repetitions_on_the_cluster_come_back_in_order(scheduler_address):
         ran_on = client.run(os.getpid)
     assert on_cluster == here
     assert len(ran_on) == 2
+
+
+# A cluster in another process started without the bench directory on its path, as `dask
+# scheduler` / `dask worker` on other machines are (a LocalCluster of this process would inherit
+# this process's sys.path, which holds it).
+_CLUSTER_ELSEWHERE = """
+import sys
+import distributed
+with distributed.LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=":0") as cluster:
+    print(cluster.scheduler_address, flush=True)
+    sys.stdin.read()
+"""
+
+
+def test_workers_started_elsewhere_can_import_the_bench_modules():
+    with subprocess.Popen(
+        [sys.executable, "-c", _CLUSTER_ELSEWHERE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as process:
+        try:
+            address = process.stdout.readline().strip()
+            assert address.startswith("tcp://")
+            with repetitions.dask_backend(address) as client:
+                files = client.run(lambda: importlib.import_module("repetitions").__file__)
+        finally:
+            process.stdin.close()
+    assert [Path(f).resolve() for f in files.values()] == [BENCH / "repetitions.py"]
 
 
 def _table(path):
