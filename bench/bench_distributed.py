@@ -637,6 +637,26 @@ def report(rows, overheads, args):
             else f"- {name}: no block size of 1 to 65536 rows",
         )
         lines[-1] += f"; or, at the block size the model picks, links slower than {fmt_bytes(slow_link)}/s"
+    lines += [
+        "",
+        'The graph left on the workers (`knn_graph(..., output="operator")`) adds small tasks to the search '
+        "for B blocks in G = ceil(B / ceil(sqrt(B))) groups: a cut of each block's lists by destination group, "
+        "one selection per (block, group), one assembly per group and one selection per block, B + B G + G + B "
+        "tasks (one assembly per block would need B^2 selections). Their compute is not measured here; their "
+        "scheduler time is the measured overhead per task:",
+        "",
+    ]
+    for n in (10**6, 10**7):
+        b = code_rules()["knn"].rows(n, 256)
+        B = math.ceil(n / b)
+        G = math.ceil(B / (math.isqrt(B - 1) + 1))
+        tasks = 2 * B + B * G + G
+        search = knn_at(costs["knn"], costs["overhead"], n, 256, b)
+        lines.append(
+            f"- n = {n:.0e}, p = 256, b = {b}: {tasks} tasks, {fmt_s(tasks * costs['overhead'])} of scheduler "
+            f"time (with B^2 selections: {fmt_s((B * B + 2 * B) * costs['overhead'])}), against the search's "
+            f"{fmt_s(search['scheduler'])} of scheduler time and {fmt_s(search['compute'])} of compute"
+        )
     return lines
 
 

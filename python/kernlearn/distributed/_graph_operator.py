@@ -178,28 +178,44 @@ def block_lists(merged, metric, exponent):
     return np.array(result.indices), np.array(result.distances)
 
 
-def edges_by_destination(lists, start, offsets):
-    """Task: the edges of one block's kNN lists (rows from ``start``) grouped by the block that
-    holds their neighbour: a tuple, one (neighbour, source row, distance) triple per block."""
+def edges_by_destination(lists, start, offsets, group_size):
+    """Task: the edges of one block's kNN lists (rows from ``start``) grouped by the group of
+    ``group_size`` consecutive blocks that holds their neighbour: a tuple, one (neighbour, source
+    row, distance) triple per group."""
     indices, distances = lists
     sources = np.repeat(np.arange(indices.shape[0]) + start, indices.shape[1])
     targets, distances = indices.ravel(), distances.ravel()
-    owner = np.searchsorted(offsets, targets, side="right") - 1
-    return tuple((targets[owner == J], sources[owner == J], distances[owner == J]) for J in range(len(offsets) - 1))
+    group = (np.searchsorted(offsets, targets, side="right") - 1) // group_size
+    n_groups = -(-(len(offsets) - 1) // group_size)
+    return tuple((targets[group == g], sources[group == g], distances[group == g]) for g in range(n_groups))
 
 
-def assemble_block(lists, start, n, mode, weight, sigma, *incoming):
-    """Task: rows ``start:start + b`` of the kNN graph, equal to the core's knn_graph (graph.cpp):
-    the union ("symmetric") or intersection ("mutual") of the block's own lists and the edges of
-    other lists pointing into it, an edge's distance taken from the block's own list when both
-    hold it (the distances of the two directions are bitwise equal), sorted columns."""
+def assemble_group(group_lists, starts, n, mode, weight, sigma, *pieces):
+    """Task: the row blocks of one group (their own lists ``group_lists``, first rows ``starts``
+    and the end of the group as the last entry), from the pieces of every block's lists that
+    point into the group: a tuple of CSR blocks, one per block of the group."""
+    targets = np.concatenate([t for t, _, _ in pieces])
+    sources = np.concatenate([s for _, s, _ in pieces])
+    dist = np.concatenate([d for _, _, d in pieces])
+    owner = np.searchsorted(starts, targets, side="right") - 1
+    return tuple(
+        assemble_block(
+            lists, starts[i], n, mode, weight, sigma, targets[owner == i], sources[owner == i], dist[owner == i]
+        )
+        for i, lists in enumerate(group_lists)
+    )
+
+
+def assemble_block(lists, start, n, mode, weight, sigma, targets, sources, in_dist):
+    """Rows ``start:start + b`` of the kNN graph, equal to the core's knn_graph (graph.cpp): the
+    union ("symmetric") or intersection ("mutual") of the block's own lists and the edges
+    (source -> target, with distance) of the lists pointing into it, an edge's distance taken
+    from the block's own list when both hold it (the distances of the two directions are bitwise
+    equal), sorted columns."""
     indices, distances = lists
     b, k = indices.shape
     out_keys = (np.repeat(np.arange(b, dtype=np.int64), k) * n + indices.ravel()).astype(np.int64)
     out_dist = distances.ravel()
-    targets = np.concatenate([t for t, _, _ in incoming]) if incoming else np.empty(0, np.int64)
-    sources = np.concatenate([s for _, s, _ in incoming]) if incoming else np.empty(0, np.int64)
-    in_dist = np.concatenate([d for _, _, d in incoming]) if incoming else np.empty(0)
     in_keys = (targets - start) * n + sources
     if mode == "symmetric":
         keys = np.concatenate([out_keys, in_keys])

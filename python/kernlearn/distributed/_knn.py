@@ -1,6 +1,7 @@
 """Exact kNN and kNN graphs on a Dask cluster: one task per diagonal block and per pair of distinct
 blocks (answered both ways), a tree of merges per block, the graph assembled here."""
 
+import math
 import warnings
 
 import numpy as np
@@ -19,7 +20,7 @@ from ._cluster import Cluster
 from ._graph_operator import (
     GraphOperator,
     all_finite,
-    assemble_block,
+    assemble_group,
     block_distances,
     block_lists,
     edges_by_destination,
@@ -200,9 +201,12 @@ def _merged_blocks(X, n_neighbors, *, metric, client, block_size):
 
 def _graph_operator(X, n_neighbors, *, mode, weight, sigma, metric, client, block_size):
     """knn_graph's GraphOperator: the kNN lists, then the graph's row blocks, built and kept on
-    the workers. Block J's lists are cut by the block of each neighbour (one task per block);
-    block I's rows are its own lists joined with the pieces of every list pointing into it (one
-    task per block, B^2 small selection tasks between)."""
+    the workers. The B blocks form groups of about sqrt(B) consecutive blocks. Block J's lists
+    are cut by the group of each neighbour (one task per block); a group's rows are its blocks'
+    own lists joined with the pieces of every list pointing into it (one task per group). That
+    is B + B sqrt(B) + 2 B tasks, selections included, where one assembly per block would take
+    B^2 selections: the scheduler's time per task is what bounds this step
+    (bench/results/distributed.md)."""
     cluster, rows, exponent, merged = _merged_blocks(
         X, n_neighbors, metric=metric, client=client, block_size=block_size
     )
@@ -217,17 +221,18 @@ def _graph_operator(X, n_neighbors, *, mode, weight, sigma, metric, client, bloc
             sigma = _heat_sigma(None, np.concatenate(cluster.compute([delayed(block_distances)(b) for b in lists])))
         else:
             sigma = _heat_sigma(sigma, None)
-    n, B = rows.offsets[-1], len(lists)
-    cut = delayed(edges_by_destination, pure=False, nout=B)
-    pieces = [cut(block, start, rows.offsets) for block, start in zip(lists, rows.offsets[:-1])]
-    assemble = delayed(assemble_block, pure=False)
-    blocks = cluster.persist(
-        [
-            assemble(lists[I], rows.offsets[I], n, mode, weight, sigma, *[pieces[J][I] for J in range(B)])
-            for I in range(B)
-        ]
-    )
-    return GraphOperator(blocks, rows.offsets, cluster)
+    n, B, offsets = rows.offsets[-1], len(lists), rows.offsets
+    size = math.isqrt(B - 1) + 1  # blocks per group: ceil(sqrt(B))
+    groups = [range(g, min(g + size, B)) for g in range(0, B, size)]
+    cut = delayed(edges_by_destination, pure=False, nout=len(groups))
+    pieces = [cut(block, start, offsets, size) for block, start in zip(lists, offsets[:-1])]
+    blocks = []
+    for g, group in enumerate(groups):
+        assemble = delayed(assemble_group, pure=False, nout=len(group))
+        starts = [offsets[I] for I in group] + [offsets[group[-1] + 1]]
+        built = assemble([lists[I] for I in group], starts, n, mode, weight, sigma, *[part[g] for part in pieces])
+        blocks += [built[i] for i in range(len(group))]
+    return GraphOperator(cluster.persist(blocks), offsets, cluster)
 
 
 def _search_diagonal_block(block, offset, n_neighbors, metric, exponent):
