@@ -296,8 +296,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         differences: the U-step is always Lanczos on the matrix-free operator (the core uses an
         explicit matrix below ``KdacOptions().dense_max_n`` points), so a fit agrees with
         "local" to the eigensolver's tolerance rather than bitwise, and ``used_dense_`` is False;
-        ``ism_acceleration=True`` is not supported (a ValueError), nor is ``n_clusters`` equal to
-        the number of samples. The out-of-sample coefficients are computed on the cluster too.
+        ``n_clusters`` equal to the number of samples is not supported (a ValueError). ISM, with
+        ``ism_acceleration`` as in the core, runs in this process on d x q matrices, each Phi(W)
+        on the cluster. The out-of-sample coefficients are computed on the cluster too.
     client : distributed.Client or None, default None
         With ``backend="dask"``: where the tasks run; None is the current default client, or
         Dask's local threaded scheduler when there is none.
@@ -660,8 +661,6 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
                 if getattr(self, name) is not None:
                     raise ValueError(f"{name} is used by backend='dask' only, got {name}={getattr(self, name)!r}")
             return None
-        if self.ism_acceleration:
-            raise ValueError("ism_acceleration=True is not supported with backend='dask'; use backend='local'")
         if int(self.n_clusters) >= X.shape[0]:
             raise ValueError(
                 f"n_clusters must be < the number of samples ({X.shape[0]}) with backend='dask' (its U-step is "

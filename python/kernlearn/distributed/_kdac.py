@@ -9,7 +9,10 @@ comments of kdac.cpp give the reasons for each step; this file repeats only what
   Q = H D^-1/2 K D^-1/2 H, with the core's basis sizes and tolerance; the core uses an explicit
   n x n matrix below ``KdacOptions().dense_max_n`` points, which a distributed path never forms.
   The two agree to the eigensolver's tolerance.
-* ISM without Anderson acceleration (the estimator refuses ``ism_acceleration=True`` here).
+
+ISM (Algorithm 2, :func:`ism`) is the core's ism() written out in numpy, Anderson acceleration
+included (``_anderson.py``): its state is a few d x q and d x d matrices, and only Phi(W) goes to
+the cluster.
 """
 
 import types
@@ -18,8 +21,10 @@ import numpy as np
 
 from .. import _core
 from ..linalg import eigsh
+from ._anderson import AndersonProjector
+from ._subspace import fix_signs, leading_subspace, projection_distance
 
-__all__ = ["DistributedKdac"]
+__all__ = ["DistributedKdac", "ism"]
 
 # Mirrors of the core's constants (kdac.hpp, kdac.cpp): damped steps per W-step, the Lanczos basis
 # beyond k (cold, warm start), the periods of the outer cycle test.
@@ -28,26 +33,81 @@ _COLD_EXTRA, _WARM_EXTRA = 20, 8
 _MAX_PERIOD = 4
 
 
-def fix_signs(V):
-    """Each column's entry of largest magnitude made positive (the first on ties), as the core."""
-    V = np.array(V, dtype=np.float64)
-    rows = np.argmax(np.abs(V), axis=0)
-    V[:, V[rows, np.arange(V.shape[1])] < 0] *= -1.0
-    return V
-
-
-def projection_distance(W1, W2):
-    """|W2 - W1 (W1' W2)|_F: sqrt(q - |W1'W2|_F^2) without its cancellation (as the core)."""
-    return float(np.linalg.norm(W2 - W1 @ (W1.T @ W2)))
-
-
-def _leading(P, q):
-    """The q leading eigenvectors of a symmetric matrix, signs fixed."""
-    return fix_signs(np.linalg.eigh(P)[1][:, ::-1][:, :q])
-
-
 class _IsmOutcome(types.SimpleNamespace):
-    """W, n_iter, n_damped, cycled of one W-step."""
+    """One W-step: W, n_iter, n_damped, cycled (the core's IsmResult fields that KDAC records), the
+    projection distance and Tr(gamma K) of every Phi evaluation (``distance``, ``trace_gamma_k``,
+    as IsmResult), and two counts the core does not report: ``n_extrapolated`` (Anderson steps
+    taken) and ``n_restarts`` (Anderson histories dropped because the residual did not shrink)."""
+
+
+def ism(phi_of, W0, *, tol, max_iter, anderson_depth=0):
+    """The core's ism() (``cpp/src/methods/kdac.cpp``) around a given Phi: Algorithm 2 from W0.
+
+    Each step maps W to W_next, the q eigenvectors of Phi(W) with the smallest eigenvalues, and
+    stops when the projection distance from W to W_next is <= tol (returning W_next). A 2-cycle
+    (W_next back at the previous iterate) is damped by up to ``_MAX_DAMPED_STEPS`` steps to the
+    subspace between its ends, then its end with the larger Tr(gamma K) is kept. With
+    ``anderson_depth > 0`` and q < d the next iterate is :class:`AndersonProjector`'s
+    extrapolation while the residual (that distance) shrinks; when it does not, the history is
+    dropped and the plain step W_next is taken, and a damped step drops it too.
+
+    Parameters
+    ----------
+    phi_of : callable
+        W (d x q) -> (Phi(W) (d x d), Tr(gamma K(W))), gamma fixed.
+    W0 : ndarray of shape (d, q)
+        Orthonormal start.
+    tol : float
+    max_iter : int
+        Phi evaluations at most.
+    anderson_depth : int, default 0
+        Residual differences used by the acceleration; 0 is the plain iteration.
+
+    Returns
+    -------
+    _IsmOutcome
+    """
+    d, q = W0.shape
+    out = _IsmOutcome(n_iter=0, n_damped=0, cycled=False, distance=[], trace_gamma_k=[], n_extrapolated=0, n_restarts=0)
+    accelerate = anderson_depth > 0 and q < d
+    anderson = AndersonProjector(q, anderson_depth)
+    W, W_prev, trace_prev = W0, None, 0.0
+    residual_prev = np.inf
+    for s in range(1, int(max_iter) + 1):
+        phi, trace = phi_of(W)
+        W_next = fix_signs(np.linalg.eigh(phi)[1][:, :q])
+        dist = projection_distance(W, W_next)
+        out.n_iter = s
+        out.distance.append(dist)
+        out.trace_gamma_k.append(trace)
+        if dist <= tol:
+            out.W = W_next
+            return out
+        if s >= 2 and projection_distance(W_prev, W_next) <= max(tol, 1e-3 * dist):
+            # A 2-cycle: a step to its middle restarts the acceleration (IsmSolver::damp).
+            middle = leading_subspace(W @ W.T + W_next @ W_next.T, q) if out.n_damped < _MAX_DAMPED_STEPS else None
+            if middle is None:
+                out.cycled = True
+                out.W = W if trace >= trace_prev else W_prev
+                return out
+            out.n_damped += 1
+            W_prev, trace_prev, W = W, trace, middle
+            anderson.clear()
+            residual_prev = np.inf
+            continue
+        # Anderson while the residual shrinks, else the plain step, history dropped
+        # (IsmSolver::advance): a 2-cycle's constant residual is left to the plain iteration.
+        W_step = W_next
+        if accelerate and dist < residual_prev:
+            W_step, extrapolated = anderson.next(W, W_next)
+            out.n_extrapolated += extrapolated
+        elif accelerate:
+            anderson.clear()
+            out.n_restarts += 1
+        residual_prev = dist
+        W_prev, trace_prev, W = W, trace, W_step
+    out.W = W
+    return out
 
 
 class DistributedKdac:
@@ -149,31 +209,14 @@ class DistributedKdac:
         return A, c
 
     def _ism(self, W, A, c, tol):
-        """Algorithm 2 from W with gamma fixed: the core's ism() without acceleration (the 2-cycle
-        test, up to _MAX_DAMPED_STEPS steps to its middle, then the better end)."""
+        """Algorithm 2 from W with gamma = A diag(c) A' fixed, each Phi(W) on the cluster (:func:`ism`)."""
         A_blocks = self.tiles.place(A)
-        q = W.shape[1]
-        out = _IsmOutcome(n_iter=0, n_damped=0, cycled=False)
-        W_prev, trace_prev = None, 0.0
-        for s in range(1, int(self.opt.ism_max_iter) + 1):
+
+        def phi_of(W):
             phi, trace, _ = self.tiles.phi(W, A_blocks, c, self.sigma)
-            W_next = fix_signs(np.linalg.eigh(phi)[1][:, :q])
-            dist = projection_distance(W, W_next)
-            out.n_iter = s
-            if dist <= tol:
-                out.W = W_next
-                return out
-            if s >= 2 and projection_distance(W_prev, W_next) <= max(tol, 1e-3 * dist):
-                if out.n_damped < _MAX_DAMPED_STEPS:
-                    out.n_damped += 1
-                    W_prev, trace_prev, W = W, trace, _leading(W @ W.T + W_next @ W_next.T, q)
-                    continue
-                out.cycled = True
-                out.W = W if trace >= trace_prev else W_prev
-                return out
-            W_prev, trace_prev, W = W, trace, W_next
-        out.W = W
-        return out
+            return phi, trace
+
+        return ism(phi_of, W, tol=tol, max_iter=int(self.opt.ism_max_iter), anderson_depth=int(self.opt.anderson_depth))
 
     def _u_step(self, W, degree, warm):
         """Eq. (3): the top-k eigenvectors of Q = H D^-1/2 K D^-1/2 H by Lanczos on the cluster's
