@@ -5,9 +5,10 @@ ESKL, EMKL and REKL take the m similarity matrices over n points as one array S 
 so; pass an (m, n, n) stack as ``np.moveaxis(S, 0, -1)``), or as a list of m (n, n) matrices.
 They are tagged pairwise, so scikit-learn's ``cross_val_score`` and ``GridSearchCV`` slice S as
 ``S[np.ix_(train, train)]`` for fit and ``S[np.ix_(test, train)]`` (n_test, n_train, m) for
-predict and score. See :mod:`kernlearn.similarity._base`. ``REKL(rank=r)`` also takes the m
-similarities as LinearOperators (e.g. :class:`kernlearn.distributed.KernelOperator`), never
-forming an n x n matrix; ESKL and EMKL need the dense matrices.
+predict and score. See :mod:`kernlearn.similarity._base`. With ``rank=r`` the three restrict
+the learned kernels to r leading eigenvectors and also take the m similarities as
+LinearOperators (e.g. :class:`kernlearn.distributed.KernelOperator`), never forming an n x n
+matrix (:mod:`kernlearn.similarity._restricted` for ESKL and EMKL).
 """
 
 from ._emkl import EMKL

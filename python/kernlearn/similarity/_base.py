@@ -97,9 +97,13 @@ one-vs-rest, one kernel (or set of kernels) per class, as the paper's protein ex
 Memory and time: every method is O(n^2) memory per kernel (dense n x n); ESKL and EMKL do one
 n x n symmetric eigendecomposition per kernel per iteration (LAPACK ``syevd`` through SciPy,
 measured fastest in ``bench/bench_similarity.py``), REKL one product V_l diag(mu) V_l' over the
-labelled rows. REKL with ``rank=r`` also takes the S_i as LinearOperators (e.g.
-:class:`kernlearn.distributed.KernelOperator`): r eigenpairs per S_i from Lanczos, then O(n r)
-memory (:class:`REKL`, :mod:`kernlearn.similarity._operators`); ESKL and EMKL refuse operators.
+labelled rows. With ``rank=r`` the three restrict the learned kernels to r leading eigenvectors
+and take the S_i as LinearOperators too (e.g. :class:`kernlearn.distributed.KernelOperator`):
+the r eigenpairs come from Lanczos, then O(n r) memory. REKL keeps r eigenpairs per S_i and
+learns their spectra (:class:`REKL`); ESKL and EMKL run the mirror descent on r x r matrices in
+the span of the leading eigenvectors of the mean similarity (ESKL) or of each S_i (EMKL), one
+r x r eigendecomposition per kernel per iteration (:mod:`kernlearn.similarity._restricted`,
+:mod:`kernlearn.similarity._operators`).
 """
 
 import numbers
@@ -297,14 +301,12 @@ class _Prep:
     pairs of largest magnitude; :mod:`._operators`) and tau."""
 
     def __init__(self, S, labelled, tau, driver, *, rank=None, rng=None):
-        self.S = S  # a sequence of m (n, n) matrices, or of m LinearOperators (REKL with a rank)
+        self.S = S  # a sequence of m (n, n) matrices, or of m LinearOperators (with a rank)
         self.m, self.n = len(S), S[0].shape[0]
         self.lab = np.flatnonzero(labelled)
         self.driver = driver
-        if isinstance(S[0], np.ndarray):
-            self.eig = [_operators.dense_leading_eigenpairs(s, rank, driver) for s in S]
-        else:
-            self.eig = [_operators.leading_eigenpairs(s, rank, rng, driver) for s in S]
+        self.rank = rank  # None: the dense fit; an int: the fit restricted to a subspace
+        self.eig = self._spectra(rank, rng)
         if tau == "trace":
             self.tau = float(np.mean([np.maximum(lam, 0).sum() for lam, _ in self.eig]))
             if not self.tau > 0:
@@ -312,9 +314,16 @@ class _Prep:
         else:
             self.tau = float(tau)
 
+    def _spectra(self, rank, rng):
+        """The (eigenvalues, eigenvectors) of each S_i, all n or the rank of largest magnitude;
+        tau="trace" reads their positive parts."""
+        if isinstance(self.S[0], np.ndarray):
+            return [_operators.dense_leading_eigenpairs(s, rank, self.driver) for s in self.S]
+        return [_operators.leading_eigenpairs(s, rank, rng, self.driver) for s in self.S]
+
     def warm_start(self, lam, V, init):
         """(V, log eigenvalues) of K^(1) from the spectrum of a similarity (module docstring); the
-        spectrum has r = lam.size entries (n, except for REKL restricted to a rank)."""
+        spectrum has r = lam.size entries (n, except with a rank)."""
         r = lam.size
         floor = INIT_EPS * self.tau / r
         pos = np.maximum(lam, 0.0)
@@ -355,8 +364,8 @@ class _Base(ClassifierMixin, BaseEstimator):
     """fit / predict / decision_function shared by the three estimators."""
 
     _multi_kernel = False
-    # Whether fit takes S as LinearOperators (REKL restricted to a rank: module _operators).
-    _takes_operators = False
+    # What ``rank`` keeps, for the message that asks for it (ESKL: of the mean similarity).
+    _rank_keeps = "the rank eigenpairs of largest magnitude of each S_i"
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -365,6 +374,7 @@ class _Base(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {
         "loss": [StrOptions(set(md.LOSSES)), "callable"],
+        "rank": [None, Interval(numbers.Integral, 1, None)],
         "rho": [Interval(numbers.Real, 0, None)],
         "tau": [StrOptions({"trace"}), Interval(numbers.Real, 0, None, closed="neither")],
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -393,6 +403,9 @@ class _Base(ClassifierMixin, BaseEstimator):
             last, so that scikit-learn's cross-validation can slice it (the estimator is tagged
             pairwise). A (m, n, n) stack must be passed as ``np.moveaxis(S, 0, -1)`` or as a
             list. Non-symmetric matrices are symmetrised with a warning; S is not modified.
+            With ``rank``, S may also be one symmetric ``scipy.sparse.linalg.LinearOperator``
+            (n, n), or a list of m of them (dense matrices may be mixed in), e.g.
+            :class:`kernlearn.distributed.KernelOperator`.
         y : array (n,)
             Class labels (numbers or strings); the number -1 marks an unlabelled point.
 
@@ -405,8 +418,6 @@ class _Base(ClassifierMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         operators = _operators.holds_operators(S)
         if operators:
-            if not self._takes_operators:
-                raise _operators.operators_refused(type(self).__name__)
             S = _operators.check_operators(S, rng)
         else:
             S = _check_similarities(S)
@@ -424,7 +435,7 @@ class _Base(ClassifierMixin, BaseEstimator):
         targets = [1] if classes.size == 2 else range(classes.size)
         try:
             with blas_threads(n_threads):
-                prep = _Prep(S, labelled, self.tau, "evd", rank=rank, rng=rng)
+                prep = self._prepare(S, labelled, rank, rng)
                 if operators:
                     scale = max(float(np.abs(lam).max()) for lam, _ in prep.eig)
                     if not scale <= np.sqrt(np.finfo(np.float64).max / rank):  # ||lambda_i||^2 would overflow
@@ -440,8 +451,21 @@ class _Base(ClassifierMixin, BaseEstimator):
         return self
 
     def _checked_rank(self, n, operators):
-        """The number of eigenpairs of each S_i the fit keeps: None (all n) but for REKL's rank."""
-        return None
+        """The number of eigenpairs the fit keeps: None (all n, the dense fit) or ``rank``."""
+        if self.rank is None:
+            if operators:
+                raise ValueError(
+                    f"rank is required when S is given as LinearOperators: {type(self).__name__} then keeps "
+                    f"{self._rank_keeps} (e.g. rank=50); rank=None means all n, a dense eigendecomposition"
+                )
+            return None
+        if self.rank > n:
+            raise ValueError(f"rank must be <= n = {n} (the number of points in S), got {self.rank}")
+        return int(self.rank)
+
+    def _prepare(self, S, labelled, rank, rng):
+        """What the fit needs from the similarities (:class:`_Prep`)."""
+        return _Prep(S, labelled, self.tau, "evd", rank=rank, rng=rng)
 
     def _store(self, results, prep, labelled):
         self.coef_ = np.stack([r["coef"] for r in results])  # (n_problems, m, n)

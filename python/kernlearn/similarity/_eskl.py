@@ -5,6 +5,7 @@ import scipy.linalg
 
 from .._utils._param_validation import StrOptions
 from . import _mirror_descent as md
+from . import _restricted
 from ._base import OOS_RCOND, UPDATES, _Base, _lambda_min, _pinv_apply
 from ._mkl import svm_dual
 
@@ -63,21 +64,37 @@ class ESKL(_Base):
     layout scikit-learn slices, so ``cross_val_score(ESKL(), S, y)`` and ``GridSearchCV`` work.
     ``score`` leaves out the entries -1 of y (unlabelled points).
 
-    S given as LinearOperators (e.g. :class:`kernlearn.distributed.KernelOperator`) is refused
-    with a ValueError: every iteration takes a matrix exponentiated-gradient step on the full
-    n x n kernel (one n x n eigendecomposition per kernel), so the kernel cannot stay
-    matrix-free. :class:`REKL` with ``rank`` is the operator path (a restriction of EMKL to the
-    leading eigenvectors of each S_i, learning only their spectra).
+    Restricted to a rank; similarities as operators. With ``rank=r`` the kernel is restricted
+    to the span of B, the r eigenvectors of largest |eigenvalue| of the mean similarity
+    S_mean = sum_i S_i / m: K = B Kr B' with Kr psd (r x r), tr Kr = tau, and every iteration
+    (the mirror step, its eigendecomposition, the certificate) is r x r; the losses are measured
+    against the compressions B' S_i B (:mod:`kernlearn.similarity._restricted`: with "sq_fro" this
+    is eq. (4) over the kernels of the span up to a constant, with "fro" the distance to the
+    compressed similarities; "l1" and callable losses are refused). ``fit(S, y)`` then also takes
+    S as a list of m symmetric ``scipy.sparse.linalg.LinearOperator`` (n, n), or one operator,
+    e.g. :class:`kernlearn.distributed.KernelOperator`: B comes from one Lanczos eigensolve of the
+    operator sum (:mod:`kernlearn.similarity._operators`), then each S_i is multiplied once by B,
+    and the fit holds O(n r) plus the SVM's n_l x n_l kernel on the labelled points; ``rank`` is
+    required then. rank = n is the dense ESKL up to rounding; a dense S with a rank is
+    diagonalised in full and truncated the same way. The out-of-sample rule uses the
+    pseudo-inverse of the truncation B diag(1 / lambda) B', so ``decision_function`` takes the
+    similarities of new points to the n fitted points as for the dense fit (arrays, or m
+    LinearOperators (n_test, n)).
 
     Parameters
     ----------
     loss : {"l1", "fro", "sq_fro"} or callable, default "fro"
         L1, L2, L3 of Section 4. A callable ``loss(K, S) -> (value, subgradient)`` must be
-        convex in K; its subgradient's symmetric part is used.
+        convex in K; its subgradient's symmetric part is used. With ``rank``, "fro" or "sq_fro".
+    rank : int or None, default None
+        Restrict the kernel to the ``rank`` eigenvectors of largest magnitude of the mean
+        similarity (above). None keeps all n (the paper's ESKL); required when S holds
+        LinearOperators; at most n.
     rho : float >= 0, default 1.0
         Weight of the losses.
     tau : "trace" or float > 0, default "trace"
-        tr K. "trace": the mean of tr (S_i)_+ (the trace of the Denoise kernels).
+        tr K. "trace": the mean of tr (S_i)_+ (the trace of the Denoise kernels); with a rank,
+        of tr (B' S_i B)_+.
     C : float > 0, default 1.0
         SVM regularisation.
     max_iter : int, default 100
@@ -124,10 +141,11 @@ class ESKL(_Base):
         The class labels.
     n_features_in_ : int
         n, the number of fitted points (labelled and unlabelled).
-    eigenvalues_ : ndarray of shape (n_problems, n)
-    eigenvectors_ : ndarray of shape (n_problems, n, n)
+    eigenvalues_ : ndarray of shape (n_problems, r)
+    eigenvectors_ : ndarray of shape (n_problems, n, r)
         The best kernel ``V diag(lam) V'`` per problem; n_problems is 1 for two classes, else
-        n_classes (one-vs-rest).
+        n_classes (one-vs-rest). r is ``rank`` (n when None); with a rank the columns of V span
+        the rank leading eigenvectors of the mean similarity.
     coef_ : ndarray of shape (n_problems, m, n)
         Out-of-sample weights: the decision value of a new point is
         ``sum_i S_test[:, :, i] @ coef_[p, i] + intercept_[p]``.
@@ -185,14 +203,29 @@ class ESKL(_Base):
     [0, 1, 0, 1, 0, 1, 0, 1, 1, 0]
     >>> round(model.score(S_test, y[test]), 2)
     0.86
+
+    The same fit restricted to the 20 eigenvectors of largest magnitude of the mean similarity,
+    the similarities given as LinearOperators (scipy's wrappers here; a
+    :class:`kernlearn.distributed.KernelOperator` goes the same way):
+
+    >>> from scipy.sparse.linalg import aslinearoperator
+    >>> S_train = S[np.ix_(train, train)]
+    >>> operators = [aslinearoperator(np.ascontiguousarray(S_train[:, :, i])) for i in range(3)]
+    >>> low_rank = ESKL(rank=20, random_state=0).fit(operators, y[train])
+    >>> low_rank.eigenvalues_.shape, low_rank.eigenvectors_.shape
+    ((1, 20), (1, 60, 20))
+    >>> round(low_rank.score(S_test, y[test]), 2)
+    0.84
     """
 
     _parameter_constraints = {**_Base._parameter_constraints, "update": [StrOptions(set(UPDATES))]}
+    _rank_keeps = "the rank eigenvectors of largest magnitude of the mean similarity sum_i S_i / m"
 
     def __init__(
         self,
         loss="fro",
         *,
+        rank=None,
         rho=1.0,
         tau="trace",
         C=1.0,
@@ -210,6 +243,7 @@ class ESKL(_Base):
         callback=None,
     ):
         self.loss = loss
+        self.rank = rank
         self.rho = rho
         self.tau = tau
         self.C = C
@@ -226,7 +260,20 @@ class ESKL(_Base):
         self.verbose = verbose
         self.callback = callback
 
+    def _checked_rank(self, n, operators):
+        rank = super()._checked_rank(n, operators)
+        if rank is not None:
+            _restricted.check_loss(self.loss, type(self).__name__)
+        return rank
+
+    def _prepare(self, S, labelled, rank, rng):
+        if rank is None:
+            return super()._prepare(S, labelled, rank, rng)
+        return _restricted.MeanSubspace(S, labelled, self.tau, "evd", rank=rank, rng=rng)
+
     def _solve(self, prep, y, rng, label):
+        if prep.rank is not None:
+            return _restricted.solve_single(self, prep, y, rng, label)
         if not hasattr(prep, "mean_eig"):
             prep.mean_eig = (
                 prep.eig[0]

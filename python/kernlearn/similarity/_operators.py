@@ -1,11 +1,12 @@
 """Similarities given as LinearOperators (e.g. :class:`kernlearn.distributed.KernelOperator`): the
-input check and the rank-r eigenpairs that REKL restricted to a rank needs from them.
+input check and the rank-r eigenpairs that the fits restricted to a rank need from them.
 
-REKL only ever uses S_i through its eigenpairs (K_i = V_i diag(mu_i) V_i'), so an operator that
-can be multiplied is enough: its r eigenpairs of largest magnitude come from
-:func:`kernlearn.linalg.eigsh`, and everything afterwards is n x r. ESKL and EMKL take a matrix
-exponentiated-gradient step on the full n x n kernel every iteration and refuse operators
-(:func:`operators_refused`).
+Restricted to a rank, the estimators use S_i only through r eigenpairs and block products with
+n x r matrices, so an operator that can be multiplied is enough: the r eigenpairs of largest
+magnitude come from :func:`kernlearn.linalg.eigsh` (:func:`leading_eigenpairs`), and everything
+afterwards is n x r. REKL and EMKL take those of each S_i (REKL learns their spectra, EMKL an
+r x r kernel in their span); ESKL those of the mean similarity, an operator sum, followed by one
+product S_i B per similarity (:mod:`kernlearn.similarity._restricted`).
 """
 
 import numpy as np
@@ -20,7 +21,6 @@ __all__ = [
     "holds_operators",
     "check_operators",
     "check_test_operators",
-    "operators_refused",
     "dense_leading_eigenpairs",
     "leading_eigenpairs",
 ]
@@ -36,16 +36,6 @@ def holds_operators(S):
     if isinstance(S, LinearOperator):
         return True
     return isinstance(S, (list, tuple)) and any(isinstance(s, LinearOperator) for s in S)
-
-
-def operators_refused(owner):
-    """The ValueError of ESKL and EMKL for similarities given as LinearOperators."""
-    return ValueError(
-        f"{owner} cannot take S as LinearOperators: every iteration takes a matrix exponentiated-gradient "
-        "step on the full n x n kernel (one n x n eigendecomposition per kernel), so the kernel cannot stay "
-        "matrix-free. Use REKL(rank=r), which learns the spectrum of each S_i on its r leading eigenvectors "
-        "(n x r), or pass S as dense (n, n) arrays"
-    )
 
 
 def _asymmetry(A, rng):

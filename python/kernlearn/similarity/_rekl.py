@@ -1,10 +1,7 @@
 """REKL: restricted entropic kernel learning (Algorithm 3 of Kundu et al. 2010); see :mod:`._base`."""
 
-import numbers
-
 import numpy as np
 
-from .._utils._param_validation import Interval
 from . import _mirror_descent as md
 from ._base import OOS_RCOND, _MKLBase
 
@@ -172,9 +169,6 @@ class REKL(_MKLBase):
     0.78
     """
 
-    _parameter_constraints = {**_MKLBase._parameter_constraints, "rank": [None, Interval(numbers.Integral, 1, None)]}
-    _takes_operators = True
-
     def __init__(
         self,
         loss="fro",
@@ -217,19 +211,6 @@ class REKL(_MKLBase):
             callback=callback,
         )
         self.rank = rank
-
-    def _checked_rank(self, n, operators):
-        if self.rank is None:
-            if operators:
-                raise ValueError(
-                    "rank is required when S is given as LinearOperators: REKL then keeps the rank eigenpairs "
-                    "of largest magnitude of each S_i (e.g. rank=50); rank=None means all n, a dense "
-                    "eigendecomposition"
-                )
-            return None
-        if self.rank > n:
-            raise ValueError(f"rank must be <= n = {n} (the number of points in S), got {self.rank}")
-        return int(self.rank)
 
     def _solve(self, prep, y, rng, label):
         log_mu = np.stack(
