@@ -70,7 +70,7 @@ class EMKL(_MKLBase):
     pairwise layout that scikit-learn's cross-validation and GridSearchCV slice.
 
     Restricted to a rank; similarities as operators. With ``rank=r`` each kernel is restricted
-    to the span of B_i, the r eigenvectors of largest |eigenvalue| of its own S_i:
+    to the span of B_i, the r eigenvectors with the eigenvalues largest in magnitude of its own S_i:
     K_i = B_i Kr_i B_i' with Kr_i psd (r x r), tr Kr_i = tau, and every iteration is r x r per
     kernel (plus the MKL on the labelled points); the loss of K_i is measured against
     B_i' S_i B_i = diag(lambda_i) (:mod:`kernlearn.similarity._restricted`: with "sq_fro" this is

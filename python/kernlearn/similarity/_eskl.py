@@ -65,7 +65,7 @@ class ESKL(_Base):
     ``score`` leaves out the entries -1 of y (unlabelled points).
 
     Restricted to a rank; similarities as operators. With ``rank=r`` the kernel is restricted
-    to the span of B, the r eigenvectors of largest |eigenvalue| of the mean similarity
+    to the span of B, the r eigenvectors with the eigenvalues largest in magnitude of the mean similarity
     S_mean = sum_i S_i / m: K = B Kr B' with Kr psd (r x r), tr Kr = tau, and every iteration
     (the mirror step, its eigendecomposition, the certificate) is r x r; the losses are measured
     against the compressions B' S_i B (:mod:`kernlearn.similarity._restricted`: with "sq_fro" this

@@ -10,7 +10,7 @@ and ``paper_step``), their eigendecompositions and the certificate's lambda_min 
 the similarities enter only through one block product S_i B each, before the loop. So S_i may
 be a LinearOperator (:class:`kernlearn.distributed.KernelOperator`): nothing n x n is formed.
 
-Which subspace. ESKL: B holds the r eigenvectors of largest |eigenvalue| of the mean similarity
+Which subspace. ESKL: B holds the r eigenvectors with the eigenvalues largest in magnitude of the mean similarity
 S_mean = sum_i S_i / m (the matrix whose spectrum gives the Denoise start and whose
 pseudo-inverse gives the out-of-sample rule), from one eigensolve of the operator sum
 (:func:`kernlearn.similarity._operators.leading_eigenpairs`). EMKL: one subspace per similarity,
@@ -27,8 +27,8 @@ similarity B P_i B'; the full ``||K - S_i||_F`` has ``||R_i||_F^2`` under the sq
 function of Kr, and R_i is not known without n products), so the fit solves the compressed
 problem, as REKL does with "fro". Both losses are invariant under the change of basis B (for
 rank = n, B is orthogonal, R_i = 0 and the fit is the dense one up to rounding). The entrywise
-"l1" is not: sum |Kr - P_i| is not the l1 distance of K to anything, so "l1" and callable losses
-(which may not be invariant either) are refused with a rank.
+"l1" is not: the sum of abs(Kr - P_i) over the entries is not the l1 distance of K to anything,
+so "l1" and callable losses (which may not be invariant either) are refused with a rank.
 
 Pieces of one iteration, in r-space. The SVM sees K_lab = B_lab Kr B_lab' (B_lab the labelled
 rows of B, n_l x r); the subgradient of eq. (8) pulled back by B, ``G_r = B' G B``, is
