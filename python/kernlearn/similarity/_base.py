@@ -360,6 +360,39 @@ def _lambda_min(A, v0, rng):
     return float(w[0]), U[:, 0]
 
 
+def _fit_result(best, n_iter, reason, history, *, coef, intercept, decision, kernel):
+    """What an estimator's _solve returns for one binary problem (read by _Base._store):
+    ``best`` is _run's best iterate (its f, start_change), ``kernel`` what _set_kernels keeps."""
+    return {
+        "coef": coef,
+        "intercept": intercept,
+        "decision": decision,
+        "n_iter": n_iter,
+        "reason": reason,
+        "history": history,
+        "objective": best["f"],
+        "start_change": best["start_change"],
+        "kernel": kernel,
+    }
+
+
+def _spectraplex_lower_min(tau, m=None):
+    """The certificate's minimum of <G, K> over {K psd, tr K = tau}: tau lambda_min(G), or for a
+    list of m kernels (m given) the sum over them; each Lanczos run warm-started from the
+    previous call's vector."""
+    v0 = [None] * (m or 1)
+
+    def lower_min(G, rng):
+        Gs = [G] if m is None else G
+        total = 0.0
+        for i, Gi in enumerate(Gs):
+            value, v0[i] = _lambda_min(Gi, v0[i], rng)
+            total += tau * value
+        return total
+
+    return lower_min
+
+
 class _Base(ClassifierMixin, BaseEstimator):
     """fit / predict / decision_function shared by the three estimators."""
 

@@ -5,27 +5,15 @@ import numpy as np
 from .._utils._param_validation import StrOptions
 from . import _mirror_descent as md
 from . import _restricted
-from ._base import OOS_RCOND, UPDATES, _lambda_min, _MKLBase, _pinv_apply
+from ._base import OOS_RCOND, UPDATES, _fit_result, _MKLBase, _pinv_apply, _spectraplex_lower_min
 
 __all__ = ["EMKL"]
 
 
-class _EMKLOracle:
+class _EMKLOracle(md.KernelListState):
     def __init__(self, est, prep, y, loss):
         self.est, self.prep, self.y, self.loss = est, prep, y, loss
         self.gamma = None  # warm start of the MKL alternation
-
-    def copy(self, state):
-        return [(V.copy(), l.copy()) for V, l in state]
-
-    def start_change(self, start, state):
-        """sqrt(sum_i ||K_i - K_i^(1)||_F^2 / sum_i ||K_i^(1)||_F^2)."""
-        num = den = 0.0
-        for (V0, l0), (V, l) in zip(start, state):
-            K0 = md.dense_from_log(V0, l0)
-            num += float(np.linalg.norm(md.dense_from_log(V, l) - K0)) ** 2
-            den += float(np.linalg.norm(K0)) ** 2
-        return md.relative_change(num, den)
 
     def evaluate(self, state):
         est, lab = self.est, self.prep.lab
@@ -45,12 +33,6 @@ class _EMKLOracle:
         dual_norm = max(np.linalg.norm(g) for g in G)  # dual of ||K|| = sum_i ||K_i||_F
         model = (beta, res["intercept"], res["gamma_svm"], res["gamma"])
         return {"f": f, "G": G, "dual_norm": dual_norm, "x_dot_g": float(np.vdot(G, Ks)), "model": model}
-
-    def step(self, state, G, eta):
-        tau, driver = self.prep.tau, self.prep.driver
-        if self.est.update == "paper":
-            return [md.paper_step(l, G[i], eta, tau, driver=driver) for i, (_, l) in enumerate(state)]
-        return [md.meg_step(V, l, G[i], eta, tau, driver=driver) for i, (V, l) in enumerate(state)]
 
 
 class EMKL(_MKLBase):
@@ -199,14 +181,7 @@ class EMKL(_MKLBase):
         state = [prep.warm_start(lam, V, self.init) for lam, V in prep.eig]
         radius = np.mean([np.log(prep.tau) - l.min() for _, l in state])
         oracle = _EMKLOracle(self, prep, y, md.resolve_loss(self.loss))
-        v0 = [None] * prep.m
-
-        def lower_min(G, rng):
-            total = 0.0
-            for i in range(prep.m):
-                value, v0[i] = _lambda_min(G[i], v0[i], rng)
-                total += prep.tau * value
-            return total
+        lower_min = _spectraplex_lower_min(prep.tau, prep.m)
 
         best, n_iter, reason, hist = self._run(
             oracle, state, md.StepRule(radius, self._step_scale()), lower_min, rng, label
@@ -218,21 +193,20 @@ class EMKL(_MKLBase):
             kb = ((V * np.exp(l)) @ (V[prep.lab].T @ beta)) / gamma_svm[i]  # K_i[:, lab] beta / gamma_i
             decision += kb
             coef[i] = _pinv_apply(*prep.eig[i], kb, self.oos_rcond)
-        return {
-            "coef": coef,
-            "intercept": b,
-            "decision": decision,
-            "n_iter": n_iter,
-            "reason": reason,
-            "history": hist,
-            "objective": best["f"],
-            "start_change": best["start_change"],
-            "kernel": (
+        return _fit_result(
+            best,
+            n_iter,
+            reason,
+            hist,
+            coef=coef,
+            intercept=b,
+            decision=decision,
+            kernel=(
                 np.stack([np.exp(l) for _, l in best["state"]]),
                 np.stack([V for V, _ in best["state"]]),
                 gamma_svm,
             ),
-        }
+        )
 
     def _set_kernels(self, results):
         self.eigenvalues_ = np.stack([r["kernel"][0] for r in results])

@@ -6,30 +6,19 @@ import scipy.linalg
 from .._utils._param_validation import StrOptions
 from . import _mirror_descent as md
 from . import _restricted
-from ._base import OOS_RCOND, UPDATES, _Base, _lambda_min, _pinv_apply
+from ._base import OOS_RCOND, UPDATES, _Base, _fit_result, _pinv_apply, _spectraplex_lower_min
 from ._mkl import svm_dual
 
 __all__ = ["ESKL"]
 
 
-class _ESKLOracle:
+class _ESKLOracle(md.OneKernelState):
     def __init__(self, est, prep, y, loss):
         self.est, self.prep, self.y, self.loss = est, prep, y, loss
 
-    def copy(self, state):
-        return (state[0].copy(), state[1].copy())
-
-    def kernel(self, state):
-        return md.dense_from_log(*state)
-
-    def start_change(self, start, state):
-        """||K - K^(1)||_F / ||K^(1)||_F."""
-        K0 = self.kernel(start)
-        return md.relative_change(float(np.linalg.norm(self.kernel(state) - K0)) ** 2, float(np.linalg.norm(K0)) ** 2)
-
     def evaluate(self, state):
         est, lab = self.est, self.prep.lab
-        K = self.kernel(state)
+        K = md.dense_from_log(*state)
         omega, beta, b = svm_dual(K[np.ix_(lab, lab)], self.y, est.C, est.svm_tol)
         G = np.zeros_like(K)
         f = omega
@@ -41,11 +30,6 @@ class _ESKLOracle:
         # eq. (8): f'(K) = -1/2 Y alpha alpha' Y + rho sum_i L'(K - S_i), on the labelled block
         G[np.ix_(lab, lab)] -= 0.5 * np.outer(beta, beta)
         return {"f": f, "G": G, "dual_norm": np.linalg.norm(G), "x_dot_g": float(np.vdot(G, K)), "model": (beta, b)}
-
-    def step(self, state, G, eta):
-        if self.est.update == "paper":
-            return md.paper_step(state[1], G, eta, self.prep.tau, driver=self.prep.driver)
-        return md.meg_step(state[0], state[1], G, eta, self.prep.tau, driver=self.prep.driver)
 
 
 class ESKL(_Base):
@@ -284,11 +268,7 @@ class ESKL(_Base):
         state = prep.warm_start(lam, V, self.init)
         radius = np.log(prep.tau) - state[1].min()  # log(tau / lambda_min(K^(1)))
         oracle = _ESKLOracle(self, prep, y, md.resolve_loss(self.loss))
-        v0 = [None]
-
-        def lower_min(G, rng):
-            value, v0[0] = _lambda_min(G, v0[0], rng)
-            return prep.tau * value
+        lower_min = _spectraplex_lower_min(prep.tau)
 
         best, n_iter, reason, hist = self._run(
             oracle, state, md.StepRule(radius, self._step_scale()), lower_min, rng, label
@@ -299,17 +279,8 @@ class ESKL(_Base):
         kb = K_lab @ beta
         # out-of-sample: k(x, .) = sbar(x)' Sbar^+ K with sbar the mean similarity row
         w = _pinv_apply(lam, V, kb, self.oos_rcond) / prep.m
-        return {
-            "coef": np.tile(w, (prep.m, 1)),
-            "intercept": b,
-            "decision": kb + b,
-            "n_iter": n_iter,
-            "reason": reason,
-            "history": hist,
-            "objective": best["f"],
-            "start_change": best["start_change"],
-            "kernel": (np.exp(lb), Vb),
-        }
+        coef = np.tile(w, (prep.m, 1))
+        return _fit_result(best, n_iter, reason, hist, coef=coef, intercept=b, decision=kb + b, kernel=(np.exp(lb), Vb))
 
     def _set_kernels(self, results):
         self.eigenvalues_ = np.stack([r["kernel"][0] for r in results])

@@ -41,6 +41,8 @@ __all__ = [
     "simplex_step",
     "dense_from_log",
     "relative_change",
+    "OneKernelState",
+    "KernelListState",
     "StepRule",
     "LowerBound",
 ]
@@ -144,6 +146,48 @@ def simplex_step(log_mu, g, eta, tau):
     """Entropic step on {mu >= 0, sum mu = tau} (Algorithm 3), in log-domain: returns log mu+."""
     z = log_mu - eta * g
     return z - logsumexp(z) + np.log(tau)
+
+
+class OneKernelState:
+    """copy / start_change / step of an oracle whose state is one kernel as (V, log eigenvalues):
+    ESKL's, on the full kernel or restricted to a subspace. The oracle holds ``est`` (its
+    ``update``) and ``prep`` (``tau``, ``driver``)."""
+
+    def copy(self, state):
+        return (state[0].copy(), state[1].copy())
+
+    def start_change(self, start, state):
+        """||K - K^(1)||_F / ||K^(1)||_F (in a subspace with an orthonormal basis, the same of Kr)."""
+        K0 = dense_from_log(*start)
+        return relative_change(float(np.linalg.norm(dense_from_log(*state) - K0)) ** 2, float(np.linalg.norm(K0)) ** 2)
+
+    def step(self, state, G, eta):
+        if self.est.update == "paper":
+            return paper_step(state[1], G, eta, self.prep.tau, driver=self.prep.driver)
+        return meg_step(state[0], state[1], G, eta, self.prep.tau, driver=self.prep.driver)
+
+
+class KernelListState:
+    """The same for a list of kernels (EMKL's, full or restricted), G holding one subgradient
+    per kernel."""
+
+    def copy(self, state):
+        return [(V.copy(), l.copy()) for V, l in state]
+
+    def start_change(self, start, state):
+        """sqrt(sum_i ||K_i - K_i^(1)||_F^2 / sum_i ||K_i^(1)||_F^2)."""
+        num = den = 0.0
+        for (V0, l0), (V, l) in zip(start, state):
+            K0 = dense_from_log(V0, l0)
+            num += float(np.linalg.norm(dense_from_log(V, l) - K0)) ** 2
+            den += float(np.linalg.norm(K0)) ** 2
+        return relative_change(num, den)
+
+    def step(self, state, G, eta):
+        tau, driver = self.prep.tau, self.prep.driver
+        if self.est.update == "paper":
+            return [paper_step(l, G[i], eta, tau, driver=driver) for i, (_, l) in enumerate(state)]
+        return [meg_step(V, l, G[i], eta, tau, driver=driver) for i, (V, l) in enumerate(state)]
 
 
 class StepRule:

@@ -3,7 +3,7 @@
 import numpy as np
 
 from . import _mirror_descent as md
-from ._base import OOS_RCOND, _MKLBase
+from ._base import OOS_RCOND, _fit_result, _MKLBase
 
 __all__ = ["REKL"]
 
@@ -242,17 +242,9 @@ class REKL(_MKLBase):
             ok = np.abs(lam) > self.oos_rcond * np.abs(lam).max()
             inv[ok] = 1.0 / lam[ok]
             coef[i] = V @ (inv * mu[i] * c)
-        return {
-            "coef": coef,
-            "intercept": b,
-            "decision": decision,
-            "n_iter": n_iter,
-            "reason": reason,
-            "history": hist,
-            "objective": best["f"],
-            "start_change": best["start_change"],
-            "kernel": (mu, gamma_svm, prep),
-        }
+        return _fit_result(
+            best, n_iter, reason, hist, coef=coef, intercept=b, decision=decision, kernel=(mu, gamma_svm, prep)
+        )
 
     def _set_kernels(self, results):
         self.spectra_ = np.stack([r["kernel"][0] for r in results])

@@ -58,7 +58,7 @@ import scipy.linalg
 
 from . import _mirror_descent as md
 from . import _operators
-from ._base import _lambda_min, _pinv_apply, _Prep
+from ._base import _fit_result, _pinv_apply, _Prep, _spectraplex_lower_min
 from ._mkl import svm_dual
 
 __all__ = ["MeanSubspace", "check_loss", "solve_single", "solve_multiple"]
@@ -116,22 +116,12 @@ def _labelled_kernel(B_lab, V, log_lam):
     return md.dense_from_log(B_lab @ V, log_lam)
 
 
-class _SingleOracle:
+class _SingleOracle(md.OneKernelState):
     """ESKL's oracle on the state (Vr, log eigenvalues) of Kr (module docstring)."""
 
     def __init__(self, est, prep, y, loss):
         self.est, self.prep, self.y, self.loss = est, prep, y, loss
         self.B_lab = prep.mean_eig[1][prep.lab]
-
-    def copy(self, state):
-        return (state[0].copy(), state[1].copy())
-
-    def start_change(self, start, state):
-        """||K - K^(1)||_F / ||K^(1)||_F = ||Kr - Kr^(1)||_F / ||Kr^(1)||_F (B orthonormal)."""
-        K0 = md.dense_from_log(*start)
-        return md.relative_change(
-            float(np.linalg.norm(md.dense_from_log(*state) - K0)) ** 2, float(np.linalg.norm(K0)) ** 2
-        )
 
     def evaluate(self, state):
         est = self.est
@@ -148,13 +138,8 @@ class _SingleOracle:
         G -= 0.5 * np.outer(u, u)
         return {"f": f, "G": G, "dual_norm": np.linalg.norm(G), "x_dot_g": float(np.vdot(G, Kr)), "model": (beta, b)}
 
-    def step(self, state, G, eta):
-        if self.est.update == "paper":
-            return md.paper_step(state[1], G, eta, self.prep.tau, driver=self.prep.driver)
-        return md.meg_step(state[0], state[1], G, eta, self.prep.tau, driver=self.prep.driver)
 
-
-class _MultipleOracle:
+class _MultipleOracle(md.KernelListState):
     """EMKL's oracle on the states (Vr_i, log eigenvalues) of the Kr_i (module docstring)."""
 
     def __init__(self, est, prep, y, loss):
@@ -162,18 +147,6 @@ class _MultipleOracle:
         self.B_lab = [B[prep.lab] for _, B in prep.eig]
         self.compressions = [np.diag(lam) for lam, _ in prep.eig]  # B_i' S_i B_i
         self.gamma = None  # warm start of the MKL alternation
-
-    def copy(self, state):
-        return [(V.copy(), l.copy()) for V, l in state]
-
-    def start_change(self, start, state):
-        """sqrt(sum_i ||K_i - K_i^(1)||_F^2 / sum_i ||K_i^(1)||_F^2), in r-space (B_i orthonormal)."""
-        num = den = 0.0
-        for (V0, l0), (V, l) in zip(start, state):
-            K0 = md.dense_from_log(V0, l0)
-            num += float(np.linalg.norm(md.dense_from_log(V, l) - K0)) ** 2
-            den += float(np.linalg.norm(K0)) ** 2
-        return md.relative_change(num, den)
 
     def evaluate(self, state):
         est = self.est
@@ -195,26 +168,6 @@ class _MultipleOracle:
         model = (beta, res["intercept"], res["gamma_svm"], res["gamma"])
         return {"f": f, "G": G, "dual_norm": dual_norm, "x_dot_g": float(np.vdot(G, Ks)), "model": model}
 
-    def step(self, state, G, eta):
-        tau, driver = self.prep.tau, self.prep.driver
-        if self.est.update == "paper":
-            return [md.paper_step(l, G[i], eta, tau, driver=driver) for i, (_, l) in enumerate(state)]
-        return [md.meg_step(V, l, G[i], eta, tau, driver=driver) for i, (V, l) in enumerate(state)]
-
-
-def _result(best, n_iter, reason, hist, coef, intercept, decision, kernel):
-    return {
-        "coef": coef,
-        "intercept": intercept,
-        "decision": decision,
-        "n_iter": n_iter,
-        "reason": reason,
-        "history": hist,
-        "objective": best["f"],
-        "start_change": best["start_change"],
-        "kernel": kernel,
-    }
-
 
 def solve_single(est, prep, y, rng, label):
     """ESKL's binary problem in the subspace of ``prep`` (a :class:`MeanSubspace`): the result
@@ -224,11 +177,7 @@ def solve_single(est, prep, y, rng, label):
     state = prep.warm_start(lam, np.eye(r), est.init)  # diagonal in B: the restricted spectrum
     radius = np.log(prep.tau) - state[1].min()  # log(tau / lambda_min(Kr^(1)))
     oracle = _SingleOracle(est, prep, y, md.LOSSES[est.loss])
-    v0 = [None]
-
-    def lower_min(G, rng):
-        value, v0[0] = _lambda_min(G, v0[0], rng)
-        return prep.tau * value
+    lower_min = _spectraplex_lower_min(prep.tau)
 
     best, n_iter, reason, hist = est._run(oracle, state, md.StepRule(radius, est._step_scale()), lower_min, rng, label)
     Vr, l = best["state"]
@@ -237,7 +186,8 @@ def solve_single(est, prep, y, rng, label):
     kb = (W * np.exp(l)) @ (W[prep.lab].T @ beta)  # K[:, lab] beta
     # out-of-sample: k(x, .) = sbar(x)' Sbar^+ K, Sbar^+ the pseudo-inverse of the truncation
     w = _pinv_apply(lam, B, kb, est.oos_rcond) / prep.m
-    return _result(best, n_iter, reason, hist, np.tile(w, (prep.m, 1)), b, kb + b, (np.exp(l), W))
+    coef = np.tile(w, (prep.m, 1))
+    return _fit_result(best, n_iter, reason, hist, coef=coef, intercept=b, decision=kb + b, kernel=(np.exp(l), W))
 
 
 def solve_multiple(est, prep, y, rng, label):
@@ -247,14 +197,7 @@ def solve_multiple(est, prep, y, rng, label):
     state = [prep.warm_start(lam, np.eye(r), est.init) for lam, _ in prep.eig]
     radius = np.mean([np.log(prep.tau) - l.min() for _, l in state])
     oracle = _MultipleOracle(est, prep, y, md.LOSSES[est.loss])
-    v0 = [None] * prep.m
-
-    def lower_min(G, rng):
-        total = 0.0
-        for i in range(prep.m):
-            value, v0[i] = _lambda_min(G[i], v0[i], rng)
-            total += prep.tau * value
-        return total
+    lower_min = _spectraplex_lower_min(prep.tau, prep.m)
 
     best, n_iter, reason, hist = est._run(oracle, state, md.StepRule(radius, est._step_scale()), lower_min, rng, label)
     beta, b, gamma_svm, _ = best["model"]
@@ -268,4 +211,4 @@ def solve_multiple(est, prep, y, rng, label):
         coef[i] = _pinv_apply(lam, B, kb, est.oos_rcond)
         vectors.append(W)
     kernel = (np.stack([np.exp(l) for _, l in best["state"]]), np.stack(vectors), gamma_svm)
-    return _result(best, n_iter, reason, hist, coef, b, decision, kernel)
+    return _fit_result(best, n_iter, reason, hist, coef=coef, intercept=b, decision=decision, kernel=kernel)
