@@ -17,21 +17,13 @@ distributed = pytest.importorskip("distributed")
 
 import dask_cluster  # noqa: E402
 from kernlearn.distributed import KernelOperator  # noqa: E402
+from similarity_problems import problem  # noqa: E402
 
 client = dask_cluster.client  # the module-scoped LocalCluster fixture (2 worker processes)
 
 # The fits are cut at max_iter = 30 to stay fast: what is compared is the path of the iterates,
 # the same on both sides, not its convergence.
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-
-
-def problem(n, seed=0):
-    """Two classes in 4-D, the first 60 points labelled; the RBF and TL1 kernels (TL1 is indefinite)."""
-    rng = np.random.default_rng(seed)
-    labels = rng.integers(0, 2, n)
-    X = rng.standard_normal((n, 4)) + 1.2 * labels[:, None]
-    y = np.where(np.arange(n) < 60, labels, -1)
-    return X, y, [kernels.rbf_kernel(X, gamma=0.25), kernels.tl1_kernel(X, tau=2.0)]
 
 
 def fitted(S, y, **params):

@@ -13,6 +13,7 @@ from scipy.sparse.linalg import LinearOperator, aslinearoperator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
+import similarity_problems
 from kernlearn import kernels
 from kernlearn._utils import _solver_choice
 from kernlearn.similarity import EMKL, ESKL, REKL
@@ -24,12 +25,8 @@ pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceW
 
 
 def problem(n, seed=0):
-    """Two classes in 4-D, the first 40 points labelled; the RBF and TL1 kernels (TL1 is indefinite)."""
-    rng = np.random.default_rng(seed)
-    labels = rng.integers(0, 2, n)
-    X = rng.standard_normal((n, 4)) + 1.2 * labels[:, None]
-    y = np.where(np.arange(n) < 40, labels, -1)
-    return X, y, [kernels.rbf_kernel(X, gamma=0.25), kernels.tl1_kernel(X, tau=2.0)]
+    """similarity_problems.problem with the first 40 points labelled."""
+    return similarity_problems.problem(n, seed, labelled=40)
 
 
 def fitted(Est, S, y, **params):
