@@ -110,6 +110,7 @@ import numbers
 import time
 import warnings
 from types import SimpleNamespace
+from typing import Any, Callable, Optional
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -399,6 +400,9 @@ class _Base(ClassifierMixin, BaseEstimator):
     _multi_kernel = False
     # What ``rank`` keeps, for the message that asks for it (ESKL: of the mean similarity).
     _rank_keeps = "the rank eigenpairs of largest magnitude of each S_i"
+    # Called as check(loss, owner) when a rank is given: the losses a restriction defines
+    # (ESKL, EMKL: _restricted.check_loss); None for REKL, whose losses act on spectra.
+    _rank_loss_check: Optional[Callable[[Any, str], None]] = None
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -494,6 +498,8 @@ class _Base(ClassifierMixin, BaseEstimator):
             return None
         if self.rank > n:
             raise ValueError(f"rank must be <= n = {n} (the number of points in S), got {self.rank}")
+        if self._rank_loss_check is not None:
+            self._rank_loss_check(self.loss, type(self).__name__)
         return int(self.rank)
 
     def _prepare(self, S, labelled, rank, rng):

@@ -123,6 +123,7 @@ class EMKL(_MKLBase):
     """
 
     _parameter_constraints = {**_MKLBase._parameter_constraints, "update": [StrOptions(set(UPDATES))]}
+    _rank_loss_check = staticmethod(_restricted.check_loss)
 
     def __init__(
         self,
@@ -168,12 +169,6 @@ class EMKL(_MKLBase):
         )
         self.update = update
         self.rank = rank
-
-    def _checked_rank(self, n, operators):
-        rank = super()._checked_rank(n, operators)
-        if rank is not None:
-            _restricted.check_loss(self.loss, type(self).__name__)
-        return rank
 
     def _solve(self, prep, y, rng, label):
         if prep.rank is not None:

@@ -204,6 +204,7 @@ class ESKL(_Base):
 
     _parameter_constraints = {**_Base._parameter_constraints, "update": [StrOptions(set(UPDATES))]}
     _rank_keeps = "the rank eigenvectors of largest magnitude of the mean similarity sum_i S_i / m"
+    _rank_loss_check = staticmethod(_restricted.check_loss)
 
     def __init__(
         self,
@@ -243,12 +244,6 @@ class ESKL(_Base):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.callback = callback
-
-    def _checked_rank(self, n, operators):
-        rank = super()._checked_rank(n, operators)
-        if rank is not None:
-            _restricted.check_loss(self.loss, type(self).__name__)
-        return rank
 
     def _prepare(self, S, labelled, rank, rng):
         if rank is None:
