@@ -137,10 +137,10 @@ def makespan(durations, slots, merges=()):
     return span
 
 
-def slowdown(processes, background=0.0):
+def slowdown(processes):
     """The naive contention model: how much slower each of `processes` busy processes runs than
-    alone, when they and `background` other runnable processes share the CORES cores evenly."""
-    return max(1.0, (processes + background) / CORES)
+    alone when they share the CORES cores evenly."""
+    return max(1.0, processes / CORES)
 
 
 def predict_wall(one_worker, p, overhead, scale):
@@ -262,7 +262,7 @@ def phi_module():
 
 
 WORKLOADS = {
-    # name: (search task kinds, merge task kinds, input bytes per search task as f(b, n))
+    # name: (search task kinds, merge task kinds)
     "knn": (("search_diagonal_block", "search_block_pair"), ("merge_partial_results",)),
     "matvec": (("row_block_product", "multiply"), ()),
 }
@@ -445,21 +445,26 @@ def code_rules():
     return {"knn": _knn._BLOCKS, "matvec": _kernel_operator._BLOCKS, "phi": _hsic._BLOCKS}
 
 
-def scale_model(costs, n, p):
-    """{workload: (the model at the code's default block size, the model at the block size
-    minimising its wall time among powers of two that fit)} at n points on p workers of one
-    thread each."""
-    overhead, rules = costs["overhead"], code_rules()
+def workload_models(costs, n, p):
+    """{workload fitted in costs: its model as a function of the block size b} at n points on p
+    workers of one thread each."""
+    overhead = costs["overhead"]
     at = {
         "knn": lambda b: knn_at(costs["knn"], overhead, n, p, b),
         "matvec": lambda b: matvec_at(costs["matvec"], overhead, n, p, b),
         "matvec-cache": lambda b: matvec_at(costs["matvec"], overhead, n, p, b, costs["matvec-cache"]["byte"]),
         "phi": lambda b: phi_at(costs["phi"], overhead, n, p, b),
     }
+    return {name: model for name, model in at.items() if name in costs}
+
+
+def scale_model(costs, n, p):
+    """{workload: (the model at the code's default block size, the model at the block size
+    minimising its wall time among powers of two that fit)} at n points on p workers of one
+    thread each."""
+    rules = code_rules()
     out = {}
-    for name, model in at.items():
-        if name not in costs:
-            continue
+    for name, model in workload_models(costs, n, p).items():
         code_b = rules["matvec" if name == "matvec-cache" else name].rows(n, p)
         options = []
         for b in sorted({code_b, *CANDIDATE_BLOCKS}):
@@ -664,18 +669,9 @@ def communication_bound(costs, n, p):
     """{workload: (the largest power-of-two block size at which the model's communication time
     exceeds its compute time, or None; the link bandwidth below which it does at the block size
     the model picks)} at n points on p workers."""
-    overhead = costs["overhead"]
-    at = {
-        "knn": lambda b: knn_at(costs["knn"], overhead, n, p, b),
-        "matvec": lambda b: matvec_at(costs["matvec"], overhead, n, p, b),
-        "matvec-cache": lambda b: matvec_at(costs["matvec"], overhead, n, p, b, costs["matvec-cache"]["byte"]),
-        "phi": lambda b: phi_at(costs["phi"], overhead, n, p, b),
-    }
     picked = scale_model(costs, n, p)
     out = {}
-    for name, model in at.items():
-        if name not in costs:
-            continue
+    for name, model in workload_models(costs, n, p).items():
         bound = [b for b in (2**i for i in range(17)) if model(b)["communication"] > model(b)["compute"]]
         m = picked[name][1]
         out[name] = (max(bound) if bound else None, BANDWIDTH * m["communication"] / m["compute"])

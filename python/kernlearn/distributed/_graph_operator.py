@@ -87,12 +87,9 @@ class GraphOperator(LinearOperator):
         return self._matmat(np.reshape(v, (-1, 1))).ravel()
 
     def _adjoint(self):
-        if self.symmetric:
-            return self
-        return LinearOperator(self.shape, rmatvec=self._matvec, matvec=self._rmatvec_unsupported, dtype=self.dtype)
-
-    def _rmatvec_unsupported(self, v):
-        raise NotImplementedError("the transpose of a random-walk Laplacian operator is not available")
+        if not self.symmetric:
+            raise NotImplementedError("the transpose of a random-walk Laplacian operator is not available")
+        return self
 
     def degrees(self):
         """d_i = sum_{j != i} G_ij (the diagonal left out, as :func:`kernlearn.graph.laplacian` does),
@@ -232,7 +229,7 @@ def assemble_block(lists, start, n, mode, weight, sigma, targets, sources, in_di
     equal), sorted columns."""
     indices, distances = lists
     b, k = indices.shape
-    out_keys = (np.repeat(np.arange(b, dtype=np.int64), k) * n + indices.ravel()).astype(np.int64)
+    out_keys = np.repeat(np.arange(b, dtype=np.int64), k) * n + indices.ravel()
     out_dist = distances.ravel()
     in_keys = (targets - start) * n + sources
     if mode == "symmetric":
@@ -254,7 +251,7 @@ def _weights(dist, weight, sigma):
     if weight == "binary":
         return np.ones_like(dist)
     if weight == "distance":
-        return dist.copy()
+        return dist  # a fresh array: assemble_block's selection
     r = dist / sigma
     out = np.zeros_like(r)
     finite = r <= _HEAT_CUTOFF
