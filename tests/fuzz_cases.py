@@ -1820,7 +1820,7 @@ def _lanczos_result_check(A, kw, r):
 
 def _cld_call(kw):
     la = _core().linalg
-    return la.lanczos_dense(kw["A"], _opts(kw), kw["v0"], n_threads=kw.get("n_threads", 1))
+    return la.lanczos(kw["A"], _opts(kw), kw["v0"], n_threads=kw.get("n_threads", 1))
 
 
 LANCZOS_EXTRA = {
@@ -1838,7 +1838,7 @@ LANCZOS_EXTRA = {
     "ex:max_matvec_zero": (lambda kw, rng: {**kw, "opt_max_matvec": 0}, "edge", ("max_matvec",)),
 }
 entry(
-    "_core.linalg.lanczos_dense",
+    "_core.linalg.lanczos",
     "linalg",
     arrays={"A": "sym"},
     extra={
@@ -1859,8 +1859,8 @@ def _clc_make(rng, n):
 
 def _clc_call(kw):
     la = _core().linalg
-    return la.lanczos_csr(
-        kw["indptr"], kw["indices"], kw["data"], _opts(kw), kw["v0"], n_threads=kw.get("n_threads", 1)
+    return la.lanczos(
+        la.csr_operator(kw["indptr"], kw["indices"], kw["data"]), _opts(kw), kw["v0"], n_threads=kw.get("n_threads", 1)
     )
 
 
@@ -1872,7 +1872,7 @@ def _clc_A(kw):
 
 
 entry(
-    "_core.linalg.lanczos_csr",
+    "_core.linalg.csr_operator",
     "linalg",
     extra={
         **{k: v for k, v in LANCZOS_EXTRA.items() if k not in ("ex:huge", "ex:tiny")},
@@ -1912,11 +1912,12 @@ def _clcb_call(kw):
         def mm(V):
             return A @ V
 
-    return la.lanczos_callback(kw.get("n", A.shape[0]), mm, _opts(kw), kw["v0"], n_threads=kw.get("n_threads", 1))
+    n = kw.get("n", A.shape[0])
+    return la.lanczos(la.callback_operator(mm, n, n), _opts(kw), kw["v0"], n_threads=kw.get("n_threads", 1))
 
 
 entry(
-    "_core.linalg.lanczos_callback",
+    "_core.linalg.callback_operator",
     "linalg",
     arrays={"A": "sym"},
     extra={
@@ -2054,6 +2055,146 @@ entry(
     },
     core=True,
 )((lambda rng, n: {"K": sym_rand(rng, n), "x": rng.standard_normal(n)}, _ckm_call, _ckm_check))
+
+
+def _cko_call(kw):
+    kn = _core().kernels
+    spec = kn.PairwiseKernel(
+        kind=kn.PairwiseKind.__members__[kw["kind"]], tau=kw.get("tau", 1.0), gamma=kw.get("gamma", 1.0)
+    )
+    op = kn.kernel_operator(kw["X"], kernel=spec, constant=kw.get("constant", 0.0), single=kw.get("single", False))
+    threads = kw.get("n_threads", 1)
+    return op.matmat(kw["V"], n_threads=threads), op.column(kw.get("j", 0), n_threads=threads), op.diagonal()
+
+
+def _cko_check(kw, out):
+    """The products, a column and the diagonal against the dense kernel of the same binding family
+    (checked itself against numpy by _cpk_check) plus the constant."""
+    product, column, diagonal = (np.asarray(a) for a in out)
+    X = np.asarray(kw["X"], float)
+    n = X.shape[0]
+    expect(fin(product, column, diagonal), "non-finite operator output")
+    kn = _core().kernels
+    spec = kn.PairwiseKernel(kind=kn.PairwiseKind.__members__[kw["kind"]], tau=kw.get("tau", 1.0), gamma=kw["gamma"])
+    K = np.asarray(kn.pairwise_kernel(X, X, kernel=spec)) + kw.get("constant", 0.0)
+    V = np.asarray(kw["V"], float)
+    reference = K @ V
+    tolerance = (1e-6 if kw.get("single") else 1e-12) * safe_scale(K) * max(1.0, np.abs(V).sum(axis=0).max())
+    expect(product.shape == (n, V.shape[1]), f"product shape {product.shape}")
+    expect(np.abs(product - reference).max(initial=0) <= tolerance, "K @ V differs from the dense kernel's")
+    expect(np.abs(column - K[:, kw.get("j", 0)]).max(initial=0) <= tolerance, "column differs")
+    expect(np.abs(diagonal - np.diag(K)).max(initial=0) <= tolerance, "diagonal differs")
+
+
+entry(
+    "_core.kernels.kernel_operator",
+    "kernels",
+    arrays={"X": "data", "V": "data"},
+    params={"tau": "float", "gamma": "float", "constant": "float", "n_threads": "threads"},
+    extra={
+        "ex:single": (lambda kw, rng: {**kw, "single": True}, "valid", ()),
+        "ex:V_rows": (lambda kw, rng: {**kw, "V": np.ones((np.shape(kw["X"])[0] + 1, 2))}, "bad", ("V",)),
+        "ex:j_out": (lambda kw, rng: {**kw, "j": np.shape(kw["X"])[0]}, "bad", ("j",)),
+        "ex:j_neg": (lambda kw, rng: {**kw, "j": -1}, "bad", ("j",)),
+        "ex:constant_nan": (lambda kw, rng: {**kw, "constant": float("nan")}, "bad", ("constant",)),
+        "ex:zero_rows": (lambda kw, rng: {**kw, "X": np.ones((0, 3))}, "bad", ("X",)),
+    },
+    core=True,
+)(
+    (
+        lambda rng, n: {
+            "X": rng.standard_normal((n, 3)),
+            "V": rng.standard_normal((n, 2)),
+            "kind": str(rng.choice(["tl1", "rbf"])),
+            "tau": 2.0,
+            "gamma": 0.5,
+            "constant": 0.25,
+        },
+        _cko_call,
+        _cko_check,
+    )
+)
+
+
+def _cso_call(kw):
+    la = _core().linalg
+    terms = [(la.dense_operator(kw["A"]), kw.get("a", 2.0)), (la.low_rank_operator(kw["U"], kw["c"]), -1.0)]
+    op = la.sum_operator(terms, shift=kw.get("shift", 0.5), constant=kw.get("constant", 0.1))
+    return op.matmat(np.ascontiguousarray(np.eye(op.shape[1])[:, :3])), op.diagonal()
+
+
+def _cso_check(kw, out):
+    product, diagonal = (np.asarray(a) for a in out)
+    A, U, c = dense(kw["A"]), np.asarray(kw["U"], float), np.asarray(kw["c"], float)
+    M = kw.get("a", 2.0) * A - (U * c) @ U.T + kw.get("shift", 0.5) * np.eye(len(A)) + kw.get("constant", 0.1)
+    expect(fin(product, diagonal), "non-finite operator output")
+    tolerance = 1e-12 * safe_scale(M) * len(A)
+    expect(np.abs(product - M[:, :3]).max(initial=0) <= tolerance, "sum @ V differs from numpy")
+    expect(np.abs(diagonal - np.diag(M)).max(initial=0) <= tolerance, "diagonal differs from numpy")
+
+
+entry(
+    "_core.linalg.sum_operator",
+    "linalg",
+    arrays={"A": "sym", "U": "data", "c": "vec"},
+    params={"a": "float", "shift": "float", "constant": "float"},
+    extra={
+        "ex:U_rows": (
+            lambda kw, rng: {**kw, "U": np.ones((np.shape(kw["A"])[0] + 1, 2)), "c": np.ones(2)},
+            "bad",
+            ("terms",),  # the two terms' shapes differ
+        ),
+        "ex:c_short": (lambda kw, rng: {**kw, "c": np.ones(1)}, "bad", ("c", "U")),
+        "ex:shift_inf": (lambda kw, rng: {**kw, "shift": float("inf")}, "bad", ("shift",)),
+    },
+    core=True,
+    min_n=3,
+)(
+    (
+        lambda rng, n: {"A": sym_rand(rng, n), "U": rng.standard_normal((n, 2)), "c": rng.standard_normal(2)},
+        _cso_call,
+        _cso_check,
+    )
+)
+
+
+def _cny_call(kw):
+    op = _core().linalg.nystrom_operator(kw["C"], kw["W"], rcond=kw.get("rcond", 1e-10))
+    return op.matmat(np.ascontiguousarray(kw["V"], dtype=np.float64))
+
+
+def _cny_check(kw, product):
+    C, W = np.asarray(kw["C"], float), np.asarray(kw["W"], float)
+    product = np.asarray(product)
+    expect(fin(product), "non-finite product")
+    mu, Q = np.linalg.eigh(0.5 * (W + W.T))
+    keep = mu > max(kw.get("rcond", 1e-10) * max(mu.max(), 0.0), 0.0)
+    reference = (C @ Q[:, keep]) @ (((C @ Q[:, keep]) / mu[keep]).T @ np.asarray(kw["V"], float))
+    expect(np.abs(product - reference).max(initial=0) <= 1e-8 * safe_scale(reference), "C W^+ C' V differs")
+
+
+def _cny_make(rng, n):
+    X = rng.standard_normal((n, 2))
+    K = np.exp(-0.5 * ((X[:, None] - X[None]) ** 2).sum(-1))
+    centres = np.arange(0, n, 2)
+    return {
+        "C": np.ascontiguousarray(K[:, centres]),
+        "W": np.ascontiguousarray(K[np.ix_(centres, centres)]),
+        "V": rng.standard_normal((n, 2)),
+    }
+
+
+entry(
+    "_core.linalg.nystrom_operator",
+    "linalg",
+    arrays={"C": "data", "W": "sym", "V": "data"},
+    params={"rcond": "float"},
+    extra={
+        "ex:W_shape": (lambda kw, rng: {**kw, "W": np.eye(np.shape(kw["C"])[1] + 1)}, "bad", ("W",)),
+        "ex:rcond_one": (lambda kw, rng: {**kw, "rcond": 1.0}, "bad", ("rcond",)),
+    },
+    core=True,
+)((_cny_make, _cny_call, _cny_check))
 
 
 def _cgd_call(kw):

@@ -18,7 +18,8 @@ from scipy.sparse.linalg import LinearOperator  # noqa: E402
 
 import dask_cluster  # noqa: E402
 from dask_cluster import result_with_a_worker_killed  # noqa: E402
-from kernlearn import _core, _iklr_matrix_free, kernels  # noqa: E402
+from kernlearn import _core, kernels  # noqa: E402
+from kernlearn._utils._operators import as_core_operator  # noqa: E402
 from kernlearn.distributed import KernelOperator  # noqa: E402
 from kernlearn.indefinite import IndefiniteKernelLogisticRegression as IKLR  # noqa: E402
 from kernlearn.indefinite import krein_decomposition  # noqa: E402
@@ -116,7 +117,9 @@ def test_ccicp_fit_equals_the_dense_fit(client, solver, options):
 
 
 def dense_operator(K):
-    return LinearOperator(K.shape, matvec=lambda v: K @ v, matmat=lambda V: K @ V, dtype=np.float64)
+    """K as a plain LinearOperator: the core's solvers call its products back in Python, as they
+    call a Dask cluster's."""
+    return as_core_operator(LinearOperator(K.shape, matvec=lambda v: K @ v, matmat=lambda V: K @ V, dtype=np.float64))
 
 
 @pytest.mark.parametrize(
@@ -124,8 +127,9 @@ def dense_operator(K):
     [("newton", "positive"), ("ccicp-gd", "krein"), ("ccicp-sgd", "positive"), ("ccicp-sgd-literal", "krein")],
 )
 def test_matrix_free_solvers_equal_the_core_on_an_indefinite_kernel(solver, penalty):
-    """The Python solvers on a plain LinearOperator against the C++ ones, with K- = V diag(w) V' +
-    shift I from an indefinite TL1 kernel: Newton's Hessian form, the concave terms, SGD's columns."""
+    """The solvers on a plain LinearOperator (a Python callback, the Dask path) against the same
+    solvers on the array, with K- = V diag(w) V' + shift I from an indefinite TL1 kernel: Newton's
+    Hessian form, the concave terms, SGD's columns."""
     X, y = problem(80)
     K = kernels.tl1_kernel(X) + 1.0
     decomposition = krein_decomposition(K, "spectral")
@@ -136,7 +140,7 @@ def test_matrix_free_solvers_equal_the_core_on_an_indefinite_kernel(solver, pena
     if solver == "newton":
         options = _core.methods.IklrNewtonOptions(lambda_=ALPHA, tol=1e-10, max_iter=50, max_cg=200)
         core = _core.methods.iklr_newton(K, signs, V, w, alpha0, shift=shift, options=options)
-        ours = _iklr_matrix_free.newton(dense_operator(K), signs, V, w, alpha0, shift=shift, options=options)
+        ours = _core.methods.iklr_newton(dense_operator(K), signs, V, w, alpha0, shift=shift, options=options)
         indices = None
     else:
         inner = _core.methods.IklrInner.gd if solver == "ccicp-gd" else _core.methods.IklrInner.sgd
@@ -154,7 +158,7 @@ def test_matrix_free_solvers_equal_the_core_on_an_indefinite_kernel(solver, pena
         )
         indices = np.random.default_rng(2).integers(0, 80, size=24)
         core = _core.methods.ccicp(K, signs, V, w, alpha0, shift=shift, options=options, sgd_indices=indices)
-        ours = _iklr_matrix_free.ccicp(
+        ours = _core.methods.ccicp(
             dense_operator(K), signs, V, w, alpha0, shift=shift, options=options, sgd_indices=indices
         )
     assert ours.status == core.status

@@ -1,8 +1,8 @@
 """KDAC on a local Dask cluster (the two worker processes of test_distributed.py's fixture): Phi(W)
-and the degree vector from tile-pair tasks equal the core's, ISM in numpy (Anderson acceleration
-included) takes the core's steps, KDAC(backend="dask") fits equal the default backend's, a worker
-killed mid-Phi changes nothing, bad input names the argument, and without Dask the fit says which
-extra to install."""
+and the degree vector from tile-pair tasks equal the core's, the core's ISM (Anderson acceleration
+included) takes the same steps on the cluster's sums as on its own, KDAC(backend="dask") fits
+equal the default backend's, a worker killed mid-Phi changes nothing, bad input names the
+argument, and without Dask the fit says which extra to install."""
 
 import sys
 
@@ -15,12 +15,8 @@ import dask_cluster  # noqa: E402
 from dask_cluster import result_with_a_worker_killed  # noqa: E402
 from kernlearn import _core, kernels  # noqa: E402
 from kernlearn.cluster import KDAC  # noqa: E402
-from kernlearn.distributed import _kdac  # noqa: E402
-from kernlearn.distributed._anderson import AndersonProjector, pivoted_least_squares  # noqa: E402
 from kernlearn.distributed._cluster import Cluster  # noqa: E402
 from kernlearn.distributed._hsic import HsicTiles  # noqa: E402
-from kernlearn.distributed._kdac import ism, projection_distance  # noqa: E402
-from kernlearn.distributed._subspace import leading_subspace  # noqa: E402
 
 client = dask_cluster.client  # the module-scoped LocalCluster fixture (2 worker processes)
 
@@ -34,6 +30,11 @@ def phi_problem(n, d=5, q=2, m=4, seed=0):
     return X, W, A, c
 
 
+def projection_distance(W1, W2):
+    """|W2 - W1 (W1' W2)|_F: how far the span of W2 lies outside that of W1."""
+    return float(np.linalg.norm(W2 - W1 @ (W1.T @ W2)))
+
+
 def assert_relative(actual, expected, rtol):
     assert np.abs(np.asarray(actual) - expected).max() <= rtol * np.abs(expected).max()
 
@@ -45,7 +46,8 @@ def test_phi_and_degree_equal_the_core(client, block_size):
     sigma = 1.7
     tiles = HsicTiles(np.ascontiguousarray(X - X.mean(axis=0)), Cluster(client), block_size)
     assert len(tiles.pairs) == len(tiles.blocks) * (len(tiles.blocks) + 1) // 2
-    phi, trace, bound = tiles.phi(W, tiles.place(A), c, sigma, with_bound=True)
+    tiles.set_weights(A, c)
+    phi, trace, bound = tiles.phi(W, sigma, with_bound=True)
     expected_phi, expected_trace, expected_bound = _core.kernels.hsic_phi(
         X, np.ascontiguousarray(W), A, c, sigma=sigma, with_bound=True, n_threads=2
     )
@@ -62,68 +64,7 @@ def test_phi_and_degree_equal_the_core(client, block_size):
 
 
 # ----------------------------------------------------------------------------------------------
-# ISM in numpy (distributed/_kdac.py, ism) against the core's ism(), Anderson acceleration included
-
-
-def test_pivoted_least_squares_has_the_core_rank_rule():
-    """Full rank: the least-squares solution. A zero or repeated column is dropped (x = 0 there),
-    leaving the least-squares fit of the others (the basic solution of pivoted QR)."""
-    rng = np.random.default_rng(0)
-    A, b = rng.standard_normal((40, 3)), rng.standard_normal(40)
-    before = A.copy(), b.copy()
-    np.testing.assert_allclose(pivoted_least_squares(A, b), np.linalg.lstsq(A, b, rcond=None)[0], rtol=1e-12)
-    np.testing.assert_array_equal(A, before[0])
-    np.testing.assert_array_equal(b, before[1])
-    zero = pivoted_least_squares(np.c_[A[:, 0], np.zeros(40), A[:, 1]], b)
-    assert zero[1] == 0.0
-    np.testing.assert_allclose(zero[[0, 2]], np.linalg.lstsq(A[:, :2], b, rcond=None)[0], rtol=1e-12)
-    repeated = np.c_[A, A[:, 1]]
-    x = pivoted_least_squares(repeated, b)
-    assert np.count_nonzero(x) == 3 and (x[1] == 0.0) != (x[3] == 0.0)
-    np.testing.assert_allclose(repeated @ x, A @ np.linalg.lstsq(A, b, rcond=None)[0], rtol=1e-12)
-    np.testing.assert_array_equal(pivoted_least_squares(np.zeros((5, 2)), b[:5]), 0.0)
-
-
-def test_anderson_step_equals_the_constrained_form():
-    """The difference form of the step (the core's, type II) against the constrained form of Walker
-    & Ni (2011), computed independently: alpha minimising |F alpha| with sum(alpha) = 1 over the
-    last depth + 1 residuals, the next projector G alpha. The window slides; clear() restarts."""
-    rng = np.random.default_rng(3)
-    d, q, depth = 5, 2, 3
-    S = rng.standard_normal((d, d))
-    S = S + S.T
-
-    def toy_map(W):  # a smooth map of the subspace of W, fixed point unknown
-        return leading_subspace(S + 3.0 * W @ W.T, q)
-
-    anderson = AndersonProjector(q, depth)
-    W = np.linalg.qr(rng.standard_normal((d, q)))[0]
-    iterates, images = [], []
-    for step in range(6):
-        W_map = toy_map(W)
-        iterates.append(W @ W.T)
-        images.append(W_map @ W_map.T)
-        W_next, extrapolated = anderson.next(W, W_map)
-        assert extrapolated == (step > 0)
-        if step == 0:
-            assert W_next is W_map
-        else:
-            X = np.array(iterates[-depth - 1 :]).reshape(-1, d * d).T
-            G = np.array(images[-depth - 1 :]).reshape(-1, d * d).T
-            F = G - X
-            h = F.shape[1]
-            kkt = np.block([[2.0 * F.T @ F, np.ones((h, 1))], [np.ones((1, h)), np.zeros((1, 1))]])
-            alpha = np.linalg.solve(kkt, np.r_[np.zeros(h), 1.0])[:h]
-            P = (G @ alpha).reshape(d, d)
-            expected = np.linalg.eigh(0.5 * (P + P.T))[1][:, -q:]
-            assert projection_distance(expected, W_next) <= 1e-9
-            np.testing.assert_allclose(W_next.T @ W_next, np.eye(q), atol=1e-12)
-        # Move to a point off the map's path, so the residuals stay independent.
-        W = np.linalg.qr(W_next + 0.3 * rng.standard_normal((d, q)))[0]
-    anderson.clear()
-    W_map = toy_map(W)
-    W_next, extrapolated = anderson.next(W, W_map)
-    assert W_next is W_map and not extrapolated
+# The core's ISM (Anderson acceleration included) on the cluster's sums
 
 
 def ism_problem(seed, lam, n=100, d=4, q=2, sigma=1.5):
@@ -156,49 +97,9 @@ def assert_same_ism(got, expected):
     np.testing.assert_allclose(got.W, expected.W, atol=1e-8)  # the same columns and signs
 
 
-# Problems (data seeds, found by a scan of ism_problem) where the core's accelerated ISM converges
-# in 15 Phi evaluations, the plain iteration not in 60 ("extrapolates"); drops its history once
-# when the residual grows, converging in 19 ("restarts"); meets a 2-cycle, damped once, and
-# restarts nine times on its way to converge in 23 ("damps", lambda = 3).
-ISM_CASES = {
-    "extrapolates": dict(seed=0, lam=0.5, tol=1e-10, max_iter=60),
-    "restarts": dict(seed=6, lam=0.5, tol=1e-10, max_iter=60),
-    "damps": dict(seed=35, lam=3.0, tol=1e-8, max_iter=30),
-}
-
-
-# Plain ISM on "extrapolates" wanders (its steps move 0.07 to 1 for 60 steps) and the two
-# implementations' rounding sends it apart after ~30 steps: not compared.
-@pytest.mark.parametrize(
-    ("case", "depth"), [("extrapolates", 3), ("restarts", 3), ("damps", 3), ("restarts", 0), ("damps", 0)]
-)
-def test_ism_takes_the_core_steps(case, depth):
-    setting = ISM_CASES[case]
-    Xc, W0, A, c, sigma = ism_problem(setting["seed"], setting["lam"])
-    tol, max_iter = setting["tol"], setting["max_iter"]
-    expected = core_ism(Xc, W0, A, c, sigma, tol, max_iter, depth)
-
-    def phi_of(W):
-        phi, trace, _ = _core.kernels.hsic_phi(Xc, np.ascontiguousarray(W), A, c, sigma=sigma, n_threads=1)
-        return phi, trace
-
-    before = W0.copy()
-    got = ism(phi_of, W0, tol=tol, max_iter=max_iter, anderson_depth=depth)
-    np.testing.assert_array_equal(W0, before)
-    assert_same_ism(got, expected)
-    if depth == 0:
-        assert got.n_extrapolated == 0 and got.n_restarts == 0
-        return
-    assert got.n_extrapolated > 0
-    assert expected.status == _core.core.SolverStatus.converged
-    if case == "damps":
-        assert got.n_damped == 1 and got.n_restarts > 0
-        return
-    # The residual safeguard: the history is dropped exactly where the core's residual grew.
-    distance = np.asarray(expected.distance)
-    assert got.n_restarts == np.count_nonzero(np.diff(distance) >= 0) == (case == "restarts")
-    plain = core_ism(Xc, W0, A, c, sigma, tol, max_iter, 0)
-    assert got.n_iter < plain.n_iter
+# A problem (data seed found by a scan of ism_problem) where the core's accelerated ISM drops its
+# history once when the residual grows, converging in 19 Phi evaluations.
+ISM_CASES = {"restarts": dict(seed=6, lam=0.5, tol=1e-10, max_iter=60)}
 
 
 def test_accelerated_ism_on_the_cluster_takes_the_core_steps(client):
@@ -207,15 +108,12 @@ def test_accelerated_ism_on_the_cluster_takes_the_core_steps(client):
     Xc, W0, A, c, sigma = ism_problem(setting["seed"], setting["lam"])
     tol, max_iter = setting["tol"], setting["max_iter"]
     tiles = HsicTiles(Xc, Cluster(client), 40)
-    A_blocks = tiles.place(A)
-
-    def phi_of(W):
-        phi, trace, _ = tiles.phi(W, A_blocks, c, sigma)
-        return phi, trace
-
-    got = ism(phi_of, W0, tol=tol, max_iter=max_iter, anderson_depth=3)
-    assert_same_ism(got, core_ism(Xc, W0, A, c, sigma, tol, max_iter, 3))
-    assert got.n_extrapolated > 0 and got.n_restarts == 1
+    options = _core.methods.IsmOptions(sigma=sigma, max_iter=max_iter, tol=tol, anderson_depth=3)
+    got = _core.methods.ism(Xc, np.ascontiguousarray(W0), A, c, options=options, sums=tiles)
+    expected = core_ism(Xc, W0, A, c, sigma, tol, max_iter, 3)
+    assert_same_ism(got, expected)
+    assert expected.status == _core.core.SolverStatus.converged
+    assert got.n_iter < core_ism(Xc, W0, A, c, sigma, tol, max_iter, 0).n_iter  # the acceleration acted
 
 
 def two_groupings(n, seed=0):
@@ -250,22 +148,14 @@ def test_fit_equals_the_default_backend(client, seed, params):
     np.testing.assert_array_equal(got.predict(X[:20]), expected.predict(X[:20]))
 
 
-def test_accelerated_fit_equals_the_default_backend(client, monkeypatch):
+def test_accelerated_fit_equals_the_default_backend(client):
     """ism_acceleration=True: the same fit as the default backend's with it (every W-step takes as
-    many ISM steps), Anderson steps taken on the cluster path, and fewer Phi evaluations than
-    without acceleration on this problem (10 against 13, both backends). Measured: cost equal to
+    many ISM steps), and fewer Phi evaluations than without acceleration on this problem (10
+    against 13, both backends). Measured: cost equal to
     2e-15, W and U subspaces to 1e-15 and 9e-14."""
     X, a, _ = two_groupings(100, 26)
     expected = KDAC(2, random_state=0, ism_acceleration=True).fit(X, a)
-    outcomes = []
-
-    def recording_ism(*args, **kwargs):
-        outcomes.append(ism(*args, **kwargs))
-        return outcomes[-1]
-
-    monkeypatch.setattr(_kdac, "ism", recording_ism)
     got = KDAC(2, random_state=0, backend="dask", client=client, ism_acceleration=True).fit(X, a)
-    assert sum(out.n_extrapolated for out in outcomes) > 0
     np.testing.assert_array_equal(got.labels_, expected.labels_)
     assert got.n_components_ == expected.n_components_
     assert projection_distance(got.projection_, expected.projection_) <= 1e-8
@@ -288,7 +178,6 @@ def test_accelerated_fit_equals_the_default_backend(client, monkeypatch):
         ({"backend": "dask", "client": "tcp://127.0.0.1:8786"}, TypeError, "client"),
         ({"block_size": 100}, ValueError, "block_size is used by backend='dask' only"),
         ({"client": "anything"}, ValueError, "client is used by backend='dask' only"),
-        ({"backend": "dask", "n_clusters": 40}, ValueError, "n_clusters"),
         ({"backend": "dask", "sigma": 1.0, "X_scale": 1e200}, ValueError, "X's entries"),
     ],
 )
@@ -312,9 +201,9 @@ def test_a_worker_killed_mid_phi_changes_nothing(client):
     """Last in the file: the cluster comes back with a new worker process."""
     X, W, A, c = phi_problem(6000, d=8, m=5, seed=1)
     tiles = HsicTiles(np.ascontiguousarray(X - X.mean(axis=0)), Cluster(client), 500)  # 78 block pairs
-    A_blocks = tiles.place(A)
-    expected = tiles.phi(W, A_blocks, c, 2.0)
-    got = result_with_a_worker_killed(client, lambda: tiles.phi(W, A_blocks, c, 2.0), "_phi_of_block_pair")
+    tiles.set_weights(A, c)
+    expected = tiles.phi(W, 2.0)
+    got = result_with_a_worker_killed(client, lambda: tiles.phi(W, 2.0), "_phi_of_block_pair")
     # The same tasks and the same reduction tree: the same sums, bitwise.
     np.testing.assert_array_equal(got[0], expected[0])
     assert got[1] == expected[1]

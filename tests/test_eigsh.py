@@ -430,10 +430,8 @@ def test_core_threshold_mode_rejects_an_empty_first_guess():
     A = random_sparse_symmetric(80)
     start = np.random.default_rng(0).standard_normal((80, 1))
     with pytest.raises(ValueError, match="k must satisfy 0 < k <= n"):
-        _core.linalg.lanczos_csr(
-            A.indptr.astype(np.int64),
-            A.indices.astype(np.int64),
-            A.data,
+        _core.linalg.lanczos(
+            _core.linalg.csr_operator(A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data),
             options=_core.linalg.LanczosOptions(k=0, threshold=0.0, max_matvec=10_000, seed=1),
             v0=start,
             n_threads=1,
@@ -586,10 +584,12 @@ def _raw_csr_call(indptr=None, indices=None, data=None, n_threads=1, v0=None, **
 
     A = random_sparse_symmetric(40, density=0.2)
     option_values = {"k": 3, "max_matvec": 10_000, "seed": 1, **options}
-    return _core.linalg.lanczos_csr(
-        A.indptr.astype(np.int64) if indptr is None else np.asarray(indptr, dtype=np.int64),
-        A.indices.astype(np.int64) if indices is None else np.asarray(indices, dtype=np.int64),
-        A.data if data is None else np.asarray(data, dtype=np.float64),
+    return _core.linalg.lanczos(
+        _core.linalg.csr_operator(
+            A.indptr.astype(np.int64) if indptr is None else np.asarray(indptr, dtype=np.int64),
+            A.indices.astype(np.int64) if indices is None else np.asarray(indices, dtype=np.int64),
+            A.data if data is None else np.asarray(data, dtype=np.float64),
+        ),
         options=_core.linalg.LanczosOptions(**option_values),
         v0=np.ones((40, 1)) if v0 is None else v0,
         n_threads=n_threads,
@@ -660,14 +660,18 @@ def _raw_dense_call(A):
     from kernlearn import _core
 
     options = _core.linalg.LanczosOptions(k=1, max_matvec=100, seed=1)
-    return _core.linalg.lanczos_dense(np.ascontiguousarray(A), options=options, v0=np.ones((A.shape[0], 1)))
+    return _core.linalg.lanczos(
+        _core.linalg.dense_operator(np.ascontiguousarray(A)), options=options, v0=np.ones((A.shape[0], 1))
+    )
 
 
 def _raw_callback_call(n):
     from kernlearn import _core
 
     options = _core.linalg.LanczosOptions(k=1, max_matvec=100, seed=1)
-    return _core.linalg.lanczos_callback(n=n, matmat=lambda X: X, options=options, v0=np.ones((max(n, 1), 1)))
+    return _core.linalg.lanczos(
+        _core.linalg.callback_operator(lambda X: X, n, n), options=options, v0=np.ones((max(n, 1), 1))
+    )
 
 
 def _raw_eigenpairs(M, tol=1e-10, **kwargs):

@@ -283,7 +283,7 @@ def test_rekl_fro_equals_emkl_fro_in_the_eigenbasis():
     prep = similarity._base._Prep([S[:, :, i].copy() for i in range(2)], np.ones(len(y), bool), "trace", "evd")
     emkl = EMKL("fro", rho=0.7, mkl_tol=1e-12, mkl_max_iter=100, svm_tol=1e-10)
     rekl = REKL("fro", rho=0.7, mkl_tol=1e-12, mkl_max_iter=100, svm_tol=1e-10)
-    eo = similarity._emkl._EMKLOracle(emkl, prep, ypm, md.resolve_loss("fro"))
+    eo = similarity._oracles._MultipleOracle(emkl, prep, ypm, md.resolve_loss("fro"))
     ro = similarity._rekl._REKLOracle(rekl, prep, ypm, similarity._rekl._spectral_loss("fro"))
     rng = np.random.default_rng(8)
     mu = rng.dirichlet(np.ones(26), size=2) * prep.tau

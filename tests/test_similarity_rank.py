@@ -1,4 +1,4 @@
-"""ESKL and EMKL restricted to a rank (kernlearn.similarity._restricted): rank = n reproduces the
+"""ESKL and EMKL restricted to a rank (kernlearn.similarity._oracles): rank = n reproduces the
 dense fit, similarities as LinearOperators (on the Lanczos route) give the fit on the dense
 matrices with the same rank, the objective is recomputed from the returned kernel by an
 independent SVM / MKL solve, the lower bound stays below f at random feasible kernels, the
@@ -275,9 +275,12 @@ def test_bad_input_with_a_rank(Est):
 def test_inputs_not_modified_and_dense_mixed_with_operators():
     _, y, S = problem(80)
     copies = [s.copy() for s in S]
+    # 2e-8: thirty mirror steps with libsvm at 1e-10 amplify the rounding of the two bases; the
+    # kernels' entries moved by up to 2 ulp with the SIMD kernel rows (kernel_rows.hpp), which took
+    # EMKL's agreement from 5e-10 to 1.1e-8 on this problem.
     for Est in (ESKL, EMKL):
         mixed = fitted(Est, [S[0], aslinearoperator(S[1])], y, rank=80, init="identity")
-        assert_same_fit(fitted(Est, S, y, init="identity"), mixed, 1e-8)
+        assert_same_fit(fitted(Est, S, y, init="identity"), mixed, 2e-8)
         for s, c in zip(S, copies):
             np.testing.assert_array_equal(s, c)
 

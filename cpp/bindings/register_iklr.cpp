@@ -1,12 +1,13 @@
-// Bindings of methods/iklr.hpp: the CCICP solver of indefinite kernel logistic regression on a
-// dense kernel, through the typed boundary (boundary.hpp): IklrOptions in, IklrResult out,
+// Bindings of methods/iklr.hpp: the Newton and CCICP solvers of indefinite kernel logistic
+// regression on a kernel operator (operators.hpp: a dense array, a kernel on the fly, a cluster's
+// products), through the typed boundary (boundary.hpp): IklrOptions in, IklrResult out,
 // IklrIteration records to the callback. kernlearn/indefinite.py validates the parameters.
 #include <optional>
 
 #include "kernlearn/methods/iklr.hpp"
 
 #include "common.hpp"
-#include "dense_kernel_view.hpp"
+#include "operators.hpp"
 
 namespace kernlearn::bindings {
 
@@ -55,44 +56,44 @@ void register_iklr(py::module_& m) {
 
   m.def(
       "ccicp",
-      [](const py::array& K, const Eigen::Ref<const Eigen::VectorXd>& y, const MatrixRef& V,
+      [](const py::object& K, const Eigen::Ref<const Eigen::VectorXd>& y, const MatrixRef& V,
          const Eigen::Ref<const Eigen::VectorXd>& w, const Eigen::Ref<const Eigen::VectorXd>& alpha0, double shift,
          const IklrOptions& options, const Eigen::Ref<const VectorXi>& sgd_indices,
          const std::optional<py::function>& callback, int n_threads) {
         const NegativePart negative{V, w, shift};
+        const RecipePtr recipe = as_recipe(K, "K");
         const auto monitor = python_monitor<IklrIteration>(callback);
         const InterruptPoll poll = python_interrupt_poll();
-        return with_dense_kernel(K, [&](const auto& kernel) {
-          return run_interruptible([&] {
-            ThreadTeam team(n_threads);
-            return ccicp(kernel, y, negative, alpha0, options, sgd_indices, team, monitor, poll);
-          });
+        return run_interruptible([&] {
+          ThreadTeam team(n_threads);
+          const auto kernel = recipe->build(team, poll);
+          return ccicp(*kernel, y, negative, alpha0, options, sgd_indices, monitor, poll);
         });
       },
-      "K"_a.noconvert(), "y"_a.noconvert(), "V"_a.noconvert(), "w"_a.noconvert(), "alpha0"_a.noconvert(), py::kw_only(),
-      "shift"_a, "options"_a, "sgd_indices"_a.noconvert(), "callback"_a = py::none(), "n_threads"_a = 1,
-      "CCICP on the dense kernel K (float32 or float64) with K- = V diag(w) V' + shift I; sgd_indices "
-      "(int64, max_outer * max_inner of them) are read for inner=sgd only.");
+      "K"_a, "y"_a.noconvert(), "V"_a.noconvert(), "w"_a.noconvert(), "alpha0"_a.noconvert(), py::kw_only(), "shift"_a,
+      "options"_a, "sgd_indices"_a.noconvert(), "callback"_a = py::none(), "n_threads"_a = 1,
+      "CCICP on the kernel K (an Operator, or a dense float32 / float64 array) with K- = V diag(w) V' + "
+      "shift I; sgd_indices (int64, max_outer * max_inner of them) are read for inner=sgd only.");
 
   m.def(
       "iklr_newton",
-      [](const py::array& K, const Eigen::Ref<const Eigen::VectorXd>& y, const MatrixRef& V,
+      [](const py::object& K, const Eigen::Ref<const Eigen::VectorXd>& y, const MatrixRef& V,
          const Eigen::Ref<const Eigen::VectorXd>& w, const Eigen::Ref<const Eigen::VectorXd>& alpha0, double shift,
          const IklrNewtonOptions& options, const std::optional<py::function>& callback, int n_threads) {
         const NegativePart negative{V, w, shift};
+        const RecipePtr recipe = as_recipe(K, "K");
         const auto monitor = python_monitor<IklrIteration>(callback);
         const InterruptPoll poll = python_interrupt_poll();
-        return with_dense_kernel(K, [&](const auto& kernel) {
-          return run_interruptible([&] {
-            ThreadTeam team(n_threads);
-            return iklr_newton(kernel, y, negative, alpha0, options, team, monitor, poll);
-          });
+        return run_interruptible([&] {
+          ThreadTeam team(n_threads);
+          const auto kernel = recipe->build(team, poll);
+          return iklr_newton(*kernel, y, negative, alpha0, options, monitor, poll);
         });
       },
-      "K"_a.noconvert(), "y"_a.noconvert(), "V"_a.noconvert(), "w"_a.noconvert(), "alpha0"_a.noconvert(), py::kw_only(),
-      "shift"_a, "options"_a, "callback"_a = py::none(), "n_threads"_a = 1,
+      "K"_a, "y"_a.noconvert(), "V"_a.noconvert(), "w"_a.noconvert(), "alpha0"_a.noconvert(), py::kw_only(), "shift"_a,
+      "options"_a, "callback"_a = py::none(), "n_threads"_a = 1,
       "Inexact Newton on the convex IKLR model (lambda/2) a'K+ a with K- = V diag(w) V' + shift I, on the "
-      "dense kernel K (float32 or float64).");
+      "kernel K (an Operator, or a dense float32 / float64 array).");
 }
 
 }  // namespace kernlearn::bindings

@@ -1,4 +1,5 @@
-// Bindings of methods/kdac.hpp: ISM and the whole KDAC loop, through the typed boundary
+// Bindings of methods/kdac.hpp: ISM and the whole KDAC loop (its kernel sums here, or a Python
+// object's, e.g. a Dask cluster's), through the typed boundary
 // (boundary.hpp): IsmOptions / KdacOptions in, IsmResult / KdacResult out, KdacIteration records
 // to the callback. kernlearn/cluster/_kdac.py validates the parameters and passes float64
 // C-contiguous arrays. Every call runs the core through run_interruptible, i.e. without the GIL:
@@ -9,10 +10,79 @@
 #include "kernlearn/methods/kdac.hpp"
 
 #include "common.hpp"
+#include "operators.hpp"
 
 namespace kernlearn::bindings {
 
 using namespace pybind11::literals;
+
+namespace {
+
+// The kernel sums of a Python object (kernlearn.distributed's HsicTiles: tasks on a Dask cluster)
+// for the core's KDAC loop: set_weights(A, c), phi(W, sigma, with_bound) -> (Phi, Tr(gamma K),
+// bound) and kernel_times(W, sigma, V) -> K V, each called with the GIL re-taken and its result
+// checked. The object is the caller's argument and outlives the solve; this class holds no
+// Python object of its own, so the solver may destroy it without the GIL.
+class PythonHsicSums final : public HsicSums {
+ public:
+  PythonHsicSums(const py::object& sums, Index n, Index d) : sums_(sums), n_(n), d_(d) {
+    for (const char* method : {"set_weights", "phi", "kernel_times"})
+      if (!py::hasattr(sums, method))
+        throw py::type_error(std::string("sums must have a ") + method + " method (kernlearn.distributed's HsicTiles)");
+  }
+  Index rows() const override { return n_; }
+  void set_weights(const RowMatrixXd& A, const Eigen::VectorXd& c) override {
+    py::gil_scoped_acquire gil;
+    sums_.attr("set_weights")(py::cast(A), py::cast(c));
+  }
+  PhiResult phi(const Eigen::MatrixXd& W, double sigma, bool with_bound) override {
+    py::gil_scoped_acquire gil;
+    const py::tuple out = py::tuple(sums_.attr("phi")(py::cast(RowMatrixXd(W)), sigma, with_bound));
+    if (out.size() != 3) throw std::invalid_argument("sums.phi must return (Phi, trace, bound)");
+    PhiResult r;
+    r.phi = out[0].cast<Eigen::MatrixXd>();
+    r.trace_gamma_k = out[1].cast<double>();
+    r.bound_rhs = out[2].cast<double>();
+    if (r.phi.rows() != d_ || r.phi.cols() != d_)
+      throw std::invalid_argument("sums.phi returned Phi of shape (" + std::to_string(r.phi.rows()) + ", " +
+                                  std::to_string(r.phi.cols()) + "), expected (" + std::to_string(d_) + ", " +
+                                  std::to_string(d_) + ")");
+    if (!r.phi.allFinite() || !std::isfinite(r.trace_gamma_k) || !std::isfinite(r.bound_rhs))
+      throw std::invalid_argument("sums.phi returned NaN or infinity");
+    return r;
+  }
+  std::unique_ptr<LinearOperator> kernel(const Eigen::MatrixXd& W, double sigma) override {
+    return std::make_unique<Kernel>(sums_, n_, W, sigma);
+  }
+
+ private:
+  // K V = sums.kernel_times(W, sigma, V), through the callback operator's checks.
+  class Kernel final : public LinearOperator {
+   public:
+    Kernel(const py::object& sums, Index n, const Eigen::MatrixXd& W, double sigma)
+        : sums_(sums), n_(n), W_(W), sigma_(sigma) {}
+    Index rows() const override { return n_; }
+    void apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const override {
+      py::gil_scoped_acquire gil;
+      const py::object times = py::cpp_function(
+          [this](const py::object& V) { return sums_.attr("kernel_times")(py::cast(RowMatrixXd(W_)), sigma_, V); });
+      const py::object none = py::none();
+      const std::string name = "sums.kernel_times";
+      CallbackOperator(times, none, n_, n_, true, name).apply(X, Y);
+    }
+
+   private:
+    const py::object& sums_;
+    Index n_;
+    Eigen::MatrixXd W_;
+    double sigma_;
+  };
+
+  const py::object& sums_;
+  Index n_, d_;
+};
+
+}  // namespace
 
 void register_kdac(py::module_& m) {
   OptionsClass<IsmOptions>(m, "IsmOptions", "Options of ISM (Algorithm 2 of Wu et al. 2018).")
@@ -82,34 +152,49 @@ void register_kdac(py::module_& m) {
   m.def(
       "ism",
       [](const MatrixRef& X, const MatrixRef& W0, const MatrixRef& A, const Eigen::Ref<const Eigen::VectorXd>& c,
-         const IsmOptions& options, int n_threads) {
+         const IsmOptions& options, const py::object& sums, int n_threads) {
         const InterruptPoll poll = python_interrupt_poll();
+        std::optional<PythonHsicSums> remote;
+        if (!sums.is_none()) {
+          if (A.rows() != X.rows()) throw std::invalid_argument("ism: A must be n x m and c of length m");
+          remote.emplace(sums, X.rows(), X.cols());
+        }
         return run_interruptible([&] {
           // Explicit copies: ISM centres X (translation invariance, hsic.hpp) and iterates on a
           // column-major d x q W, which W0 (d x q, tiny) starts.
           const RowMatrixXd Xc = X.rowwise() - X.colwise().mean();
           const Eigen::MatrixXd W = W0;
           ThreadTeam team(n_threads);
+          if (remote) {
+            if (W.rows() != X.cols()) throw std::invalid_argument("ism: W0 must be d x q with 1 <= q <= d");
+            return ism(*remote, W, RowMatrixXd(A), Eigen::VectorXd(c), options);
+          }
           return ism(Xc, W, A, c, options, team, poll);
         });
       },
       "X"_a.noconvert(), "W0"_a.noconvert(), "A"_a.noconvert(), "c"_a.noconvert(), py::kw_only(), "options"_a,
-      "n_threads"_a = 1, "ISM from W0 with gamma = A diag(c) A' fixed.");
+      "sums"_a = py::none(), "n_threads"_a = 1,
+      "ISM from W0 with gamma = A diag(c) A' fixed; sums: the kernel sums of the centred X computed elsewhere "
+      "(as kdac's), None for X's own.");
 
   m.def(
       "kdac",
       [](const MatrixRef& X, const MatrixRef& Y, const KdacOptions& options, const std::optional<MatrixRef>& W0,
-         const std::optional<py::function>& callback, int n_threads) {
+         const std::optional<py::function>& callback, const py::object& sums, int n_threads) {
         const auto monitor = python_monitor<KdacIteration>(callback);
         const InterruptPoll poll = python_interrupt_poll();
+        std::optional<PythonHsicSums> remote;
+        if (!sums.is_none()) remote.emplace(sums, X.rows(), X.cols());
         return run_interruptible([&] {
           ThreadTeam team(n_threads);
-          return kdac(X, Y, W0, options, team, monitor, poll);
+          return kdac(X, Y, W0, options, team, monitor, poll, remote ? &*remote : nullptr);
         });
       },
       "X"_a.noconvert(), "Y"_a.noconvert(), py::kw_only(), "options"_a, "W0"_a.noconvert() = py::none(),
-      "callback"_a = py::none(), "n_threads"_a = 1,
-      "KDAC: W0 (d x q) for a given start, None for the spectral initialisation (12) with options.q.");
+      "callback"_a = py::none(), "sums"_a = py::none(), "n_threads"_a = 1,
+      "KDAC: W0 (d x q) for a given start, None for the spectral initialisation (12) with options.q. sums: an "
+      "object computing the kernel sums of the centred X elsewhere (set_weights, phi, kernel_times; "
+      "kernlearn.distributed's HsicTiles), None for X's own.");
 }
 
 }  // namespace kernlearn::bindings

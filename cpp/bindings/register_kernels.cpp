@@ -69,10 +69,10 @@ void register_kernels(py::module_& m) {
         if (x.size() != K.shape(0)) throw std::invalid_argument("x must have one entry per row of K");
         if (!x.allFinite()) throw std::invalid_argument("x must be finite");
         Eigen::VectorXd y(x.size());
-        with_dense_kernel(K, [&](const auto& kernel) {
+        with_dense_kernel(K, [&](const auto* data, Index n) {
           ThreadTeam team(n_threads);
           py::gil_scoped_release release;  // only numpy-owned buffers the caller keeps alive
-          kernel.multiply(x.data(), y.data(), team);
+          DenseKernel(data, n, team).multiply(x.data(), y.data());
           return 0;
         });
         // K is checked through its product (x is finite): O(n), where checking K is O(n^2) a call.

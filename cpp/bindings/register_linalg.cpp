@@ -1,6 +1,6 @@
-// Bindings of lanczos.hpp for CSR, dense and Python-callback (LinearOperator) operators: one
-// entry per operator kind, each taking a LanczosOptions and returning a LanczosResult. Parameters
-// arrive validated from kernlearn/linalg.py; only the arrays' consistency is checked here.
+// Bindings of lanczos.hpp: one entry for every operator (operators.hpp), taking a LanczosOptions
+// and returning a LanczosResult. Parameters arrive validated from kernlearn/linalg.py; only the
+// arrays' consistency is checked here.
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -14,6 +14,7 @@
 #include "kernlearn/linalg/operator.hpp"
 
 #include "common.hpp"
+#include "operators.hpp"
 
 namespace kernlearn::bindings {
 
@@ -21,37 +22,17 @@ using namespace pybind11::literals;
 
 namespace {
 
-// A LinearOperator's matmat, called with the GIL held (the solver itself runs without it).
-class PythonOperator final : public SymmetricOperator {
- public:
-  PythonOperator(Index n, py::function matmat) : n_(n), matmat_(std::move(matmat)) {}
-  Index rows() const override { return n_; }
-  void apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const override {
-    py::gil_scoped_acquire gil;
-    const Eigen::MatrixXd block = X;  // the callback may keep its argument: hand it a copy
-    py::object result = matmat_(block);
-    if (py::isinstance<py::array>(result) && result.cast<py::array>().dtype().kind() == 'c')
-      throw std::invalid_argument("matmat returned complex values; the operator must be real");
-    const auto out = result.cast<Eigen::MatrixXd>();
-    if (out.rows() != Y.rows() || out.cols() != Y.cols())
-      throw std::invalid_argument("matmat returned shape (" + std::to_string(out.rows()) + ", " +
-                                  std::to_string(out.cols()) + "), expected (" + std::to_string(Y.rows()) + ", " +
-                                  std::to_string(Y.cols()) + ")");
-    if (!out.allFinite()) throw std::invalid_argument("matmat returned NaN or infinity");
-    Y = out;
-  }
-
- private:
-  Index n_;
-  py::function matmat_;
-};
-
 // The solver on one operator: v0 is the caller's row-major array (numpy's layout), copied once
 // into the column-major block the basis products work on.
-LanczosResult solve(const SymmetricOperator& A, ThreadTeam& team, const Eigen::Ref<const RowMatrixXd>& v0,
-                    const LanczosOptions& options) {
+LanczosResult solve(const OperatorRecipe& recipe, const Eigen::Ref<const RowMatrixXd>& v0,
+                    const LanczosOptions& options, int n_threads) {
   const Eigen::MatrixXd start = v0;
-  return run_interruptible([&] { return solve_lanczos(A, start, options, team, python_interrupt_poll()); });
+  const InterruptPoll poll = python_interrupt_poll();
+  return run_interruptible([&] {
+    ThreadTeam team(n_threads);
+    const auto A = recipe.build(team, poll);
+    return solve_lanczos(*A, start, options, team, poll);
+  });
 }
 
 }  // namespace
@@ -95,56 +76,13 @@ void register_linalg(py::module_& m) {
       .field("filtered", &LanczosResult::filtered, "the pairs came from the Chebyshev filter");
 
   m.def(
-      "lanczos_csr",
-      [](const Eigen::Ref<const VectorXi>& indptr, const Eigen::Ref<const VectorXi>& indices,
-         const Eigen::Ref<const Eigen::VectorXd>& data, const LanczosOptions& options,
-         const Eigen::Ref<const RowMatrixXd>& v0, int n_threads) {
-        const Index n = indptr.size() - 1;
-        if (n < 1)
-          throw std::invalid_argument("indptr must have n + 1 >= 2 entries, got " + std::to_string(indptr.size()));
-        if (indices.size() != data.size())
-          throw std::invalid_argument("indices and data must have the same length, got " +
-                                      std::to_string(indices.size()) + " and " + std::to_string(data.size()));
-        if (indptr(0) != 0 || indptr(n) != indices.size())
-          throw std::invalid_argument("indptr must run from 0 to len(indices) = " + std::to_string(indices.size()));
-        for (Index i = 0; i < n; ++i)
-          if (indptr(i) > indptr(i + 1)) throw std::invalid_argument("indptr must be non-decreasing");
-        for (Index p = 0; p < indices.size(); ++p)
-          if (indices(p) < 0 || indices(p) >= n)
-            throw std::invalid_argument("indices must lie in [0, n = " + std::to_string(n) + "), got " +
-                                        std::to_string(indices(p)));
-        ThreadTeam team(n_threads);
-        CsrOperator A(n, indptr.data(), indices.data(), data.data(), team);
-        return solve(A, team, v0, options);
+      "lanczos",
+      [](const py::object& A, const LanczosOptions& options, const Eigen::Ref<const RowMatrixXd>& v0, int n_threads) {
+        const RecipePtr recipe = as_recipe(A, "A");
+        return solve(*recipe, v0, options, n_threads);
       },
-      "indptr"_a.noconvert(), "indices"_a.noconvert(), "data"_a.noconvert(), "options"_a, "v0"_a.noconvert(),
-      py::kw_only(), "n_threads"_a = 1, "Thick-restart Lanczos on a CSR matrix (sorted, canonical, symmetric).");
-
-  m.def(
-      "lanczos_dense",
-      [](const Eigen::Ref<const RowMatrixXd>& A, const LanczosOptions& options, const Eigen::Ref<const RowMatrixXd>& v0,
-         int n_threads) {
-        if (A.rows() != A.cols())
-          throw std::invalid_argument("A must be square, got shape (" + std::to_string(A.rows()) + ", " +
-                                      std::to_string(A.cols()) + ")");
-        ThreadTeam team(n_threads);
-        DenseOperator op(A, team);
-        return solve(op, team, v0, options);
-      },
-      "A"_a.noconvert(), "options"_a, "v0"_a.noconvert(), py::kw_only(), "n_threads"_a = 1,
-      "Thick-restart Lanczos on a dense matrix.");
-
-  m.def(
-      "lanczos_callback",
-      [](Index n, py::function matmat, const LanczosOptions& options, const Eigen::Ref<const RowMatrixXd>& v0,
-         int n_threads) {
-        if (n < 1) throw std::invalid_argument("n must be >= 1, got " + std::to_string(n));
-        ThreadTeam team(n_threads);
-        PythonOperator op(n, std::move(matmat));
-        return solve(op, team, v0, options);
-      },
-      "n"_a, "matmat"_a, "options"_a, "v0"_a.noconvert(), py::kw_only(), "n_threads"_a = 1,
-      "Thick-restart Lanczos on a Python callback X -> A @ X.");
+      "A"_a, "options"_a, "v0"_a.noconvert(), py::kw_only(), "n_threads"_a = 1,
+      "Thick-restart Lanczos on a symmetric Operator (or a dense numpy array).");
 
   m.def(
       "dense_eigenpairs",

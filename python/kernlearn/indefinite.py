@@ -47,10 +47,14 @@ indefinite kernel raises :class:`IndefiniteKernelWarning`; ``solver="newton"`` r
 - ``"shift"``: K- = s I, K+ = K + s I with s = max(-mu_min, 0): exact, and it needs only the
   smallest eigenvalue (one Lanczos run), never an O(n^3) eigendecomposition.
 
-**Past one machine** (``backend="dask"``): the kernel is a distributed
-:class:`kernlearn.distributed.KernelOperator`, never formed; the decomposition's eigenvalues come
-from Lanczos on it and the same Newton / CCICP iterations run in Python (_iklr_matrix_free.py),
-each step one or two distributed products (docs/user_guide/distributed.rst, "IKLR").
+**Kernels that are never formed.** The solvers run in C++ on a kernel operator
+(cpp/include/kernlearn/linalg/operator.hpp), whatever holds the kernel: a dense n x n array, a
+:class:`kernlearn.kernels.KernelOperator` that recomputes the entries tile by tile on every
+product (``kernel_storage``: dense while the matrix takes at most 1.9 GiB, the operator above, the
+rule in ``_utils/_solver_choice.py``), or, with ``backend="dask"``, a
+:class:`kernlearn.distributed.KernelOperator` whose products run on a cluster and reach the same
+C++ iterations through a callback (docs/user_guide/distributed.rst, "IKLR"). The decomposition's
+eigenvalues come from Lanczos on the operator.
 
 **Where TL1 is positive definite** (tau = 0.7 d on min-max-scaled features, the paper's setting;
 figures in the "tl1" table of bench/results/iklr_reproduction.md): on sonar the TL1 kernel of the whole
@@ -91,6 +95,7 @@ import warnings
 
 import numpy as np
 import scipy.linalg
+from scipy.sparse.linalg import LinearOperator
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
@@ -98,12 +103,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from . import _core, _iklr_matrix_free
+from . import _core
 from ._utils import _solver_choice
 from ._utils._monitor import Monitor, history_arrays
+from ._utils._operators import CoreLinearOperator, as_core_operator, check_symmetric_operator
 from ._utils._param_validation import Interval, Options, StrOptions, validate_params
 from ._utils._validation import naming, resolve_n_threads, symmetrized
-from .kernels import _lanczos_extreme_eigenpairs, kernel_operator, rbf_kernel, tl1_kernel
+from .kernels import KernelOperator, _lanczos_extreme_eigenpairs, kernel_operator, rbf_kernel, tl1_kernel
 from .linalg import eigsh
 
 __all__ = ["IndefiniteKernelLogisticRegression", "KreinDecomposition", "krein_decomposition", "IndefiniteKernelWarning"]
@@ -398,6 +404,11 @@ _CROSS_KERNEL_BLOCK_ENTRIES = 2**22
 ALPHA_DEFAULT = 1e-4
 
 
+def _solver_kernel(K):
+    """What the core's IKLR solvers take: the dense array itself, or the operator's core Operator."""
+    return K if isinstance(K, np.ndarray) else K.core_operator
+
+
 def _generator(random_state):
     """A numpy Generator from scikit-learn's random_state conventions (SGD's sample indices)."""
     if isinstance(random_state, np.random.Generator):
@@ -478,7 +489,16 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         "positive" (default) is (lambda/2) a'K+ a, convex and well posed; "krein" is the paper's
         (lambda/2) a'K a (unbounded below for an indefinite K: IndefiniteKernelWarning).
     kernel_dtype : {"float64", "float32"}
-        Storage of the training kernel; float32 halves memory and mat-vec time.
+        Precision of the training kernel: its storage when dense (float32 halves memory and
+        mat-vec time), its tiles when computed on the fly (:class:`kernlearn.kernels.KernelOperator`).
+    kernel_storage : {"auto", "dense", "operator"}
+        How the training kernel of ``kernel="rbf"`` or ``"tl1"`` is held: "dense", an n x n array
+        (O(n^2) memory, formed once); "operator", a :class:`kernlearn.kernels.KernelOperator` that
+        recomputes the entries tile by tile on every product (O(n d) memory; each product costs
+        about one formation, bench/results/kernel_operator.md); "auto" (default), dense while the
+        matrix takes at most 1.9 GiB (n = 16,000 in float64, 22,600 in float32), the operator
+        above. Both give the same fit up to rounding. A callable kernel is always dense; a
+        precomputed one is what X is (an array, or a LinearOperator such as a KernelOperator).
     random_state : int, RandomState, Generator or None
         Lanczos start vectors and SGD's sample indices (a numpy Generator).
     verbose : int
@@ -490,17 +510,16 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         Threads for the kernel and the mat-vecs (with ``backend="dask"``: for the cross-kernel of
         :meth:`decision_function`).
     backend : {"local", "dask"}
-        "local" (default): the training kernel is a dense n x n array in this process and the
-        solvers run in C++. "dask": the kernel is never formed; it is a
-        :class:`kernlearn.distributed.KernelOperator` whose products run tile by tile on a Dask
-        cluster (``pip install "kernlearn[dask]"``), the decomposition's eigenvalues come from
-        Lanczos on it, and the same Newton / CCICP iterations run here in Python, one or two
-        distributed products per step (the same stopping rules, ``converged_``,
-        ``gradient_norm_`` and ``history_``). Supported: ``kernel="rbf"`` or ``"tl1"`` with a
-        NumPy X (the operator is built from ``gamma`` / ``tau``), or ``kernel="precomputed"``
-        with X a KernelOperator built by the caller (its kernel and parameters are used; predict
-        then takes a precomputed test kernel). A callable kernel, a dense precomputed kernel
-        and ``kernel_dtype="float32"`` are refused (ValueError). The training rows are kept in
+        "local" (default): the training kernel is in this process (``kernel_storage``). "dask": the
+        kernel is never formed; it is a :class:`kernlearn.distributed.KernelOperator` whose products
+        run tile by tile on a Dask cluster (``pip install "kernlearn[dask]"``), the decomposition's
+        eigenvalues come from Lanczos on it, and the same C++ Newton / CCICP iterations call its
+        products, one or two distributed products per step (the same stopping rules, ``converged_``,
+        ``gradient_norm_`` and ``history_``). Supported: ``kernel="rbf"`` or ``"tl1"`` with a NumPy
+        X (the operator is built from ``gamma`` / ``tau``), or ``kernel="precomputed"`` with X a
+        KernelOperator built by the caller (its kernel and parameters are used; predict then takes a
+        precomputed test kernel). A callable kernel, a dense precomputed kernel and
+        ``kernel_dtype="float32"`` are refused (ValueError). The training rows are kept in
         ``X_fit_`` and new points are scored in blocks of rows, never an n_test x n_train array.
     client : distributed.Client or None
         ``backend="dask"``: the cluster (None: the default client, else Dask's local threads).
@@ -592,6 +611,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         "max_negative_rank": [None, Interval(numbers.Integral, 1, None)],
         "penalty": [StrOptions({"krein", "positive"})],
         "kernel_dtype": [StrOptions({"float64", "float32"})],
+        "kernel_storage": [StrOptions({"auto", "dense", "operator"})],
         "random_state": ["random_state"],
         "verbose": [Interval(numbers.Integral, 0, None), "boolean"],
         "callback": [None, "callable"],
@@ -624,6 +644,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         max_negative_rank=None,
         penalty="positive",
         kernel_dtype="float64",
+        kernel_storage="auto",
         random_state=None,
         verbose=0,
         callback=None,
@@ -653,6 +674,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         self.max_negative_rank = max_negative_rank
         self.penalty = penalty
         self.kernel_dtype = kernel_dtype
+        self.kernel_storage = kernel_storage
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
@@ -716,7 +738,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
         self._check_backend(X)
         eps = self._eps()
-        user_operator = X if self._is_kernel_operator(X) else None
+        user_operator = X if isinstance(X, LinearOperator) else None
         if user_operator is not None:
             with naming("y"):
                 y = check_array(y, ensure_2d=False, dtype=None, input_name="y")
@@ -739,27 +761,19 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
             # "scale" is SVC's 1 / (d Var X); a constant X gives 1 / d.
             spread = X.shape[1] * X.var() if self.gamma == "scale" else 0.0
             self.gamma_ = float(self.gamma) if isinstance(self.gamma, numbers.Real) else 1.0 / (spread or X.shape[1])
-        if self.backend == "dask":  # an operator: K + c 11' applied as such, never stored
-            K = self._distributed_kernel(X, user_operator)
-        else:
-            K = self._training_kernel(X)
-            if self.fit_intercept:
-                constant = np.asarray(self._intercept_constant(), dtype=K.dtype)
-                if self.kernel in ("rbf", "tl1"):  # K is ours: no second n x n array
-                    K += constant
-                else:  # a precomputed X or a callable's result may be the user's array: never modified
-                    K = K + constant
-        n = K.shape[0]
         rng = _generator(self.random_state)
         seed = int(rng.integers(np.iinfo(np.int32).max))
+        n_threads = resolve_n_threads(self.n_jobs)
+        K = self._training_operator(X, user_operator, n_threads, check_random_state(seed))
+        n = K.shape[0]
         # A user's KernelOperator of the RBF kernel is as PSD as ours.
-        gaussian = self.kernel == "rbf" or (user_operator is not None and user_operator.gamma_ is not None)
+        gaussian = self.kernel == "rbf" or getattr(user_operator, "gamma_", None) is not None
         if gaussian and self.solver == "newton":
             # The Gaussian kernel is PSD by construction: K- = 0, and no eigenvalue is needed
             # (Lanczos for the smallest one of an RBF kernel stalls on the cluster at 0: 200 s at
             # n = 1,000 in bench/results/iklr_solver.md before this shortcut).
             decomposition = KreinDecomposition("none (RBF)", np.empty((n, 0)), np.empty(0), 0.0, 0.0, np.nan, 0.0, 0)
-        elif self.backend == "dask":
+        elif not isinstance(K, np.ndarray):
             decomposition = self._operator_decomposition(K, gaussian, check_random_state(seed))
         else:
             decomposition = krein_decomposition(
@@ -770,7 +784,8 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
                 n_jobs=self.n_jobs,
             )
         # Eigenvalues within the rounding of the stored kernel (n eps ||K||) count as zero.
-        rounding = 10 * n * np.finfo(K.dtype).eps * max(abs(decomposition.mu_max), abs(decomposition.mu_min))
+        precision = K.dtype if isinstance(K, np.ndarray) else np.dtype(self.kernel_dtype)
+        rounding = 10 * n * np.finfo(precision).eps * max(abs(decomposition.mu_max), abs(decomposition.mu_min))
         indefinite = decomposition.mu_min < -rounding
         if self.solver == "newton" and self.penalty == "krein" and indefinite:
             raise ValueError(
@@ -802,7 +817,6 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         shift = decomposition.shift
         if not indefinite:  # PSD within rounding: K- = 0, both penalties are plain KLR
             V, w, shift = np.empty((n, 0)), np.empty(0), 0.0
-        n_threads = resolve_n_threads(self.n_jobs)
         coefs, n_iter, history, converged, gradient_norm = [], [], [], [], []
         for c, target in enumerate(targets):
             signs = np.where(y == target, 1.0, -1.0)
@@ -835,12 +849,14 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
     def _check_backend(self, X):
         """The combinations of backend, kernel and the Dask options that fit supports, each refused
         with a ValueError naming the parameter."""
+        if isinstance(X, LinearOperator) and self.kernel != "precomputed":
+            raise ValueError(f"X is a {type(X).__name__}: pass kernel='precomputed' to fit on a kernel operator")
         if self.backend == "local":
             for name, default in (("client", None), ("block_size", None), ("cache", False)):
                 if getattr(self, name) is not default:
                     raise ValueError(f"{name} is used by backend='dask' only, got {name}={getattr(self, name)!r}")
             if self._is_kernel_operator(X):
-                raise ValueError("X is a KernelOperator: fitting on it needs backend='dask'")
+                raise ValueError("X is a kernlearn.distributed.KernelOperator: fitting on it needs backend='dask'")
             return
         if callable(self.kernel):
             raise ValueError(
@@ -852,25 +868,51 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
                 "kernel='precomputed' with backend='dask' needs X to be a kernlearn.distributed.KernelOperator "
                 f"(a dense kernel has nothing to distribute), got {type(X).__name__}"
             )
-        if self.kernel != "precomputed" and self._is_kernel_operator(X):
-            raise ValueError("X is a KernelOperator: pass kernel='precomputed' to fit on it")
         if self.kernel_dtype != "float64":
             raise ValueError(f"kernel_dtype={self.kernel_dtype!r}: backend='dask' multiplies in float64 only")
 
-    def _distributed_kernel(self, X, user_operator):
-        """The training kernel plus the intercept's constant, as an operator on the Dask cluster."""
-        if user_operator is not None:
-            operator = user_operator
-            self.gamma_ = operator.gamma_
-        else:
-            from .distributed import KernelOperator
-
-            parameters = {"gamma": self.gamma_} if self.kernel == "rbf" else {"tau": self.tau}
-            operator = KernelOperator(
-                X, self.kernel, client=self.client, block_size=self.block_size, cache=self.cache, **parameters
-            )
+    def _training_operator(self, X, user_operator, n_threads, rng):
+        """The training kernel plus the intercept's constant: a dense array (stored), or a
+        CoreLinearOperator (computed on the fly here, a user's LinearOperator, or products on a
+        Dask cluster) whose core_operator the solvers use."""
         constant = self._intercept_constant()
-        return _iklr_matrix_free.InterceptKernel(operator, constant) if constant else operator
+        if self.backend == "dask" or user_operator is not None:
+            if user_operator is None:
+                from .distributed import KernelOperator as DistributedKernelOperator
+
+                parameters = {"gamma": self.gamma_} if self.kernel == "rbf" else {"tau": self.tau}
+                user_operator = DistributedKernelOperator(
+                    X, self.kernel, client=self.client, block_size=self.block_size, cache=self.cache, **parameters
+                )
+            else:
+                check_symmetric_operator(user_operator, "X", rng)
+                self.gamma_ = getattr(user_operator, "gamma_", None)
+            core = as_core_operator(user_operator, "K")
+            if constant:
+                core = _core.linalg.sum_operator([(core, 1.0)], constant=constant)
+            return CoreLinearOperator(core, n_threads)
+        if self._kernel_on_the_fly(X.shape[0]):
+            parameters = {"gamma": self.gamma_} if self.kernel == "rbf" else {"tau": self.tau}
+            return KernelOperator(
+                X, self.kernel, constant=constant, dtype=self.kernel_dtype, n_jobs=self.n_jobs, **parameters
+            )
+        K = self._training_kernel(X)
+        if self.fit_intercept:
+            constant = np.asarray(constant, dtype=K.dtype)
+            if self.kernel in ("rbf", "tl1"):  # K is ours: no second n x n array
+                K += constant
+            else:  # a precomputed X or a callable's result may be the user's array: never modified
+                K = K + constant
+        return K
+
+    def _kernel_on_the_fly(self, n):
+        """Whether the training kernel is a KernelOperator rather than a dense array
+        (kernel_storage; "auto" by the memory rule of _utils/_solver_choice.py)."""
+        if self.kernel not in ("rbf", "tl1") or self.kernel_storage == "dense":
+            return False
+        if self.kernel_storage == "operator":
+            return True
+        return not _solver_choice.dense_kernel_fits(n, np.dtype(self.kernel_dtype).itemsize)
 
     def _operator_decomposition(self, K, gaussian, rng):
         """krein_decomposition of the distributed kernel, by Lanczos (products only)."""
@@ -902,22 +944,17 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
             lambda_=float(self.alpha), tol=float(self.tol), max_iter=int(self.max_iter), max_cg=_MAX_CG
         )
         with self._monitor(c, int(self.max_iter), certificate="gradient_norm") as monitor:
-            if isinstance(K, np.ndarray):
-                out = _core.methods.iklr_newton(
-                    K,
-                    signs,
-                    V,
-                    w,
-                    alpha0,
-                    shift=shift,
-                    options=options,
-                    callback=monitor.core_callback(),
-                    n_threads=n_threads,
-                )
-            else:
-                out = _iklr_matrix_free.newton(
-                    K, signs, V, w, alpha0, shift=shift, options=options, callback=monitor.core_callback()
-                )
+            out = _core.methods.iklr_newton(
+                _solver_kernel(K),
+                signs,
+                V,
+                w,
+                alpha0,
+                shift=shift,
+                options=options,
+                callback=monitor.core_callback(),
+                n_threads=n_threads,
+            )
         records = history_arrays(out.history, _NEWTON_FIELDS)
         status = out.status
         relative = out.gradient_norm / out.reference_gradient_norm if out.reference_gradient_norm > 0 else 0.0
@@ -965,31 +1002,18 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         )
         indices = rng.integers(0, n, size=max_outer * max_inner) if inner == "sgd" else np.empty(0, np.int64)
         with self._monitor(c, max_outer) as monitor:
-            if isinstance(K, np.ndarray):
-                out = _core.methods.ccicp(
-                    K,
-                    signs,
-                    V,
-                    w,
-                    alpha0,
-                    shift=shift,
-                    options=options,
-                    sgd_indices=np.ascontiguousarray(indices, dtype=np.int64),
-                    callback=monitor.core_callback(),
-                    n_threads=n_threads,
-                )
-            else:
-                out = _iklr_matrix_free.ccicp(
-                    K,
-                    signs,
-                    V,
-                    w,
-                    alpha0,
-                    shift=shift,
-                    options=options,
-                    sgd_indices=indices,
-                    callback=monitor.core_callback(),
-                )
+            out = _core.methods.ccicp(
+                _solver_kernel(K),
+                signs,
+                V,
+                w,
+                alpha0,
+                shift=shift,
+                options=options,
+                sgd_indices=np.ascontiguousarray(indices, dtype=np.int64),
+                callback=monitor.core_callback(),
+                n_threads=n_threads,
+            )
         records = history_arrays(out.history, _RECORD_FIELDS)
         steps = records["inner_steps"].astype(np.int64)
         if out.status == _core.core.SolverStatus.not_converged:

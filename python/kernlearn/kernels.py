@@ -33,12 +33,14 @@ from sklearn.utils.validation import check_array
 
 from . import _core
 from ._utils import _solver_choice
+from ._utils._operators import CoreLinearOperator
 from ._utils._param_validation import Interval, validate_params
 from ._utils._scaling import binary_exponent
 from ._utils._validation import (
     SYMMETRY_RTOL,
     check_choice,
     check_data,
+    check_finite,
     check_real,
     naming,
     relative_asymmetry,
@@ -56,6 +58,7 @@ __all__ = [
     "spectrum_bounds",
     "negative_part",
     "kernel_operator",
+    "KernelOperator",
     "extreme_eigenpairs",
 ]
 
@@ -173,6 +176,99 @@ def rbf_kernel(X, Y=None, gamma=None, *, dtype=np.float64, n_jobs=None):
     return _core.kernels.pairwise_kernel(
         X, Y, kernel=kernel, single=_check_dtype(dtype) == np.float32, n_threads=resolve_n_threads(n_jobs)
     )
+
+
+class KernelOperator(CoreLinearOperator):
+    """The kernel matrix K = k(X, X) of a data set as a LinearOperator that is never formed.
+
+    Every product ``K @ V`` recomputes the entries tile by tile in C++ on ``n_jobs`` threads (the
+    GIL released), in O(n (b + d)) memory for a V with b columns: at n = 10^5 the matrix would take
+    75 GiB, the operator a few MiB. Each 256 x 256 tile of the upper triangle is computed once and
+    used for both of its products, in an order that makes the result the same on any number of
+    threads; the entries are bitwise those of :func:`rbf_kernel` / :func:`tl1_kernel` in float64,
+    so a product differs from the dense one only in the order of its sums (figures against the
+    dense product: ``bench/results/kernel_operator.md``).
+
+    The solvers of kernlearn take it wherever they take a precomputed kernel or similarity
+    (:class:`~kernlearn.indefinite.IndefiniteKernelLogisticRegression` with ``kernel="precomputed"``,
+    :class:`~kernlearn.similarity.ESKL` / ``EMKL`` / ``REKL`` with ``rank``,
+    :class:`~kernlearn.cluster.KernelKMeans`, :func:`kernlearn.linalg.eigsh`) and run on its C++
+    products directly, with no Python in their loops. :class:`kernlearn.distributed.KernelOperator`
+    is the same kernel multiplied on a Dask cluster.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Finite real data (copied once).
+    kernel : {"rbf", "tl1"}
+        ``exp(-gamma ||x - y||^2)`` or ``max(tau - ||x - y||_1, 0)``.
+    gamma : float, "scale" or None
+        RBF width: None is ``1 / n_features`` (as :func:`rbf_kernel`), "scale" is
+        ``1 / (n_features Var X)`` (SVC's).
+    tau : float or None
+        TL1 truncation, default ``0.7 n_features``.
+    constant : float, default 0
+        Added to every entry: the operator is K + constant 11' (an intercept's constant feature).
+    dtype : {float64, float32}
+        Precision of the tiles. float32 computes the differences and exp in single precision (from
+        X centred) and accumulates the products in double: about 1e-7 relative, and up to twice as
+        fast. The products are float64 either way (the operator's ``dtype``).
+    n_jobs : int, optional
+        Threads of each product (scikit-learn's convention).
+
+    Attributes
+    ----------
+    gamma_ : float or None
+        The RBF gamma used (None for TL1).
+    tau_ : float or None
+        The TL1 truncation used (None for RBF).
+    kernel_dtype_ : numpy.dtype
+        The tiles' precision.
+    core_operator : kernlearn._core.linalg.Operator
+        What the core's solvers use.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernlearn.kernels import KernelOperator, rbf_kernel
+    >>> X = np.random.default_rng(0).standard_normal((500, 4))
+    >>> K = KernelOperator(X, "rbf", gamma=0.5)
+    >>> V = np.ones((500, 2))
+    >>> bool(np.allclose(K @ V, rbf_kernel(X, gamma=0.5) @ V, rtol=1e-13))
+    True
+    >>> bool(np.array_equal(K.column(3), rbf_kernel(X, gamma=0.5)[:, 3]))  # the same entries, bitwise
+    True
+    """
+
+    def __init__(self, X, kernel="rbf", *, gamma=None, tau=None, constant=0.0, dtype=np.float64, n_jobs=None):
+        check_choice(kernel, "kernel", ("rbf", "tl1"))
+        if gamma is not None and kernel != "rbf":
+            raise ValueError("gamma is used by kernel='rbf' only")
+        if tau is not None and kernel != "tl1":
+            raise ValueError("tau is used by kernel='tl1' only")
+        validate_params(
+            _parameter_constraints, {"tau": tau, "gamma": None if gamma == "scale" else gamma}, "KernelOperator"
+        )
+        constant = check_finite(constant, "constant")
+        self.kernel_dtype_ = _check_dtype(dtype)
+        n_threads = resolve_n_threads(n_jobs)
+        X = check_data(X, "X")
+        d = X.shape[1]
+        self.gamma_ = self.tau_ = None
+        kinds = _core.kernels.PairwiseKind
+        if kernel == "rbf":
+            spread = d * X.var() if gamma == "scale" else 0.0
+            self.gamma_ = float(gamma) if isinstance(gamma, numbers.Real) else 1.0 / (spread or d)
+            spec = _core.kernels.PairwiseKernel(kind=kinds.rbf, gamma=self.gamma_)
+        else:
+            self.tau_ = 0.7 * d if tau is None else float(tau)
+            spec = _core.kernels.PairwiseKernel(kind=kinds.tl1, tau=self.tau_)
+        self.kernel = kernel
+        self.constant = float(constant)
+        operator = _core.kernels.kernel_operator(
+            X, kernel=spec, constant=self.constant, single=self.kernel_dtype_ == np.float32
+        )
+        super().__init__(operator, n_threads)
 
 
 def _check_spd_stack(S, name):
@@ -397,17 +493,7 @@ def kernel_operator(K, n_jobs=None):
         K = check_array(K, dtype=[np.float64, np.float32], order="C", input_name="K")
     if K.shape[0] != K.shape[1]:
         raise ValueError(f"K must be square, got shape {K.shape}")
-
-    def matmat(X):
-        X = np.asarray(X, dtype=np.float64)
-        return np.column_stack(
-            [
-                _core.kernels.kernel_matvec(K, np.ascontiguousarray(X[:, j]), n_threads=n_threads)
-                for j in range(X.shape[1])
-            ]
-        )
-
-    return LinearOperator(K.shape, matvec=lambda x: matmat(x.reshape(-1, 1))[:, 0], matmat=matmat, dtype=np.float64)
+    return CoreLinearOperator(_core.linalg.dense_operator(K, symmetric=True, name="K"), n_threads)
 
 
 def extreme_eigenpairs(op, tol=1e-8, random_state=None):

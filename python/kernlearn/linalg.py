@@ -17,6 +17,7 @@ from sklearn.utils import check_random_state
 
 from . import _core
 from ._utils import _solver_choice
+from ._utils._operators import as_core_operator
 from ._utils._scaling import binary_exponent
 from ._utils._signs import fix_signs
 from ._utils._validation import (
@@ -317,7 +318,7 @@ def _check_v0(v0, n, rng):
 
 
 def _lanczos(operator, n, k, which, threshold, start, tol, maxiter, ncv, max_rank, seed, n_threads, filter_level):
-    kind, A = operator
+    _, A = operator
     linalg = _core.linalg
     # maxiter and max_rank are always passed: eigsh's documented defaults (100 n, n) also size the
     # filtered run's budget, where the core's "none" would mean no cap.
@@ -332,25 +333,7 @@ def _lanczos(operator, n, k, which, threshold, start, tol, maxiter, ncv, max_ran
         seed=seed,
         filter=None if filter_level is None else linalg.LanczosFilter(level=filter_level),
     )
-    if kind == "csr":
-        result = linalg.lanczos_csr(
-            A.indptr.astype(np.int64),
-            A.indices.astype(np.int64),
-            np.ascontiguousarray(A.data, dtype=np.float64),
-            options=options,
-            v0=start,
-            n_threads=n_threads,
-        )
-    elif kind == "dense":
-        result = linalg.lanczos_dense(A, options=options, v0=start, n_threads=n_threads)
-    else:
-        result = linalg.lanczos_callback(
-            n=n,
-            matmat=lambda X: np.asarray(A.matmat(X), dtype=np.float64),
-            options=options,
-            v0=start,
-            n_threads=n_threads,
-        )
+    result = linalg.lanczos(as_core_operator(A, "A"), options=options, v0=start, n_threads=n_threads)
     converged = result.status == _core.core.SolverStatus.converged
     info = {
         "method": "lanczos",

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "kernlearn/kernels/kernel_operator.hpp"
+
 namespace kernlearn {
 
 namespace {
@@ -85,44 +87,52 @@ void check_sigma(double sigma) {
   }
 }
 
+namespace {
+
+// The Gaussian kernel of Z = X W with the Z it reads: KernelOperator refers to its points.
+class ProjectedKernel final : public LinearOperator {
+ public:
+  ProjectedKernel(RowMatrixXd Z, double sigma, ThreadTeam& team, const InterruptPoll& poll)
+      : Z_(std::move(Z)), K_(Z_, gaussian(sigma), 0.0, false, team, poll) {}
+  Index rows() const override { return K_.rows(); }
+  void apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const override {
+    K_.apply(X, Y);
+  }
+  void column(Index j, Eigen::Ref<Eigen::VectorXd> out) const override { K_.column(j, out); }
+  Eigen::VectorXd diagonal() const override { return K_.diagonal(); }
+
+ private:
+  static PairwiseKernel gaussian(double sigma) {
+    check_sigma(sigma);
+    PairwiseKernel k;
+    k.kind = PairwiseKind::rbf;
+    k.gamma = 0.5 / (sigma * sigma);
+    return k;
+  }
+  RowMatrixXd Z_;
+  KernelOperator K_;
+};
+
+}  // namespace
+
+std::unique_ptr<LinearOperator> LocalHsicSums::kernel(const Eigen::MatrixXd& W, double sigma) {
+  return std::make_unique<ProjectedKernel>(RowMatrixXd(Xc_ * W), sigma, team_, poll_);
+}
+
+Eigen::VectorXd operator_degree(const LinearOperator& K) {
+  const Eigen::MatrixXd ones = Eigen::MatrixXd::Ones(K.rows(), 1);
+  Eigen::MatrixXd degree(K.rows(), 1);
+  K.apply(ones, degree);
+  return degree.col(0);
+}
+
 Eigen::VectorXd gaussian_degree(const MatrixRef& Z, double sigma, ThreadTeam& team, const InterruptPoll& poll) {
   check_sigma(sigma);
   if (!Z.allFinite()) throw std::invalid_argument("Z must be finite");
   if (Z.size() > 0 && Z.cwiseAbs().maxCoeff() > kMaxCoordinate)
     throw std::invalid_argument("Z's entries must be at most 1e150 in magnitude (squared distances must be finite)");
-  const Index n = Z.rows();
-  const Eigen::VectorXd sq = row_norms2(Z);
-  std::vector<Eigen::VectorXd> acc(static_cast<std::size_t>(team.size()), Eigen::VectorXd::Zero(n));
-  std::vector<Tile> scratch(static_cast<std::size_t>(team.size()));
-  for_each_upper_tile(n, team, poll, [&](int t, Index i0, Index bi, Index j0, Index bj) {
-    Tile& K = scratch[static_cast<std::size_t>(t)];
-    kernel_tile(Z, sq, sigma, i0, bi, j0, bj, K);
-    Eigen::VectorXd& d = acc[static_cast<std::size_t>(t)];
-    d.segment(i0, bi) += K.rowwise().sum();
-    if (i0 != j0) d.segment(j0, bj) += K.colwise().sum().transpose();  // the mirrored tile (J, I)
-  });
-  for (std::size_t t = 1; t < acc.size(); ++t) acc[0] += acc[t];
-  return acc[0];
-}
-
-void gaussian_kernel_apply(const MatrixRef& Z, double sigma, const Eigen::Ref<const Eigen::MatrixXd>& V,
-                           Eigen::Ref<Eigen::MatrixXd> Y, ThreadTeam& team, const InterruptPoll& poll) {
-  check_sigma(sigma);
-  const Index n = Z.rows(), m = V.cols();
-  if (V.rows() != n || Y.rows() != n || Y.cols() != m)
-    throw std::invalid_argument("gaussian_kernel_apply: V and Y must be n x m");
-  const Eigen::VectorXd sq = row_norms2(Z);
-  std::vector<Eigen::MatrixXd> acc(static_cast<std::size_t>(team.size()), Eigen::MatrixXd::Zero(n, m));
-  std::vector<Tile> scratch(static_cast<std::size_t>(team.size()));
-  for_each_upper_tile(n, team, poll, [&](int t, Index i0, Index bi, Index j0, Index bj) {
-    Tile& K = scratch[static_cast<std::size_t>(t)];
-    kernel_tile(Z, sq, sigma, i0, bi, j0, bj, K);
-    Eigen::MatrixXd& y = acc[static_cast<std::size_t>(t)];
-    y.middleRows(i0, bi).noalias() += K * V.middleRows(j0, bj);
-    if (i0 != j0) y.middleRows(j0, bj).noalias() += K.transpose() * V.middleRows(i0, bi);
-  });
-  for (std::size_t t = 1; t < acc.size(); ++t) acc[0] += acc[t];
-  Y = acc[0];
+  if (Z.rows() == 0) return Eigen::VectorXd();
+  return operator_degree(ProjectedKernel(RowMatrixXd(Z), sigma, team, poll));
 }
 
 RowMatrixXd gaussian_kernel_dense(const MatrixRef& Z, double sigma, ThreadTeam& team, const InterruptPoll& poll) {

@@ -10,6 +10,7 @@
 #include "kernlearn/core/simd.hpp"
 #include "kernlearn/core/symmetric_eigen.hpp"
 #include "kernlearn/core/vector_ops.hpp"
+#include "kernlearn/kernels/kernel_operator.hpp"
 
 #ifdef KERNLEARN_X86_DISPATCH
 #include <immintrin.h>
@@ -20,31 +21,6 @@ namespace kernlearn {
 namespace {
 
 constexpr Index kRowBlock = 32;  // rows of out per parallel_for chunk
-
-// Row i of k(X, Y): the distances are accumulated feature by feature over Y's columns (Yt is Y
-// transposed, so the inner loop runs over contiguous memory and vectorises).
-template <class Scalar>
-void kernel_row(const double* x, const RowMatrixXd& Yt, const PairwiseKernel& kernel, double* dist, Scalar* out) {
-  const Index m = Yt.cols();
-  std::fill(dist, dist + m, 0.0);
-  for (Index f = 0; f < Yt.rows(); ++f) {
-    const double xf = x[f];
-    const double* yf = Yt.data() + f * m;
-    if (kernel.kind == PairwiseKind::tl1) {
-      for (Index j = 0; j < m; ++j) dist[j] += std::abs(xf - yf[j]);
-    } else {
-      for (Index j = 0; j < m; ++j) {
-        const double d = xf - yf[j];
-        dist[j] += d * d;
-      }
-    }
-  }
-  if (kernel.kind == PairwiseKind::tl1) {
-    for (Index j = 0; j < m; ++j) out[j] = static_cast<Scalar>(std::max(kernel.tau - dist[j], 0.0));
-  } else {
-    for (Index j = 0; j < m; ++j) out[j] = static_cast<Scalar>(std::exp(-kernel.gamma * dist[j]));
-  }
-}
 
 double dot_plain(const float* a, const double* x, Index n) {
   double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
@@ -100,21 +76,21 @@ template <class Scalar>
 void pairwise_kernel(const MatrixRef& X, const MatrixRef& Y, const PairwiseKernel& kernel, Scalar* out, int n_threads,
                      const InterruptPoll& poll) {
   if (X.cols() != Y.cols()) throw std::invalid_argument("pairwise_kernel: X and Y need the same number of features");
-  if (!X.allFinite() || !Y.allFinite()) throw std::invalid_argument("pairwise_kernel: X and Y must be finite");
-  // Both fields are checked whatever the kind: a garbage value is a caller's error either way.
-  if (!(kernel.tau > 0.0 && std::isfinite(kernel.tau)))
-    throw std::invalid_argument("pairwise_kernel: tau must be finite and > 0");
-  if (!(kernel.gamma >= 0.0 && std::isfinite(kernel.gamma)))
-    throw std::invalid_argument("pairwise_kernel: gamma must be finite and >= 0");
-  const RowMatrixXd Yt = Y.transpose();
-  const Index n = X.rows(), m = Y.rows();
+  check_pairwise_kernel(kernel, X, "X");
+  check_pairwise_kernel(kernel, Y, "Y");
+  const Index n = X.rows(), m = Y.rows(), d = X.cols(), ld = padded(m);
+  const RowMatrixXd panel = feature_panel<double>(Y, Eigen::RowVectorXd());
   parallel_for(
       static_cast<std::size_t>(n), n_threads, kRowBlock,
       [&](std::size_t begin, std::size_t end) {
-        std::vector<double> dist(static_cast<std::size_t>(m));
-        for (std::size_t i = begin; i < end; ++i)
-          kernel_row(X.row(static_cast<Index>(i)).data(), Yt, kernel, dist.data(),
-                     out + i * static_cast<std::size_t>(m));
+        std::vector<double> row(static_cast<std::size_t>(ld));
+        Eigen::RowVectorXd x(d);
+        for (std::size_t i = begin; i < end; ++i) {
+          x = X.row(static_cast<Index>(i));
+          kernel_row(kernel, 0.0, x.data(), panel.data(), ld, m, d, row.data());
+          Scalar* dst = out + i * static_cast<std::size_t>(m);
+          for (Index j = 0; j < m; ++j) dst[j] = static_cast<Scalar>(row[static_cast<std::size_t>(j)]);
+        }
       },
       poll);
 }
@@ -185,14 +161,67 @@ void affine_invariant_kernel(const double* W, Index n_w, const double* T, Index 
 }
 
 template <class Scalar>
-void DenseKernel<Scalar>::multiply(const double* x, double* y, ThreadTeam& team) const {
+void DenseKernel<Scalar>::multiply(const double* x, double* y) const {
   const bool avx2 = active_simd() != Simd::none;
   const Index n = n_;
   // Rows in blocks of kRowBlock, claimed dynamically (thread_team.hpp).
-  team.for_each((n + kRowBlock - 1) / kRowBlock, [&](int, Index b) {
+  team_.for_each((n + kRowBlock - 1) / kRowBlock, [&](int, Index b) {
     const Index first = b * kRowBlock, last = std::min(n, first + kRowBlock);
     for (Index i = first; i < last; ++i) y[i] = row_dot(row(i), x, n, avx2);
   });
+}
+
+template <class Scalar>
+void DenseKernel<Scalar>::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const {
+  if constexpr (std::is_same_v<Scalar, double>) {
+    if (X.cols() > 1) {  // a block: one pass over K by Eigen's GEMM on row blocks of the team
+      const Eigen::Map<const RowMatrixXd> K(data_, n_, n_);
+      const Index blocks = std::max<Index>(1, std::min<Index>(8 * team_.size(), n_ / 256));
+      team_.for_each(blocks, [&](int, Index b) {
+        const Index first = n_ * b / blocks, last = n_ * (b + 1) / blocks;
+        Y.middleRows(first, last - first).noalias() = K.middleRows(first, last - first) * X;
+      });
+      return;
+    }
+  }
+  Eigen::VectorXd x(n_), y(n_);
+  for (Index c = 0; c < X.cols(); ++c) {
+    x = X.col(c);
+    multiply(x.data(), y.data());
+    Y.col(c) = y;
+  }
+}
+
+template <class Scalar>
+void DenseKernel<Scalar>::column(Index j, Eigen::Ref<Eigen::VectorXd> out) const {
+  const Scalar* r = row(j);
+  for (Index i = 0; i < n_; ++i) out[i] = static_cast<double>(r[i]);
+}
+
+template <class Scalar>
+Eigen::VectorXd DenseKernel<Scalar>::diagonal() const {
+  Eigen::VectorXd out(n_);
+  for (Index i = 0; i < n_; ++i) out[i] = static_cast<double>(row(i)[i]);
+  return out;
+}
+
+template <class Scalar>
+double DenseKernel<Scalar>::max_abs() const {
+  if (!all_finite()) return std::numeric_limits<double>::quiet_NaN();
+  double largest = 0.0;
+  for (Index i = 0; i < n_; ++i)
+    for (Index j = 0; j < n_; ++j) largest = std::max(largest, std::abs(static_cast<double>(row(i)[j])));
+  return largest;
+}
+
+template <class Scalar>
+bool DenseKernel<Scalar>::all_finite() const {
+  for (Index i = 0; i < n_; ++i) {
+    const Scalar* r = row(i);
+    for (Index j = 0; j < n_; ++j)
+      if (!std::isfinite(r[j])) return false;
+  }
+  return true;
 }
 
 template void pairwise_kernel<float>(const MatrixRef&, const MatrixRef&, const PairwiseKernel&, float*, int,

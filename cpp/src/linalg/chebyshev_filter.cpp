@@ -41,7 +41,7 @@ constexpr Index kCapExtra = 200;
 
 }  // namespace
 
-ChebyshevFilter::ChebyshevFilter(const SymmetricOperator& A, double far, double level, int degree)
+ChebyshevFilter::ChebyshevFilter(const LinearOperator& A, double far, double level, int degree)
     : A_(A), scale_(2.0 / (level - far)), centre_((level + far) / (level - far)), degree_(degree) {}
 
 void ChebyshevFilter::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const {
@@ -65,7 +65,7 @@ namespace {
 // values on A, then the check that decides between those and plain Lanczos.
 class FilteredLanczos {
  public:
-  FilteredLanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
+  FilteredLanczos(const LinearOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
                   ThreadTeam& team, const InterruptPoll& poll)
       : A_(A),
         start_(start),
@@ -218,7 +218,7 @@ class FilteredLanczos {
     return r;
   }
 
-  const SymmetricOperator& A_;
+  const LinearOperator& A_;
   const Eigen::MatrixXd& start_;
   const LanczosOptions& options_;
   ThreadTeam& team_;
@@ -238,7 +238,7 @@ class FilteredLanczos {
 
 }  // namespace
 
-LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
+LanczosResult filtered_lanczos(const LinearOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
                                Eigen::VectorXd& far_end, ThreadTeam& team, const InterruptPoll& poll) {
   if (!options.filter) throw std::invalid_argument("filtered_lanczos: options.filter is not set");
   // Degree 1 is an affine map of A: the same Krylov spaces, nothing gained.
@@ -254,7 +254,7 @@ namespace {
 
 // The size of A's entries: max |a_ij| for a matrix, else |A x| / |x| for a random x (one product;
 // within a few sqrt(n) of |A|, which is all the scaling needs).
-double norm_scale(const SymmetricOperator& A, std::uint64_t seed) {
+double norm_scale(const LinearOperator& A, std::uint64_t seed) {
   if (A.is_explicit()) {
     const double largest = A.max_abs();
     if (std::isnan(largest)) throw std::invalid_argument("A (its data) contains NaN or infinity");
@@ -271,7 +271,7 @@ double norm_scale(const SymmetricOperator& A, std::uint64_t seed) {
 // The residuals |A v - lambda v| measured (Lanczos's are the Krylov relation's estimates, which
 // rounding moves away from the truth; the filtered pairs' are measured already), and the
 // certificate withdrawn when one misses tol |A|_est.
-LanczosResult measured(const SymmetricOperator& A, LanczosResult r, const LanczosOptions& options,
+LanczosResult measured(const LinearOperator& A, LanczosResult r, const LanczosOptions& options,
                        const InterruptPoll& poll) {
   const Index m = r.values.size();
   if (!r.filtered && m > 0) {
@@ -285,7 +285,7 @@ LanczosResult measured(const SymmetricOperator& A, LanczosResult r, const Lanczo
   return r;
 }
 
-LanczosResult solve_in_range(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
+LanczosResult solve_in_range(const LinearOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
                              ThreadTeam& team, const InterruptPoll& poll) {
   if (!options.filter) return measured(A, lanczos(A, start, options, team, poll), options, poll);
   Eigen::VectorXd far_end;  // a random estimate of the far end
@@ -297,7 +297,7 @@ double scaled_level(double level, double scale) { return std::clamp(level * scal
 
 }  // namespace
 
-LanczosResult solve_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
+LanczosResult solve_lanczos(const LinearOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
                             ThreadTeam& team, const InterruptPoll& poll) {
   check_lanczos_options(A, start, options);
   // As LAPACK's dsyevd: an operator whose squares would overflow or underflow runs scaled by a

@@ -192,7 +192,7 @@ void back_transform(Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& A, std::ve
 
 // Rayleigh-Ritz in double on the span of V (orthonormal only to single precision): the pencil
 // H s = theta G s with H = V'AV and G = V'V, then the Ritz vectors V s, ascending.
-void rayleigh_ritz(const SymmetricOperator& op, const Eigen::MatrixXd& V, const DenseLapack& lapack,
+void rayleigh_ritz(const LinearOperator& op, const Eigen::MatrixXd& V, const DenseLapack& lapack,
                    Eigen::VectorXd& theta, Eigen::MatrixXd& ritz) {
   int cols = static_cast<int>(V.cols()), itype = 1, lwork = -1, liwork = -1, iwork_query = 0, info = 0;
   char jobz = 'V', uplo = 'L';
@@ -299,12 +299,12 @@ void gemm(const DenseLapack& lapack, bool transpose_a, bool transpose_b, const E
 }
 
 namespace {
-bool mixed_in_range(Eigen::MatrixXd& A, const SymmetricOperator& op, double lower, Index max_count,
+bool mixed_in_range(Eigen::MatrixXd& A, const LinearOperator& op, double lower, Index max_count,
                     const DenseLapack& lapack, Eigen::VectorXd& values, Eigen::MatrixXd& vectors,
                     const InterruptPoll& poll);
 }  // namespace
 
-bool mixed_eigenpairs_above(Eigen::MatrixXd& A, const SymmetricOperator& op, double lower, Index max_count,
+bool mixed_eigenpairs_above(Eigen::MatrixXd& A, const LinearOperator& op, double lower, Index max_count,
                             const DenseLapack& lapack, Eigen::VectorXd& values, Eigen::MatrixXd& vectors,
                             const InterruptPoll& poll) {
   check_lapack_size(A.rows());
@@ -320,7 +320,7 @@ bool mixed_eigenpairs_above(Eigen::MatrixXd& A, const SymmetricOperator& op, dou
 
 namespace {
 
-bool mixed_in_range(Eigen::MatrixXd& A, const SymmetricOperator& op, double lower, Index max_count,
+bool mixed_in_range(Eigen::MatrixXd& A, const LinearOperator& op, double lower, Index max_count,
                     const DenseLapack& lapack, Eigen::VectorXd& values, Eigen::MatrixXd& vectors,
                     const InterruptPoll& poll) {
   const Index n = A.rows();

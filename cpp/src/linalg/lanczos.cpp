@@ -18,7 +18,7 @@ namespace {
 // The solver proper, on B = A (largest) or B = -A (smallest): it always seeks the largest.
 class ThickRestart {
  public:
-  ThickRestart(const SymmetricOperator& A, const LanczosOptions& opt, ThreadTeam& team, const InterruptPoll& poll)
+  ThickRestart(const LinearOperator& A, const LanczosOptions& opt, ThreadTeam& team, const InterruptPoll& poll)
       : A_(A),
         opt_(opt),
         poll_(poll),
@@ -582,7 +582,7 @@ class ThickRestart {
     return out;
   }
 
-  const SymmetricOperator& A_;
+  const LinearOperator& A_;
   const LanczosOptions& opt_;
   const InterruptPoll& poll_;
   Index n_;
@@ -609,10 +609,11 @@ class ThickRestart {
 
 }  // namespace
 
-void check_lanczos_options(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options) {
+void check_lanczos_options(const LinearOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options) {
   const Index n = A.rows();
   const std::string n_is = " (n = " + std::to_string(n) + ")";
   if (n < 1) throw std::invalid_argument("A is empty" + n_is);
+  require_symmetric(A, "A");
   if (start.rows() != n || start.cols() < 1)
     throw std::invalid_argument("v0 must have n = " + std::to_string(n) + " rows and a column, got shape (" +
                                 std::to_string(start.rows()) + ", " + std::to_string(start.cols()) + ")");
@@ -641,7 +642,7 @@ void check_lanczos_options(const SymmetricOperator& A, const Eigen::MatrixXd& st
   }
 }
 
-LanczosResult lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
+LanczosResult lanczos(const LinearOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
                       ThreadTeam& team, const InterruptPoll& poll) {
   check_lanczos_options(A, start, options);
   return ThickRestart(A, options, team, poll).run(start);

@@ -26,17 +26,16 @@ double tail_weight(double m) {
 
 // What both solvers share: the kernel, the labels and K-, the polled mat-vec and its count, and
 // the mean logistic loss at margins y o z.
-template <class Scalar>
 class KernelRun {
  protected:
-  KernelRun(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::VectorXd>& y, const NegativePart& negative,
-            ThreadTeam& team, const InterruptPoll& poll)
-      : K_(K), y_(y), neg_(negative), poll_(poll), team_(team), n_(K.rows()) {}
+  KernelRun(const LinearOperator& K, const Eigen::Ref<const Eigen::VectorXd>& y, const NegativePart& negative,
+            const InterruptPoll& poll)
+      : K_(K), y_(y), neg_(negative), poll_(poll), n_(K.rows()) {}
 
   void multiply(const Eigen::VectorXd& x, Eigen::VectorXd& out) {
     // Polled at every mat-vec: a poll is a clock read between its (rate-limited) GIL takes.
     if (poll_ && poll_()) throw Interrupted();
-    K_.multiply(x.data(), out.data(), team_);
+    K_.apply(x, out);
     ++matvecs_;
   }
 
@@ -53,18 +52,16 @@ class KernelRun {
     return s / static_cast<double>(n_);
   }
 
-  const DenseKernel<Scalar>& K_;
+  const LinearOperator& K_;
   const Eigen::Ref<const Eigen::VectorXd>& y_;
   const NegativePart& neg_;
   const InterruptPoll& poll_;
-  ThreadTeam& team_;
   Index n_;
   Index matvecs_ = 0;
 };
 
-template <class Scalar>
-class CcicpRun : KernelRun<Scalar> {
-  using Base = KernelRun<Scalar>;
+class CcicpRun : KernelRun {
+  using Base = KernelRun;
   using Base::K_;
   using Base::matvecs_;
   using Base::multiply;
@@ -73,9 +70,9 @@ class CcicpRun : KernelRun<Scalar> {
   using Base::y_;
 
  public:
-  CcicpRun(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::VectorXd>& y, const NegativePart& negative,
-           const IklrOptions& options, ThreadTeam& team, const InterruptPoll& poll)
-      : Base(K, y, negative, team, poll), opt_(options) {}
+  CcicpRun(const LinearOperator& K, const Eigen::Ref<const Eigen::VectorXd>& y, const NegativePart& negative,
+           const IklrOptions& options, const InterruptPoll& poll)
+      : Base(K, y, negative, poll), opt_(options) {}
 
   IklrResult run(const Eigen::Ref<const Eigen::VectorXd>& alpha0, const Eigen::Ref<const VectorXi>& sgd_indices,
                  const Monitor<IklrIteration>& monitor) {
@@ -159,8 +156,9 @@ class CcicpRun : KernelRun<Scalar> {
         const Index i = indices[k * opt_.max_inner + t];
         if (opt_.literal_sgd) g += opt_.lambda * neg_ak_;  // eq. (12) as printed: no -lambda K- a_k
         const double weight = y_[i] * tail_weight(y_[i] * z_[i]);
-        const Scalar* column = K_.row(i);  // K is symmetric: column i is row i
-        for (Index j = 0; j < n_; ++j) g[j] -= weight * static_cast<double>(column[j]);
+        column_.resize(n_);
+        K_.column(i, column_);
+        g -= weight * column_;
       }
       a_ -= eta_ * g;
       eta_ *= opt_.decay;
@@ -175,16 +173,15 @@ class CcicpRun : KernelRun<Scalar> {
   }
 
   const IklrOptions& opt_;
-  Eigen::VectorXd a_, z_, ak_, neg_ak_;
+  Eigen::VectorXd a_, z_, ak_, neg_ak_, column_;
   double eta_ = 0.0;  // the step, decayed per inner step (restarted per outer step or not)
 };
 
 // Inexact Newton on F(a) = (1/n) sum_i log(1 + exp(-y_i z_i)) + (lambda/2) (a'z + a'K- a), z = K a.
 // With r = u + lambda a, u_i = -y_i beta_i / n and D = diag(beta_i (1 - beta_i)):
 //   grad F = K r + lambda K- a,   Hessian H = K D K / n + lambda (K + K-).
-template <class Scalar>
-class NewtonRun : KernelRun<Scalar> {
-  using Base = KernelRun<Scalar>;
+class NewtonRun : KernelRun {
+  using Base = KernelRun;
   using Base::matvecs_;
   using Base::multiply;
   using Base::n_;
@@ -192,9 +189,9 @@ class NewtonRun : KernelRun<Scalar> {
   using Base::y_;
 
  public:
-  NewtonRun(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::VectorXd>& y, const NegativePart& negative,
-            const IklrNewtonOptions& options, ThreadTeam& team, const InterruptPoll& poll)
-      : Base(K, y, negative, team, poll), opt_(options), psd_(negative.V.cols() == 0 && negative.shift == 0.0) {}
+  NewtonRun(const LinearOperator& K, const Eigen::Ref<const Eigen::VectorXd>& y, const NegativePart& negative,
+            const IklrNewtonOptions& options, const InterruptPoll& poll)
+      : Base(K, y, negative, poll), opt_(options), psd_(negative.V.cols() == 0 && negative.shift == 0.0) {}
 
   IklrResult run(const Eigen::Ref<const Eigen::VectorXd>& alpha0, const Monitor<IklrIteration>& monitor) {
     IklrResult result;
@@ -358,17 +355,12 @@ class NewtonRun : KernelRun<Scalar> {
 };
 
 // Shapes and finiteness of the shared inputs, by their Python names.
-template <class Scalar>
-void check_inputs(const char* who, const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::VectorXd>& y,
+void check_inputs(const char* who, const LinearOperator& K, const Eigen::Ref<const Eigen::VectorXd>& y,
                   const NegativePart& negative, const Eigen::Ref<const Eigen::VectorXd>& alpha0) {
   const std::string name(who);
   const Index n = K.rows();
   if (n < 1) throw std::invalid_argument(name + ": K must be at least 1 x 1");
-  for (Index i = 0; i < n; ++i) {  // O(n^2) once, against O(n^2) per mat-vec of the run
-    const Scalar* row = K.row(i);
-    for (Index j = 0; j < n; ++j)
-      if (!std::isfinite(row[j])) throw std::invalid_argument(name + ": K must be finite");
-  }
+  require_symmetric(K, name + ": K");
   if (y.size() != n || alpha0.size() != n) throw std::invalid_argument(name + ": y and alpha0 need n entries");
   if (!y.allFinite() || !alpha0.allFinite() || !negative.V.allFinite() || !negative.w.allFinite() ||
       !std::isfinite(negative.shift))
@@ -383,10 +375,9 @@ void check_inputs(const char* who, const DenseKernel<Scalar>& K, const Eigen::Re
 
 }  // namespace
 
-template <class Scalar>
-IklrResult ccicp(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::VectorXd>& y, const NegativePart& negative,
+IklrResult ccicp(const LinearOperator& K, const Eigen::Ref<const Eigen::VectorXd>& y, const NegativePart& negative,
                  const Eigen::Ref<const Eigen::VectorXd>& alpha0, const IklrOptions& options,
-                 const Eigen::Ref<const VectorXi>& sgd_indices, ThreadTeam& team, const Monitor<IklrIteration>& monitor,
+                 const Eigen::Ref<const VectorXi>& sgd_indices, const Monitor<IklrIteration>& monitor,
                  const InterruptPoll& poll) {
   // Shapes and indices (they guard memory), finiteness and the options, by their Python names.
   check_inputs("ccicp", K, y, negative, alpha0);
@@ -408,14 +399,13 @@ IklrResult ccicp(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::Vec
       if (sgd_indices[j] < 0 || sgd_indices[j] >= n)
         throw std::invalid_argument("ccicp: sgd_indices holds an index out of range [0, n)");
   }
-  CcicpRun<Scalar> run(K, y, negative, options, team, poll);
+  CcicpRun run(K, y, negative, options, poll);
   return run.run(alpha0, sgd_indices, monitor);
 }
 
-template <class Scalar>
-IklrResult iklr_newton(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::VectorXd>& y,
+IklrResult iklr_newton(const LinearOperator& K, const Eigen::Ref<const Eigen::VectorXd>& y,
                        const NegativePart& negative, const Eigen::Ref<const Eigen::VectorXd>& alpha0,
-                       const IklrNewtonOptions& options, ThreadTeam& team, const Monitor<IklrIteration>& monitor,
+                       const IklrNewtonOptions& options, const Monitor<IklrIteration>& monitor,
                        const InterruptPoll& poll) {
   check_inputs("iklr_newton", K, y, negative, alpha0);
   if (!(options.lambda > 0.0) || !std::isfinite(options.lambda))
@@ -424,26 +414,8 @@ IklrResult iklr_newton(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eige
     throw std::invalid_argument("iklr_newton: tol must be finite and >= 0");
   if (options.max_iter < 0 || options.max_cg < 1)
     throw std::invalid_argument("iklr_newton: max_iter must be >= 0 and max_cg >= 1");
-  NewtonRun<Scalar> run(K, y, negative, options, team, poll);
+  NewtonRun run(K, y, negative, options, poll);
   return run.run(alpha0, monitor);
 }
-
-template IklrResult ccicp<float>(const DenseKernel<float>&, const Eigen::Ref<const Eigen::VectorXd>&,
-                                 const NegativePart&, const Eigen::Ref<const Eigen::VectorXd>&, const IklrOptions&,
-                                 const Eigen::Ref<const VectorXi>&, ThreadTeam&, const Monitor<IklrIteration>&,
-                                 const InterruptPoll&);
-template IklrResult ccicp<double>(const DenseKernel<double>&, const Eigen::Ref<const Eigen::VectorXd>&,
-                                  const NegativePart&, const Eigen::Ref<const Eigen::VectorXd>&, const IklrOptions&,
-                                  const Eigen::Ref<const VectorXi>&, ThreadTeam&, const Monitor<IklrIteration>&,
-                                  const InterruptPoll&);
-
-template IklrResult iklr_newton<float>(const DenseKernel<float>&, const Eigen::Ref<const Eigen::VectorXd>&,
-                                       const NegativePart&, const Eigen::Ref<const Eigen::VectorXd>&,
-                                       const IklrNewtonOptions&, ThreadTeam&, const Monitor<IklrIteration>&,
-                                       const InterruptPoll&);
-template IklrResult iklr_newton<double>(const DenseKernel<double>&, const Eigen::Ref<const Eigen::VectorXd>&,
-                                        const NegativePart&, const Eigen::Ref<const Eigen::VectorXd>&,
-                                        const IklrNewtonOptions&, ThreadTeam&, const Monitor<IklrIteration>&,
-                                        const InterruptPoll&);
 
 }  // namespace kernlearn

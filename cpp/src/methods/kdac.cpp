@@ -24,51 +24,24 @@ namespace {
 // answer, and the smaller basis cost the fewest mat-vecs per U-step. Figures: bench/results/kdac.md.
 constexpr Index kWarmExtra = 8;
 
-// Q = H D^-1/2 K D^-1/2 H of eq. (3) applied to a block without forming it: the Gaussian kernel
-// is recomputed tile by tile on every product (O(n^2 (q + b)) time, O(n b) memory).
-class NormalizedKernelOperator final : public SymmetricOperator {
- public:
-  NormalizedKernelOperator(const RowMatrixXd& Z, const Eigen::VectorXd& dinv_sqrt, double sigma, ThreadTeam& team,
-                           const InterruptPoll& poll)
-      : Z_(Z), dinv_sqrt_(dinv_sqrt), sigma_(sigma), team_(team), poll_(poll) {}
-  Index rows() const override { return Z_.rows(); }
-  void apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const override {
-    Eigen::MatrixXd V = X.rowwise() - X.colwise().mean();  // H x
-    V = dinv_sqrt_.asDiagonal() * V;
-    gaussian_kernel_apply(Z_, sigma_, V, Y, team_, poll_);
-    Y = dinv_sqrt_.asDiagonal() * Y;
-    Y.rowwise() -= Y.colwise().mean();
-    matvecs += X.cols();
-  }
-  mutable Index matvecs = 0;
-
- private:
-  const RowMatrixXd& Z_;
-  const Eigen::VectorXd& dinv_sqrt_;
-  double sigma_;
-  ThreadTeam& team_;
-  const InterruptPoll& poll_;
-};
-
 // Q = H S H with S = D^-1/2 K D^-1/2 held in single precision (DenseKernel<float>: SIMD rows,
 // double accumulation) and H applied on the fly: the dense U-step above solver_choice::kKdacFloatMinN points, where
 // the Lanczos products stream n^2 entries each and are memory-bound.
-class CentredFloatOperator final : public SymmetricOperator {
+class CentredFloatOperator final : public LinearOperator {
  public:
-  CentredFloatOperator(const float* S, Index n, ThreadTeam& team) : S_(S, n), team_(team) {}
+  CentredFloatOperator(const float* S, Index n, ThreadTeam& team) : S_(S, n, team) {}
   Index rows() const override { return S_.rows(); }
   void apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const override {
     Eigen::VectorXd x, y(X.rows());
     for (Index j = 0; j < X.cols(); ++j) {
       x = X.col(j).array() - X.col(j).mean();
-      S_.multiply(x.data(), y.data(), team_);
+      S_.multiply(x.data(), y.data());
       Y.col(j) = y.array() - y.mean();
     }
   }
 
  private:
   DenseKernel<float> S_;
-  ThreadTeam& team_;
 };
 
 struct UStep {
@@ -102,7 +75,7 @@ Eigen::MatrixXd random_start(Index n, std::uint64_t seed) {
 }
 
 // Tr(Yc' Q Yc) with Q applied by op.
-double trace_yqy(const SymmetricOperator& op, const RowMatrixXd& Yc) {
+double trace_yqy(const LinearOperator& op, const RowMatrixXd& Yc) {
   Eigen::MatrixXd QY(Yc.rows(), Yc.cols());
   op.apply(Eigen::MatrixXd(Yc), QY);
   return (Yc.transpose() * QY).trace();
@@ -159,24 +132,27 @@ UStep u_step_dense(const RowMatrixXd& Z, const Eigen::VectorXd& dinv_sqrt, const
   return out;
 }
 
-// The U-step by Lanczos with the kernel recomputed on every product (NormalizedKernelOperator).
-UStep u_step_matrix_free(const RowMatrixXd& Z, const Eigen::VectorXd& dinv_sqrt, const RowMatrixXd& Yc, double sigma,
+// The U-step by Lanczos on the kernel operator of the sums (recomputed on every product, here or
+// on a cluster), normalised and centred as Q.
+UStep u_step_matrix_free(const LinearOperator& K, const Eigen::VectorXd& dinv_sqrt, const RowMatrixXd& Yc,
                          const Eigen::MatrixXd& start, const LanczosOptions& lo, ThreadTeam& team,
                          const InterruptPoll& poll) {
-  NormalizedKernelOperator op(Z, dinv_sqrt, sigma, team, poll);
+  const NormalizedOperator op(K, dinv_sqrt, true);
   LanczosResult r = lanczos(op, start, lo, team, poll);
   UStep out;
   out.U = std::move(r.vectors);
   out.values = std::move(r.values);
   out.hsic_y = trace_yqy(op, Yc);
-  out.matvecs = op.matvecs;  // counts the product with Yc too
+  out.matvecs = r.n_matvec + Yc.cols();  // the product with Yc too
   return out;
 }
 
 // Eq. (3): U = the k eigenvectors of Q = H D^-1/2 K D^-1/2 H with the largest eigenvalues, for the
-// kernel of Z and the degrees D. warm (n x k or empty) starts Lanczos from the previous U.
-UStep u_step(const RowMatrixXd& Z, const Eigen::VectorXd& degree, const RowMatrixXd& Yc, double sigma, Index k,
-             const Eigen::MatrixXd& warm, const KdacOptions& opt, ThreadTeam& team, const InterruptPoll& poll) {
+// kernel of Z = X W and the degrees D. warm (n x k or empty) starts Lanczos from the previous U.
+// The explicit Q is formed here from Z; the matrix-free products come from the sums' operator.
+UStep u_step(HsicSums& sums, const Eigen::MatrixXd& W, const RowMatrixXd& Z, const Eigen::VectorXd& degree,
+             const RowMatrixXd& Yc, double sigma, Index k, const Eigen::MatrixXd& warm, const KdacOptions& opt,
+             ThreadTeam& team, const InterruptPoll& poll) {
   const Index n = Z.rows();
   const Eigen::VectorXd dinv_sqrt = degree.array().rsqrt().matrix();
   const bool warm_start = warm.cols() == k;
@@ -188,7 +164,7 @@ UStep u_step(const RowMatrixXd& Z, const Eigen::VectorXd& degree, const RowMatri
   else if (n <= opt.dense_max_n || n <= solver_choice::kKdacFullEigenMaxN || lo.ncv <= k)
     out = u_step_dense(Z, dinv_sqrt, Yc, sigma, start, lo, team, poll);
   else
-    out = u_step_matrix_free(Z, dinv_sqrt, Yc, sigma, start, lo, team, poll);
+    out = u_step_matrix_free(*sums.kernel(W, sigma), dinv_sqrt, Yc, start, lo, team, poll);
   if (out.U.cols() != k) throw std::runtime_error("kdac: the U-step found fewer than n_clusters eigenpairs");
   fix_signs(out.U);
   return out;
@@ -334,23 +310,18 @@ class AndersonProjector {
 // (for the 2-cycle test) and the map value W_next = eig_min(Phi(W)). ism() below is the loop.
 class IsmSolver {
  public:
-  IsmSolver(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, const MatrixRef& A,
-            const Eigen::Ref<const Eigen::VectorXd>& c, const IsmOptions& options, ThreadTeam& team,
-            const InterruptPoll& poll)
-      : X_(X),
-        A_(A),
-        c_(c),
+  IsmSolver(HsicSums& sums, const Eigen::Ref<const Eigen::MatrixXd>& W0, const IsmOptions& options)
+      : sums_(sums),
         opt_(options),
-        team_(team),
-        poll_(poll),
+        d_(W0.rows()),
         q_(W0.cols()),
         W_(W0),
-        anderson_(X.cols(), W0.cols(), options.anderson_depth) {}
+        anderson_(W0.rows(), W0.cols(), options.anderson_depth) {}
 
   // Iteration s of the map: Phi(W) and W_next = eig_min(Phi(W)), the q eigenvectors with the
   // smallest eigenvalues (Alg. 2); returns the projection distance from W to W_next.
   double map(Index s) {
-    const PhiResult ph = hsic_phi(X_, W_, A_, c_, opt_.sigma, false, team_, poll_);
+    const PhiResult ph = sums_.phi(W_, opt_.sigma, false);
     trace_ = ph.trace_gamma_k;
     out_.trace_gamma_k.push_back(trace_);
     es_.compute(ph.phi, Eigen::ComputeEigenvectors);
@@ -392,7 +363,7 @@ class IsmSolver {
   // cleared) the plain step W_next.
   void advance() {
     Eigen::MatrixXd W_step;
-    if (opt_.anderson_depth > 0 && q_ < X_.cols() && dist_ < residual_prev_) {
+    if (opt_.anderson_depth > 0 && q_ < d_ && dist_ < residual_prev_) {
       W_step = anderson_.next(W_, W_next_);
     } else {
       anderson_.clear();
@@ -425,13 +396,9 @@ class IsmSolver {
   }
 
  private:
-  const MatrixRef& X_;
-  const MatrixRef& A_;
-  const Eigen::Ref<const Eigen::VectorXd>& c_;
+  HsicSums& sums_;
   const IsmOptions& opt_;
-  ThreadTeam& team_;
-  const InterruptPoll& poll_;
-  const Index q_;
+  const Index d_, q_;
   IsmResult out_;
   Eigen::MatrixXd W_, W_prev_, W_next_;
   double trace_ = 0.0, trace_prev_ = 0.0, dist_ = 0.0;
@@ -442,16 +409,14 @@ class IsmSolver {
 
 }  // namespace
 
-IsmResult ism(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, const MatrixRef& A,
-              const Eigen::Ref<const Eigen::VectorXd>& c, const IsmOptions& options, ThreadTeam& team,
-              const InterruptPoll& poll) {
-  const Index d = X.cols(), q = W0.cols();
-  if (W0.rows() != d || q < 1 || q > d) throw std::invalid_argument("ism: W0 must be d x q with 1 <= q <= d");
-  if (X.rows() < 2) throw std::invalid_argument("ism: X must have at least 2 rows");
-  if (A.rows() != X.rows() || c.size() != A.cols())
+IsmResult ism(HsicSums& sums, const Eigen::Ref<const Eigen::MatrixXd>& W0, const RowMatrixXd& A,
+              const Eigen::VectorXd& c, const IsmOptions& options) {
+  if (W0.cols() < 1 || W0.cols() > W0.rows()) throw std::invalid_argument("ism: W0 must be d x q with 1 <= q <= d");
+  if (sums.rows() < 2) throw std::invalid_argument("ism: X must have at least 2 rows");
+  if (A.rows() != sums.rows() || c.size() != A.cols())
     throw std::invalid_argument("ism: A must be n x m and c of length m");
-  if (!X.allFinite() || !W0.allFinite() || !A.allFinite() || !c.allFinite())
-    throw std::invalid_argument("ism: X, W0, A and c must be finite");
+  if (!W0.allFinite() || !A.allFinite() || !c.allFinite())
+    throw std::invalid_argument("ism: W0, A and c must be finite");
   check_sigma(options.sigma);
   if (options.max_iter < 0) throw std::invalid_argument("max_iter must be >= 0");
   if (!(options.tol >= 0.0) || !std::isfinite(options.tol)) throw std::invalid_argument("tol must be finite and >= 0");
@@ -460,7 +425,8 @@ IsmResult ism(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, c
   // acceleration is used while the fixed-point residual shrinks and dropped (history cleared,
   // plain steps) as soon as it does not, which also leaves a 2-cycle (constant residual) to the
   // plain iteration and the 2-cycle test.
-  IsmSolver solver(X, W0, A, c, options, team, poll);
+  sums.set_weights(A, c);
+  IsmSolver solver(sums, W0, options);
   for (Index s = 1; s <= options.max_iter; ++s) {
     if (solver.map(s) <= options.tol) return solver.converged();
     if (s >= 2 && solver.two_cycle()) {
@@ -470,6 +436,15 @@ IsmResult ism(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, c
     solver.advance();
   }
   return solver.max_iter();
+}
+
+IsmResult ism(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, const MatrixRef& A,
+              const Eigen::Ref<const Eigen::VectorXd>& c, const IsmOptions& options, ThreadTeam& team,
+              const InterruptPoll& poll) {
+  if (W0.rows() != X.cols()) throw std::invalid_argument("ism: W0 must be d x q with 1 <= q <= d");
+  if (!X.allFinite()) throw std::invalid_argument("ism: X, W0, A and c must be finite");
+  LocalHsicSums sums(X, team, poll);
+  return ism(sums, W0, RowMatrixXd(A), Eigen::VectorXd(c), options);
 }
 
 namespace {
@@ -540,7 +515,7 @@ Eigen::MatrixXd spectral_w0(const RowMatrixXd& Xc, const RowMatrixXd& Yc, const 
 // comments) prescribes.
 class KdacSolver {
  public:
-  KdacSolver(const MatrixRef& X, const MatrixRef& Y, const KdacOptions& opt, ThreadTeam& team,
+  KdacSolver(const MatrixRef& X, const MatrixRef& Y, const KdacOptions& opt, HsicSums* sums, ThreadTeam& team,
              const InterruptPoll& poll)
       : opt_(opt),
         team_(team),
@@ -548,7 +523,9 @@ class KdacSolver {
         // Centre once: H X and H Y are what every formula sees (Phi and the kernel are translation
         // invariant).
         Xc_(X.rowwise() - X.colwise().mean()),
-        Yc_(Y.rowwise() - Y.colwise().mean()) {
+        Yc_(Y.rowwise() - Y.colwise().mean()),
+        local_(Xc_, team, poll),
+        sums_(sums ? *sums : local_) {
     res_.used_dense = X.rows() <= opt.dense_max_n;
   }
 
@@ -557,8 +534,11 @@ class KdacSolver {
     // U_0: the spectral step (3) on the kernel of the full space (W = I), i.e. spectral clustering
     // of X itself ("initialise U_0 from the original clustering" of Algorithm 1, read as the
     // clustering the data show before any projection). A choice of ours: KDAC docstring, Notes.
-    degree_ = gaussian_degree(Xc_, opt_.sigma, team_, poll_);
-    U_ = kernlearn::u_step(Xc_, degree_, Yc_, opt_.sigma, opt_.n_clusters, Eigen::MatrixXd(), opt_, team_, poll_).U;
+    const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(Xc_.cols(), Xc_.cols());
+    degree_ = operator_degree(*sums_.kernel(identity, opt_.sigma));
+    U_ = kernlearn::u_step(sums_, identity, Xc_, degree_, Yc_, opt_.sigma, opt_.n_clusters, Eigen::MatrixXd(), opt_,
+                           team_, poll_)
+             .U;
     if (!W0)
       W_ = spectral_w0(Xc_, Yc_, U_, opt_, res_.init_eigenvalues);
     else
@@ -567,7 +547,7 @@ class KdacSolver {
     res_.W_init = W_;
     // The first D-step; Z is constructed here (evaluated straight into it), assigned in d_step().
     Z_ = RowMatrixXd(Xc_ * W_);
-    degree_ = gaussian_degree(Z_, opt_.sigma, team_, poll_);
+    degree_ = operator_degree(*sums_.kernel(W_, opt_.sigma));
   }
 
   // W-step (4) by ISM with U and D held, from the previous W (Alg. 1; the first from eq. 12).
@@ -583,7 +563,7 @@ class KdacSolver {
     ism_opt.max_iter = opt_.ism_max_iter;
     ism_opt.tol = ism_tol;
     ism_opt.anderson_depth = opt_.anderson_depth;
-    IsmResult w = ism(Xc_, W_, A_, c_, ism_opt, team_, poll_);
+    IsmResult w = ism(sums_, W_, A_, c_, ism_opt);
     rec.dist_w = projection_distance(W_, w.W);
     rec.ism_iter = w.n_iter;
     rec.ism_cycled = w.cycled;
@@ -598,12 +578,12 @@ class KdacSolver {
   // of ours, listed in KDAC's docstring (Notes).
   void d_step() {
     Z_ = Xc_ * W_;
-    degree_ = gaussian_degree(Z_, opt_.sigma, team_, poll_);
+    degree_ = operator_degree(*sums_.kernel(W_, opt_.sigma));
   }
 
   // U-step (3), warm-started from the previous U.
   void u_step(KdacIteration& rec) {
-    UStep u = kernlearn::u_step(Z_, degree_, Yc_, opt_.sigma, opt_.n_clusters, U_, opt_, team_, poll_);
+    UStep u = kernlearn::u_step(sums_, W_, Z_, degree_, Yc_, opt_.sigma, opt_.n_clusters, U_, opt_, team_, poll_);
     rec.dist_u = projection_distance(U_, u.U);
     U_ = std::move(u.U);
     rec.quality = u.values.sum();  // Tr(U'QU) = HSIC(XW, U) without the 1/(n-1)^2
@@ -652,7 +632,8 @@ class KdacSolver {
     res_.status = status;
     const double sigma = opt_.sigma;
     gamma_factor(U_, Yc_, degree_, opt_.lambda, A_, c_);
-    const PhiResult ph = hsic_phi(Xc_, W_, A_, c_, sigma, true, team_, poll_);
+    sums_.set_weights(A_, c_);
+    const PhiResult ph = sums_.phi(W_, sigma, true);
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(ph.phi, Eigen::EigenvaluesOnly);
     res_.phi_eigenvalues = es.eigenvalues();
     const Index q = W_.cols(), d = Xc_.cols();
@@ -697,6 +678,8 @@ class KdacSolver {
   ThreadTeam& team_;
   const InterruptPoll& poll_;
   const RowMatrixXd Xc_, Yc_;
+  LocalHsicSums local_;
+  HsicSums& sums_;  // local_ unless the caller's (a cluster's) sums were given
   KdacResult res_;
   Eigen::MatrixXd W_, U_;
   RowMatrixXd Z_, A_;  // Z = X W; A, c: the factors of gamma (gamma_factor)
@@ -707,9 +690,12 @@ class KdacSolver {
 }  // namespace
 
 KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const std::optional<MatrixRef>& W0, const KdacOptions& opt,
-                ThreadTeam& team, const Monitor<KdacIteration>& monitor, const InterruptPoll& poll) {
+                ThreadTeam& team, const Monitor<KdacIteration>& monitor, const InterruptPoll& poll, HsicSums* sums) {
   check_kdac_shapes(X, Y, W0, opt);
-  KdacSolver solver(X, Y, opt, team, poll);
+  if (sums && sums->rows() != X.rows())
+    throw std::invalid_argument("kdac: the kernel sums must be over the n = " + std::to_string(X.rows()) +
+                                " rows of X, got " + std::to_string(sums->rows()));
+  KdacSolver solver(X, Y, opt, sums, team, poll);
   solver.initialise(W0);
   SolverStatus status = SolverStatus::max_iter;
   for (Index it = 1; it <= opt.max_iter; ++it) {

@@ -553,7 +553,7 @@ class SaddlePointSolver {
     return K;
   }
 
-  const SymmetricOperator& op() const {
+  const LinearOperator& op() const {
     if (structured_) return structured_op_;
     return sparse_op_;
   }

@@ -1,5 +1,5 @@
 """
-Kernel matrices, kernel products and HSIC blocks.
+Kernel matrices, kernel operators and HSIC blocks.
 """
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ import typing
 
 import numpy
 import numpy.typing
+
+import kernlearn._core.linalg
 
 class PairwiseKind(enum.Enum):
     """
@@ -102,6 +104,17 @@ def kernel_matvec(
     *,
     n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
 ) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"]: ...
+def kernel_operator(
+    X: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    *,
+    kernel: PairwiseKernel,
+    constant: typing.SupportsFloat | typing.SupportsIndex = 0.0,
+    single: bool = False,
+) -> kernlearn._core.linalg.Operator:
+    """
+    k(X, X) + constant 11' as an Operator computed tile by tile on the fly (X copied; single: float32 tiles).
+    """
+
 def pairwise_kernel(
     X: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
     Y: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],

@@ -1,5 +1,5 @@
 """
-Thick-restart Lanczos and dense eigensolvers.
+Operators, thick-restart Lanczos and dense eigensolvers.
 """
 
 from __future__ import annotations
@@ -12,6 +12,40 @@ import numpy
 import numpy.typing
 
 import kernlearn._core.core
+
+class Operator:
+    """
+    A linear operator for the core's solvers: a dense array (viewed, not copied), CSR, a kernel computed on the fly, a sum, a low-rank factor, or a Python object's products. Made by the factories of this module and kernels.kernel_operator; built on each call's thread team.
+    """
+    def __init__(self, *args: typing.Any, **kwargs: typing.Any) -> None: ...  # not constructible
+    def __repr__(self) -> str: ...
+    def column(
+        self, j: typing.SupportsInt | typing.SupportsIndex, *, n_threads: typing.SupportsInt | typing.SupportsIndex = 1
+    ) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"]:
+        """
+        Column j of A.
+        """
+    def diagonal(
+        self, *, n_threads: typing.SupportsInt | typing.SupportsIndex = 1
+    ) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"]:
+        """
+        The diagonal of a square A.
+        """
+    def matmat(
+        self,
+        V: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+        *,
+        n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
+    ) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]"]:
+        """
+        A @ V for a float64 C-contiguous (n, b) V.
+        """
+    @property
+    def kind(self) -> str: ...
+    @property
+    def shape(self) -> tuple[int, int]: ...
+    @property
+    def symmetric(self) -> bool: ...
 
 class LanczosWhich(enum.Enum):
     """
@@ -207,6 +241,30 @@ class LanczosResult:
         n x m orthonormal eigenvectors
         """
 
+def callback_operator(
+    matmat: typing.Any,
+    rows: typing.SupportsInt | typing.SupportsIndex,
+    cols: typing.SupportsInt | typing.SupportsIndex,
+    *,
+    column: typing.Any = None,
+    symmetric: bool = True,
+    name: str = "A",
+) -> Operator:
+    """
+    A Python callable X -> A @ X (float64 (cols, b) in, (rows, b) out) as an Operator; column(j) -> A[:, j] when given. The solvers call it with the GIL re-taken; its exceptions propagate.
+    """
+
+def csr_operator(
+    indptr: numpy.typing.NDArray[numpy.int64],
+    indices: numpy.typing.NDArray[numpy.int64],
+    data: numpy.typing.NDArray[numpy.float64],
+    *,
+    symmetric: bool = True,
+) -> Operator:
+    """
+    A square CSR matrix (int64 indptr and indices, float64 data; kept alive) as an Operator.
+    """
+
 def dense_eigenpairs(
     M: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
     which: LanczosWhich,
@@ -221,40 +279,56 @@ def dense_eigenpairs(
     Eigenpairs of the symmetric M (lower triangle read) beyond the threshold (above for largest, below for smallest; None: all), at most max_count (None: all), the extreme first: LAPACK's Householder route with only the wanted pairs (kernlearn/dense_eigen.hpp).
     """
 
-def lanczos_callback(
-    n: typing.SupportsInt | typing.SupportsIndex,
-    matmat: collections.abc.Callable,
-    options: LanczosOptions,
-    v0: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
-    *,
-    n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
-) -> LanczosResult:
+def dense_operator(A: numpy.ndarray, *, symmetric: bool = True, name: str = "A") -> Operator:
     """
-    Thick-restart Lanczos on a Python callback X -> A @ X.
+    A C-contiguous float32 / float64 array as an Operator, viewed without a copy (kept alive); checked finite.
     """
 
-def lanczos_csr(
-    indptr: typing.Annotated[numpy.typing.NDArray[numpy.int64], "[m, 1]"],
-    indices: typing.Annotated[numpy.typing.NDArray[numpy.int64], "[m, 1]"],
-    data: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
+def lanczos(
+    A: typing.Any,
     options: LanczosOptions,
     v0: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
     *,
     n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
 ) -> LanczosResult:
     """
-    Thick-restart Lanczos on a CSR matrix (sorted, canonical, symmetric).
+    Thick-restart Lanczos on a symmetric Operator (or a dense numpy array).
     """
 
-def lanczos_dense(
-    A: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
-    options: LanczosOptions,
-    v0: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
-    *,
-    n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
-) -> LanczosResult:
+def low_rank_operator(
+    U: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    c: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
+) -> Operator:
     """
-    Thick-restart Lanczos on a dense matrix.
+    U diag(c) U' (U: n x r, copied).
+    """
+
+def normalized_operator(
+    A: Operator, s: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"], *, center: bool = False
+) -> Operator:
+    """
+    H diag(s) A diag(s) H with H = I - 11'/n when center, else diag(s) A diag(s).
+    """
+
+def nystrom_operator(
+    C: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    W: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    *,
+    rcond: typing.SupportsFloat | typing.SupportsIndex = 1e-12,
+) -> Operator:
+    """
+    The Nystrom approximation C W^+ C' (C: n x M kernel columns at M centres, W: their M x M block) as a low-rank Operator; W's eigenvalues below rcond times the largest are dropped.
+    """
+
+def sum_operator(
+    terms: collections.abc.Sequence[tuple[Operator, typing.SupportsFloat | typing.SupportsIndex]],
+    *,
+    shift: typing.SupportsFloat | typing.SupportsIndex = 0.0,
+    constant: typing.SupportsFloat | typing.SupportsIndex = 0.0,
+    n: typing.SupportsInt | typing.SupportsIndex | None = None,
+) -> Operator:
+    """
+    sum_t c_t A_t + shift I + constant 11' for terms [(A_t, c_t)] (n: the size when there are none).
     """
 
 FILTER_DEGREE: int = 5

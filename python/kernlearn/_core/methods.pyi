@@ -1344,7 +1344,7 @@ class SiceResult:
         """
 
 def ccicp(
-    K: numpy.ndarray,
+    K: typing.Any,
     y: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
     V: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
     w: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
@@ -1357,11 +1357,11 @@ def ccicp(
     n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
 ) -> IklrResult:
     """
-    CCICP on the dense kernel K (float32 or float64) with K- = V diag(w) V' + shift I; sgd_indices (int64, max_outer * max_inner of them) are read for inner=sgd only.
+    CCICP on the kernel K (an Operator, or a dense float32 / float64 array) with K- = V diag(w) V' + shift I; sgd_indices (int64, max_outer * max_inner of them) are read for inner=sgd only.
     """
 
 def iklr_newton(
-    K: numpy.ndarray,
+    K: typing.Any,
     y: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
     V: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
     w: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
@@ -1373,7 +1373,7 @@ def iklr_newton(
     n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
 ) -> IklrResult:
     """
-    Inexact Newton on the convex IKLR model (lambda/2) a'K+ a with K- = V diag(w) V' + shift I, on the dense kernel K (float32 or float64).
+    Inexact Newton on the convex IKLR model (lambda/2) a'K+ a with K- = V diag(w) V' + shift I, on the kernel K (an Operator, or a dense float32 / float64 array).
     """
 
 def ism(
@@ -1383,10 +1383,11 @@ def ism(
     c: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
     *,
     options: IsmOptions,
+    sums: typing.Any = None,
     n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
 ) -> IsmResult:
     """
-    ISM from W0 with gamma = A diag(c) A' fixed.
+    ISM from W0 with gamma = A diag(c) A' fixed; sums: the kernel sums of the centred X computed elsewhere (as kdac's), None for X's own.
     """
 
 def kdac(
@@ -1396,10 +1397,11 @@ def kdac(
     options: KdacOptions,
     W0: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"] | None = None,
     callback: collections.abc.Callable | None = None,
+    sums: typing.Any = None,
     n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
 ) -> KdacResult:
     """
-    KDAC: W0 (d x q) for a given start, None for the spectral initialisation (12) with options.q.
+    KDAC: W0 (d x q) for a given start, None for the spectral initialisation (12) with options.q. sums: an object computing the kernel sums of the centred X elsewhere (set_weights, phi, kernel_times; kernlearn.distributed's HsicTiles), None for X's own.
     """
 
 def most_violated_triplets(

@@ -20,6 +20,17 @@ SMALL_N_DENSE_FRACTION = 0.12
 # peak is twice that). Above it, "auto" keeps to Lanczos. Figures: bench/results/solver_choice.md.
 DENSE_LIMIT_N = 16_000
 
+
+def dense_kernel_fits(n, itemsize):
+    """Whether an estimator stores its n x n training kernel (entries of ``itemsize`` bytes) as a
+    dense array rather than computing it on the fly (kernlearn.kernels.KernelOperator): while it
+    takes at most the DENSE_LIMIT_N^2 doubles of every "auto" rule. Below that the stored kernel's
+    products are 1.2-1.4 times faster than the on-the-fly ones at d = 10 (and much more at large d),
+    which repays its formation within a few products; above it memory decides.
+    Figures: bench/results/kernel_operator.md."""
+    return n * n * itemsize <= 8 * DENSE_LIMIT_N**2
+
+
 # krein_decomposition: every eigenpair from LAPACK up to this n (threshold-mode Lanczos restarts
 # often when hundreds of small negative eigenvalues cluster near zero, as with TL1 kernels).
 # Figures: bench/results/solver_choice.md.

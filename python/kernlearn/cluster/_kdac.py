@@ -291,14 +291,14 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         this process. "dask": on a Dask cluster (the optional extra ``kernlearn[dask]``): X is
         sent to the workers once in row blocks, every Phi(W), degree vector and kernel product
         of the alternation runs as one task per pair of row blocks (I, J >= I), and only d x d
-        matrices and n x k blocks come back; the W/D/U steps, the convergence and cycle tests
-        and every attribute are those of "local" (``kernlearn/distributed/_kdac.py``). Two
-        differences: the U-step is always Lanczos on the matrix-free operator (the core uses an
-        explicit matrix below ``KdacOptions().dense_max_n`` points), so a fit agrees with
-        "local" to the eigensolver's tolerance rather than bitwise, and ``used_dense_`` is False;
-        ``n_clusters`` equal to the number of samples is not supported (a ValueError). ISM, with
-        ``ism_acceleration`` as in the core, runs in this process on d x q matrices, each Phi(W)
-        on the cluster. The out-of-sample coefficients are computed on the cluster too.
+        matrices and n x k blocks come back. The alternation itself is the core's, the same C++
+        loop as "local" (it calls the cluster's sums back, ``kernlearn/distributed/_hsic.py``),
+        so the W/D/U steps, ISM with ``ism_acceleration``, the convergence and cycle tests and
+        every attribute are those of "local". One difference: the U-step is Lanczos on the
+        matrix-free operator from 200 points on (the core uses an explicit matrix below
+        ``KdacOptions().dense_max_n`` points), so a fit agrees with "local" to the
+        eigensolver's tolerance rather than bitwise, and ``used_dense_`` is False. The
+        out-of-sample coefficients are computed on the cluster too.
     client : distributed.Client or None, default None
         With ``backend="dask"``: where the tasks run; None is the current default client, or
         Dask's local threaded scheduler when there is none.
@@ -661,11 +661,6 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
                 if getattr(self, name) is not None:
                     raise ValueError(f"{name} is used by backend='dask' only, got {name}={getattr(self, name)!r}")
             return None
-        if int(self.n_clusters) >= X.shape[0]:
-            raise ValueError(
-                f"n_clusters must be < the number of samples ({X.shape[0]}) with backend='dask' (its U-step is "
-                f"Lanczos), got {self.n_clusters}"
-            )
         if np.abs(X).max() > 1e150:  # the core's bound (kdac.cpp): squared distances must be finite
             raise ValueError("X's entries must be at most 1e150 in magnitude (squared distances must be finite)")
         from ..distributed._cluster import Cluster
@@ -694,6 +689,8 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
             tol=float(self.tol),
             seed=int(rng.randint(np.iinfo(np.int64).max)),
         )
+        if tiles is not None:
+            options.dense_max_n = 0  # a distributed fit never forms an n x n matrix
         monitor = Monitor(
             "KDAC",
             self.verbose,
@@ -705,14 +702,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
             first_iteration=1,
         )
         with monitor:
-            if tiles is not None:
-                from ..distributed._kdac import DistributedKdac
-
-                return DistributedKdac(tiles, np.ascontiguousarray(X - X.mean(axis=0))).run(
-                    Y, options, W0, monitor.core_callback()
-                )
+            # One loop for both backends: the tiles (HsicTiles) compute the kernel sums on the cluster.
             return _core.methods.kdac(
-                X, Y, options=options, W0=W0, callback=monitor.core_callback(), n_threads=n_threads
+                X, Y, options=options, W0=W0, callback=monitor.core_callback(), sums=tiles, n_threads=n_threads
             )
 
     def _fit_view(self, X, Y, views, pairs, rng, n_threads, tiles):

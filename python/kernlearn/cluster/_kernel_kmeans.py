@@ -4,10 +4,13 @@ import numbers
 
 import numpy as np
 import scipy.linalg
+from scipy.sparse.linalg import LinearOperator
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
 from sklearn.cluster import KMeans
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .._utils._operators import check_symmetric_operator
 from .._utils._param_validation import Interval, StrOptions, validate_params
 from .._utils._validation import validate_X
 
@@ -35,6 +38,16 @@ def _squared_distances(F, centres, centre_norms):
     """|f_i - c|^2 for the rows of F, clipped at 0 (it is a difference of rounded terms)."""
     D = np.einsum("ij,ij->i", F, F)[:, None] - 2.0 * (F @ centres.T) + centre_norms[None, :]
     return np.maximum(D, 0.0, out=D)
+
+
+def _operator_diagonal(K):
+    """The diagonal of an operator without one: n products with unit vectors, in blocks."""
+    n = K.shape[0]
+    out = np.empty(n)
+    for start in range(0, n, 256):
+        block = np.eye(n, min(256, n - start), -start)
+        out[start : start + block.shape[1]] = np.einsum("ij,ij->j", block, np.asarray(K.matmat(block)))
+    return out
 
 
 class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):
@@ -70,6 +83,10 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         What ``fit`` receives: a factor F (n x r, e.g. ``SimpleNPKL().embedding_``) or the
         n x n kernel matrix. ``predict``/``transform`` then take new factor rows (m x r, e.g.
         ``SimpleNPKL().transform`` of new points) or the m x n cross-kernel k(new, training).
+        The precomputed kernel may be a symmetric LinearOperator, e.g.
+        :class:`kernlearn.kernels.KernelOperator`, never formed: the fit then runs Lloyd's
+        iteration on the kernel itself (one product with an n x k block per step, O(n k)
+        memory), seeded by kernel k-means++ (one column per seed), ``n_init`` times.
     n_init, max_iter, tol, random_state
         As in :class:`sklearn.cluster.KMeans`.
 
@@ -143,6 +160,8 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
     def _fit(self, X):
         """Fit; return the factor clustered and the final centres (k x r)."""
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
+        if isinstance(X, LinearOperator):
+            return self._fit_operator(X)
         try:
             F = validate_X(self, X, reset=True)
         except ValueError as err:
@@ -179,6 +198,76 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         else:
             self._centre_weights = A
         return F, centres, centre_norms
+
+    def _fit_operator(self, K):
+        """Kernel k-means on a symmetric operator K (kernel="precomputed"): the best of n_init runs
+        of kernel k-means++ seeding and Lloyd steps to a fixed point, every distance
+        |phi(x_i) - m_c|^2 = K_ii - 2 (K A)_ic + (A'KA)_cc from one product K A per step. Returns
+        (None, None, None): there is no factor (fit_transform recomputes the distances)."""
+        if self.kernel != "precomputed":
+            raise ValueError(
+                "X is a LinearOperator: pass kernel='precomputed' to cluster the points of a kernel operator"
+            )
+        rng = check_random_state(self.random_state)
+        check_symmetric_operator(K, "X", rng)
+        n, n_clusters = K.shape[0], int(self.n_clusters)
+        if n_clusters > n:
+            raise ValueError(f"n_clusters must be <= the number of samples ({n}), got {n_clusters}")
+        diagonal = np.asarray(K.diagonal() if hasattr(K, "diagonal") else _operator_diagonal(K), dtype=np.float64)
+        runs = 1 if self.n_init == "auto" else int(self.n_init)
+        best = None
+        for _ in range(runs):
+            labels = self._kmeans_pp(K, diagonal, n_clusters, rng)
+            result = self._lloyd_on_operator(K, diagonal, labels, n_clusters)
+            if best is None or result[3] < best[3]:
+                best = result
+        labels, A, KA, inertia, n_iter = best
+        self.labels_ = labels
+        self.inertia_ = float(inertia)
+        self.n_iter_ = int(n_iter)
+        self._centre_norms = np.einsum("ic,ic->c", A, KA)
+        self._centre_weights = A
+        self.n_features_in_ = n
+        self._fit_distances = np.maximum(diagonal[:, None] - 2.0 * KA + self._centre_norms[None, :], 0.0)
+        return None, None, None
+
+    @staticmethod
+    def _kmeans_pp(K, diagonal, n_clusters, rng):
+        """Kernel k-means++ (Arthur & Vassilvitskii 2007 in feature space): each seed drawn with
+        probability proportional to its squared distance to the nearest seed so far, one column
+        of K per seed; returns the labels of the nearest seeds."""
+        n = K.shape[0]
+        seed = int(rng.randint(n))
+        column = np.asarray(K.column(seed) if hasattr(K, "column") else K.matvec(np.eye(n)[seed]), dtype=np.float64)
+        nearest = np.maximum(diagonal - 2.0 * column + diagonal[seed], 0.0)
+        labels = np.zeros(n, dtype=np.intp)
+        for c in range(1, n_clusters):
+            total = nearest.sum()
+            seed = int(rng.choice(n, p=nearest / total)) if total > 0 else int(rng.randint(n))
+            column = np.asarray(K.column(seed) if hasattr(K, "column") else K.matvec(np.eye(n)[seed]), dtype=np.float64)
+            distance = np.maximum(diagonal - 2.0 * column + diagonal[seed], 0.0)
+            closer = distance < nearest
+            labels[closer] = c
+            nearest = np.where(closer, distance, nearest)
+        return labels
+
+    def _lloyd_on_operator(self, K, diagonal, labels, n_clusters):
+        """Lloyd steps on the kernel until the labels repeat: (labels, A, K A, inertia, steps)."""
+        A = _centre_weights(labels, n_clusters)
+        steps = 0
+        while steps < int(self.max_iter):
+            steps += 1
+            KA = np.asarray(K.matmat(A), dtype=np.float64)
+            D = diagonal[:, None] - 2.0 * KA + np.einsum("ic,ic->c", A, KA)[None, :]
+            new = np.argmin(D, axis=1)
+            if np.array_equal(new, labels):
+                break
+            labels = new
+            A = _centre_weights(labels, n_clusters, previous=A)
+        KA = np.asarray(K.matmat(A), dtype=np.float64)
+        D = diagonal[:, None] - 2.0 * KA + np.einsum("ic,ic->c", A, KA)[None, :]
+        inertia = float(np.maximum(np.take_along_axis(D, labels[:, None], 1), 0.0).sum())
+        return labels, A, KA, inertia, steps
 
     def _lloyd_fixed_point(self, F, labels, n_clusters):
         """Lloyd steps from k-means' labels until they repeat: centres = F'A, A the member means."""
@@ -242,6 +331,8 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         distances : ndarray of shape (n_samples, n_clusters)
         """
         F, centres, centre_norms = self._fit(X)
+        if F is None:  # a kernel operator: the distances of its Lloyd steps
+            return self._fit_distances
         return _squared_distances(F, centres, centre_norms)
 
     def _cross_terms(self, X):

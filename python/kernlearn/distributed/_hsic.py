@@ -1,7 +1,12 @@
 """KDAC's kernel sums on a Dask cluster: Phi(W) of eq. (8) and the Gaussian kernel's products (its
 degree vector among them), one task per pair of row blocks (I, J), J >= I. The d x d parts of Phi
 are reduced by a tree of sums on the workers; the n x m parts of a product come back and are added
-here. Only d x d matrices and n x m products travel to this process."""
+here. Only d x d matrices and n x m products travel to this process.
+
+:class:`HsicTiles` is what the core's KDAC loop calls for its sums (``_core.methods.kdac(...,
+sums=tiles)``: set_weights, phi, kernel_times, the C++ HsicSums interface of
+cpp/include/kernlearn/kernels/hsic.hpp): the alternation, ISM and its acceleration run in C++,
+once, for both backends."""
 
 import numpy as np
 
@@ -56,17 +61,24 @@ class HsicTiles:
         return [np.ascontiguousarray(M[start:end]) for start, end in zip(self.offsets[:-1], self.offsets[1:])]
 
     def place(self, M):
-        """Row blocks of an n x m matrix sent to the workers, cut like X (the gamma factor A of a
-        W-step, used by each of its Phi evaluations)."""
+        """Row blocks of an n x m matrix sent to the workers, cut like X."""
         return self.cluster.place(self._cut(M))
 
-    def phi(self, W, A_blocks, c, sigma, *, with_bound=False):
+    def set_weights(self, A, c):
+        """gamma = A diag(c) A' for the :meth:`phi` calls that follow: A's row blocks are sent to
+        the workers once (a W-step's ISM evaluates Phi a dozen times with the same gamma)."""
+        self._weights = (
+            self.place(np.ascontiguousarray(A, dtype=np.float64)),
+            np.ascontiguousarray(c, dtype=np.float64),
+        )
+
+    def phi(self, W, sigma, with_bound=False):
         """(Phi(W), Tr(gamma K), the right side of (10)) as the core's hsic_phi returns them, for
-        gamma = A diag(c) A' with A's row blocks from :meth:`place`."""
+        the gamma of the last :meth:`set_weights`."""
+        A_blocks, c = self._weights
         dask = self.cluster.dask
         task = dask.delayed(_phi_of_block_pair, pure=False)
         W = np.ascontiguousarray(W, dtype=np.float64)
-        c = np.ascontiguousarray(c, dtype=np.float64)
         parts = [
             task(self.blocks[i], self.blocks[j], A_blocks[i], A_blocks[j], W, c, float(sigma), i == j, with_bound)
             for i, j in self.pairs

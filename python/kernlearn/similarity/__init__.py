@@ -8,7 +8,7 @@ They are tagged pairwise, so scikit-learn's ``cross_val_score`` and ``GridSearch
 predict and score. See :mod:`kernlearn.similarity._base`. With ``rank=r`` the three restrict
 the learned kernels to r leading eigenvectors and also take the m similarities as
 LinearOperators (e.g. :class:`kernlearn.distributed.KernelOperator`), never forming an n x n
-matrix (:mod:`kernlearn.similarity._restricted` for ESKL and EMKL).
+matrix (:mod:`kernlearn.similarity._oracles` for ESKL and EMKL).
 """
 
 from ._emkl import EMKL

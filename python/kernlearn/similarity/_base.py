@@ -102,7 +102,7 @@ and take the S_i as LinearOperators too (e.g. :class:`kernlearn.distributed.Kern
 the r eigenpairs come from Lanczos, then O(n r) memory. REKL keeps r eigenpairs per S_i and
 learns their spectra (:class:`REKL`); ESKL and EMKL run the mirror descent on r x r matrices in
 the span of the leading eigenvectors of the mean similarity (ESKL) or of each S_i (EMKL), one
-r x r eigendecomposition per kernel per iteration (:mod:`kernlearn.similarity._restricted`,
+r x r eigendecomposition per kernel per iteration (:mod:`kernlearn.similarity._oracles`,
 :mod:`kernlearn.similarity._operators`).
 """
 
@@ -308,6 +308,9 @@ class _Prep:
         self.driver = driver
         self.rank = rank  # None: the dense fit; an int: the fit restricted to a subspace
         self.eig = self._spectra(rank, rng)
+        # The basis each learned kernel lives in (None: the identity, the dense fit) and the
+        # similarities in those bases, which the losses compare the kernels with (_oracles.py).
+        self.bases, self.compressions = self._in_bases()
         if tau == "trace":
             self.tau = float(np.mean([np.maximum(lam, 0).sum() for lam, _ in self.eig]))
             if not self.tau > 0:
@@ -321,6 +324,18 @@ class _Prep:
         if isinstance(self.S[0], np.ndarray):
             return [_operators.dense_leading_eigenpairs(s, rank, self.driver) for s in self.S]
         return [_operators.leading_eigenpairs(s, rank, rng, self.driver) for s in self.S]
+
+    def _in_bases(self):
+        """EMKL's kernels (one per similarity): each in the basis of its similarity's eigenvectors
+        kept (the identity for the dense fit), where that similarity is diag(lambda_i)."""
+        if self.rank is None:
+            return [None] * self.m, list(self.S)
+        return [V for _, V in self.eig], [np.diag(lam) for lam, _ in self.eig]
+
+    def start_vectors(self, V):
+        """The eigenvectors of a similarity in its kernel's basis: V itself for the dense fit,
+        the identity when the basis is V's leading columns."""
+        return V if self.rank is None else np.eye(V.shape[1])
 
     def warm_start(self, lam, V, init):
         """(V, log eigenvalues) of K^(1) from the spectrum of a similarity (module docstring); the
@@ -401,7 +416,7 @@ class _Base(ClassifierMixin, BaseEstimator):
     # What ``rank`` keeps, for the message that asks for it (ESKL: of the mean similarity).
     _rank_keeps = "the rank eigenpairs of largest magnitude of each S_i"
     # Called as check(loss, owner) when a rank is given: the losses a restriction defines
-    # (ESKL, EMKL: _restricted.check_loss); None for REKL, whose losses act on spectra.
+    # (ESKL, EMKL: _oracles.check_loss); None for REKL, whose losses act on spectra.
     _rank_loss_check: Optional[Callable[[Any, str], None]] = None
 
     def __sklearn_tags__(self):

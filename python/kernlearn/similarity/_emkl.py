@@ -3,36 +3,10 @@
 import numpy as np
 
 from .._utils._param_validation import StrOptions
-from . import _mirror_descent as md
-from . import _restricted
-from ._base import OOS_RCOND, UPDATES, _fit_result, _MKLBase, _pinv_apply, _spectraplex_lower_min
+from . import _oracles
+from ._base import OOS_RCOND, UPDATES, _MKLBase
 
 __all__ = ["EMKL"]
-
-
-class _EMKLOracle(md.KernelListState):
-    def __init__(self, est, prep, y, loss):
-        self.est, self.prep, self.y, self.loss = est, prep, y, loss
-        self.gamma = None  # warm start of the MKL alternation
-
-    def evaluate(self, state):
-        est, lab = self.est, self.prep.lab
-        Ks = np.stack([md.dense_from_log(V, l) for V, l in state])
-        res = est._mkl(Ks[:, lab][:, :, lab], self.y, self.gamma)
-        self.gamma = res["gamma"]
-        beta, gamma = res["beta"], res["gamma"]
-        f = res["omega"]
-        G = np.zeros_like(Ks)
-        for i in range(self.prep.m):
-            if est.rho > 0:
-                value, grad = self.loss(Ks[i], self.prep.S[i])
-                f += est.rho * value
-                G[i] = est.rho * grad
-            # eq. (12): d/dK_i = -Y alpha alpha' Y / (2 gamma_i) + rho L'(K_i - S_i)
-            G[i][np.ix_(lab, lab)] -= np.outer(beta, beta) / (2.0 * gamma[i])
-        dual_norm = max(np.linalg.norm(g) for g in G)  # dual of ||K|| = sum_i ||K_i||_F
-        model = (beta, res["intercept"], res["gamma_svm"], res["gamma"])
-        return {"f": f, "G": G, "dual_norm": dual_norm, "x_dot_g": float(np.vdot(G, Ks)), "model": model}
 
 
 class EMKL(_MKLBase):
@@ -55,7 +29,7 @@ class EMKL(_MKLBase):
     to the span of B_i, the r eigenvectors with the eigenvalues largest in magnitude of its own S_i:
     K_i = B_i Kr_i B_i' with Kr_i psd (r x r), tr Kr_i = tau, and every iteration is r x r per
     kernel (plus the MKL on the labelled points); the loss of K_i is measured against
-    B_i' S_i B_i = diag(lambda_i) (:mod:`kernlearn.similarity._restricted`: with "sq_fro" this is
+    B_i' S_i B_i = diag(lambda_i) (:mod:`kernlearn.similarity._oracles`: with "sq_fro" this is
     eq. (6) over the kernels of the spans up to a constant, with "fro" the distance to the
     truncations; "l1" and callable losses are refused). :class:`REKL` is the same restriction
     with Kr_i diagonal. ``fit(S, y)`` then also takes S as LinearOperators (n, n), e.g.
@@ -123,7 +97,7 @@ class EMKL(_MKLBase):
     """
 
     _parameter_constraints = {**_MKLBase._parameter_constraints, "update": [StrOptions(set(UPDATES))]}
-    _rank_loss_check = staticmethod(_restricted.check_loss)
+    _rank_loss_check = staticmethod(_oracles.check_loss)
 
     def __init__(
         self,
@@ -171,37 +145,7 @@ class EMKL(_MKLBase):
         self.rank = rank
 
     def _solve(self, prep, y, rng, label):
-        if prep.rank is not None:
-            return _restricted.solve_multiple(self, prep, y, rng, label)
-        state = [prep.warm_start(lam, V, self.init) for lam, V in prep.eig]
-        radius = np.mean([np.log(prep.tau) - l.min() for _, l in state])
-        oracle = _EMKLOracle(self, prep, y, md.resolve_loss(self.loss))
-        lower_min = _spectraplex_lower_min(prep.tau, prep.m)
-
-        best, n_iter, reason, hist = self._run(
-            oracle, state, md.StepRule(radius, self._step_scale()), lower_min, rng, label
-        )
-        beta, b, gamma_svm, _ = best["model"]
-        coef = np.empty((prep.m, prep.n))
-        decision = np.full(prep.n, b)
-        for i, (V, l) in enumerate(best["state"]):
-            kb = ((V * np.exp(l)) @ (V[prep.lab].T @ beta)) / gamma_svm[i]  # K_i[:, lab] beta / gamma_i
-            decision += kb
-            coef[i] = _pinv_apply(*prep.eig[i], kb, self.oos_rcond)
-        return _fit_result(
-            best,
-            n_iter,
-            reason,
-            hist,
-            coef=coef,
-            intercept=b,
-            decision=decision,
-            kernel=(
-                np.stack([np.exp(l) for _, l in best["state"]]),
-                np.stack([V for V, _ in best["state"]]),
-                gamma_svm,
-            ),
-        )
+        return _oracles.solve_multiple(self, prep, y, rng, label)
 
     def _set_kernels(self, results):
         self.eigenvalues_ = np.stack([r["kernel"][0] for r in results])

@@ -1,35 +1,12 @@
 """ESKL: entropic single kernel learning (Algorithm 1 of Kundu et al. 2010); see :mod:`._base`."""
 
 import numpy as np
-import scipy.linalg
 
 from .._utils._param_validation import StrOptions
-from . import _mirror_descent as md
-from . import _restricted
-from ._base import OOS_RCOND, UPDATES, _Base, _fit_result, _pinv_apply, _spectraplex_lower_min
-from ._mkl import svm_dual
+from . import _oracles
+from ._base import OOS_RCOND, UPDATES, _Base
 
 __all__ = ["ESKL"]
-
-
-class _ESKLOracle(md.OneKernelState):
-    def __init__(self, est, prep, y, loss):
-        self.est, self.prep, self.y, self.loss = est, prep, y, loss
-
-    def evaluate(self, state):
-        est, lab = self.est, self.prep.lab
-        K = md.dense_from_log(*state)
-        omega, beta, b = svm_dual(K[np.ix_(lab, lab)], self.y, est.C, est.svm_tol)
-        G = np.zeros_like(K)
-        f = omega
-        if est.rho > 0:
-            for S in self.prep.S:
-                value, grad = self.loss(K, S)
-                f += est.rho * value
-                G += est.rho * grad
-        # eq. (8): f'(K) = -1/2 Y alpha alpha' Y + rho sum_i L'(K - S_i), on the labelled block
-        G[np.ix_(lab, lab)] -= 0.5 * np.outer(beta, beta)
-        return {"f": f, "G": G, "dual_norm": np.linalg.norm(G), "x_dot_g": float(np.vdot(G, K)), "model": (beta, b)}
 
 
 class ESKL(_Base):
@@ -52,7 +29,7 @@ class ESKL(_Base):
     to the span of B, the r eigenvectors with the eigenvalues largest in magnitude of the mean similarity
     S_mean = sum_i S_i / m: K = B Kr B' with Kr psd (r x r), tr Kr = tau, and every iteration
     (the mirror step, its eigendecomposition, the certificate) is r x r; the losses are measured
-    against the compressions B' S_i B (:mod:`kernlearn.similarity._restricted`: with "sq_fro" this
+    against the compressions B' S_i B (:mod:`kernlearn.similarity._oracles`: with "sq_fro" this
     is eq. (4) over the kernels of the span up to a constant, with "fro" the distance to the
     compressed similarities; "l1" and callable losses are refused). ``fit(S, y)`` then also takes
     S as a list of m symmetric ``scipy.sparse.linalg.LinearOperator`` (n, n), or one operator,
@@ -204,7 +181,7 @@ class ESKL(_Base):
 
     _parameter_constraints = {**_Base._parameter_constraints, "update": [StrOptions(set(UPDATES))]}
     _rank_keeps = "the rank eigenvectors of largest magnitude of the mean similarity sum_i S_i / m"
-    _rank_loss_check = staticmethod(_restricted.check_loss)
+    _rank_loss_check = staticmethod(_oracles.check_loss)
 
     def __init__(
         self,
@@ -246,36 +223,10 @@ class ESKL(_Base):
         self.callback = callback
 
     def _prepare(self, S, labelled, rank, rng):
-        if rank is None:
-            return super()._prepare(S, labelled, rank, rng)
-        return _restricted.MeanSubspace(S, labelled, self.tau, "evd", rank=rank, rng=rng)
+        return _oracles.MeanSubspace(S, labelled, self.tau, "evd", rank=rank, rng=rng)
 
     def _solve(self, prep, y, rng, label):
-        if prep.rank is not None:
-            return _restricted.solve_single(self, prep, y, rng, label)
-        if not hasattr(prep, "mean_eig"):
-            prep.mean_eig = (
-                prep.eig[0]
-                if prep.m == 1
-                else scipy.linalg.eigh(sum(prep.S) / prep.m, overwrite_a=True, check_finite=False)
-            )
-        lam, V = prep.mean_eig
-        state = prep.warm_start(lam, V, self.init)
-        radius = np.log(prep.tau) - state[1].min()  # log(tau / lambda_min(K^(1)))
-        oracle = _ESKLOracle(self, prep, y, md.resolve_loss(self.loss))
-        lower_min = _spectraplex_lower_min(prep.tau)
-
-        best, n_iter, reason, hist = self._run(
-            oracle, state, md.StepRule(radius, self._step_scale()), lower_min, rng, label
-        )
-        Vb, lb = best["state"]
-        beta, b = best["model"]
-        K_lab = (Vb * np.exp(lb)) @ Vb[prep.lab].T  # K[:, lab]
-        kb = K_lab @ beta
-        # out-of-sample: k(x, .) = sbar(x)' Sbar^+ K with sbar the mean similarity row
-        w = _pinv_apply(lam, V, kb, self.oos_rcond) / prep.m
-        coef = np.tile(w, (prep.m, 1))
-        return _fit_result(best, n_iter, reason, hist, coef=coef, intercept=b, decision=kb + b, kernel=(np.exp(lb), Vb))
+        return _oracles.solve_single(self, prep, y, rng, label)
 
     def _set_kernels(self, results):
         self.eigenvalues_ = np.stack([r["kernel"][0] for r in results])

@@ -6,7 +6,7 @@ n x r matrices, so an operator that can be multiplied is enough: the r eigenpair
 magnitude come from :func:`kernlearn.linalg.eigsh` (:func:`leading_eigenpairs`), and everything
 afterwards is n x r. REKL and EMKL take those of each S_i (REKL learns their spectra, EMKL an
 r x r kernel in their span); ESKL those of the mean similarity, an operator sum, followed by one
-product S_i B per similarity (:mod:`kernlearn.similarity._restricted`).
+product S_i B per similarity (:mod:`kernlearn.similarity._oracles`).
 """
 
 import numpy as np

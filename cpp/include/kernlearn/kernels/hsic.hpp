@@ -24,11 +24,14 @@
 // clamped at 0 and set to exactly 0 on the diagonal.
 #pragma once
 
+#include <memory>
+
 #include <Eigen/Core>
 
 #include "kernlearn/core/parallel.hpp"
 #include "kernlearn/core/thread_team.hpp"
 #include "kernlearn/core/types.hpp"
+#include "kernlearn/linalg/operator.hpp"
 
 namespace kernlearn {
 
@@ -36,12 +39,9 @@ namespace kernlearn {
 // weights and products stay in L2, and the number of tiles (n / 256)^2 / 2 balances two threads.
 constexpr Index kHsicTile = 256;
 
-// d_i = sum_j K_ij for the Gaussian kernel of the rows of Z (n x q).
+// d_i = sum_j K_ij for the Gaussian kernel of the rows of Z (n x q): one product of the
+// on-the-fly KernelOperator (kernel_operator.hpp) with the vector of ones.
 Eigen::VectorXd gaussian_degree(const MatrixRef& Z, double sigma, ThreadTeam& team, const InterruptPoll& poll = {});
-
-// Y = K V for the Gaussian kernel of the rows of Z (V, Y: n x m column-major), matrix-free.
-void gaussian_kernel_apply(const MatrixRef& Z, double sigma, const Eigen::Ref<const Eigen::MatrixXd>& V,
-                           Eigen::Ref<Eigen::MatrixXd> Y, ThreadTeam& team, const InterruptPoll& poll = {});
 
 // The n x n Gaussian kernel of the rows of Z (only for the dense U-step at small n).
 RowMatrixXd gaussian_kernel_dense(const MatrixRef& Z, double sigma, ThreadTeam& team, const InterruptPoll& poll = {});
@@ -76,6 +76,47 @@ PhiResult hsic_phi(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& 
 PhiResult hsic_phi_pair(const MatrixRef& XI, const MatrixRef& XJ, const Eigen::Ref<const Eigen::MatrixXd>& W,
                         const MatrixRef& AI, const MatrixRef& AJ, const Eigen::Ref<const Eigen::VectorXd>& c,
                         double sigma, bool with_bound, bool same, ThreadTeam& team, const InterruptPoll& poll = {});
+
+// The kernel sums KDAC needs over the pairs of a column-centred X (n x d), wherever X lives: in
+// this process (LocalHsicSums) or on a cluster (the bindings wrap a Python object whose tasks
+// compute the same sums, kernlearn/distributed/_hsic.py). KDAC's loop is written once against it.
+class HsicSums {
+ public:
+  virtual ~HsicSums() = default;
+  virtual Index rows() const = 0;
+  // gamma = A diag(c) A' (A: n x m) for the phi() calls that follow (one W-step's ISM).
+  virtual void set_weights(const RowMatrixXd& A, const Eigen::VectorXd& c) = 0;
+  // hsic_phi with the weights set last.
+  virtual PhiResult phi(const Eigen::MatrixXd& W, double sigma, bool with_bound) = 0;
+  // The Gaussian kernel exp(-|W'(x_i - x_j)|^2 / (2 sigma^2)) as a symmetric operator.
+  virtual std::unique_ptr<LinearOperator> kernel(const Eigen::MatrixXd& W, double sigma) = 0;
+};
+
+// The sums over an X held here: hsic_phi, and the on-the-fly KernelOperator of Z = X W.
+class LocalHsicSums final : public HsicSums {
+ public:
+  LocalHsicSums(const MatrixRef& Xc, ThreadTeam& team, InterruptPoll poll)
+      : Xc_(Xc), team_(team), poll_(std::move(poll)) {}
+  Index rows() const override { return Xc_.rows(); }
+  void set_weights(const RowMatrixXd& A, const Eigen::VectorXd& c) override {
+    A_ = A;
+    c_ = c;
+  }
+  PhiResult phi(const Eigen::MatrixXd& W, double sigma, bool with_bound) override {
+    return hsic_phi(Xc_, W, A_, c_, sigma, with_bound, team_, poll_);
+  }
+  std::unique_ptr<LinearOperator> kernel(const Eigen::MatrixXd& W, double sigma) override;
+
+ private:
+  MatrixRef Xc_;
+  ThreadTeam& team_;
+  InterruptPoll poll_;
+  RowMatrixXd A_;
+  Eigen::VectorXd c_;
+};
+
+// d_i = sum_j K_ij of the kernel operator: one product with the vector of ones.
+Eigen::VectorXd operator_degree(const LinearOperator& K);
 
 // sqrt(q - |W1' W2|_F^2) = |W1 W1' - W2 W2'|_F / sqrt 2 for orthonormal d x q W1, W2: the root sum
 // of squared sines of the principal angles. Independent of the sign and order of the columns.

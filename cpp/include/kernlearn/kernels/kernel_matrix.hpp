@@ -10,22 +10,14 @@
 #include "kernlearn/core/parallel.hpp"
 #include "kernlearn/core/thread_team.hpp"
 #include "kernlearn/core/types.hpp"
+#include "kernlearn/kernels/kernel_rows.hpp"
+#include "kernlearn/linalg/operator.hpp"
 
 namespace kernlearn {
 
-enum class PairwiseKind { tl1, rbf };
-
-// tl1: max(tau - ||x - y||_1, 0), the truncated l1-distance kernel (Huang et al., TNNLS 2018;
-//      indefinite in general).
-// rbf: exp(-gamma ||x - y||^2).
-struct PairwiseKernel {
-  PairwiseKind kind = PairwiseKind::rbf;
-  double tau = 1.0;
-  double gamma = 1.0;
-};
-
-// out (X.rows() x Y.rows(), row-major) = k(x_i, y_j). The distance of a pair is summed feature by
-// feature in a fixed order, so k(X, X) is exactly symmetric. Scalar is float or double.
+// out (X.rows() x Y.rows(), row-major) = k(x_i, y_j), each entry computed in double by kernel_row
+// (so bitwise that of the on-the-fly KernelOperator, and k(X, X) exactly symmetric) and rounded
+// to Scalar, float or double.
 template <class Scalar>
 void pairwise_kernel(const MatrixRef& X, const MatrixRef& Y, const PairwiseKernel& kernel, Scalar* out, int n_threads,
                      const InterruptPoll& poll = {});
@@ -37,20 +29,30 @@ void pairwise_kernel(const MatrixRef& X, const MatrixRef& Y, const PairwiseKerne
 void affine_invariant_kernel(const double* W, Index n_w, const double* T, Index n_t, Index d, double gamma, bool same,
                              double* out, int n_threads, const InterruptPoll& poll = {});
 
-// A dense symmetric n x n kernel held by someone else (numpy), row-major, float or double.
+// A dense symmetric n x n kernel held by someone else (numpy), row-major, float or double: the
+// operator of a stored kernel (IKLR's dense path, KDAC's single-precision U-step).
 template <class Scalar>
-class DenseKernel {
+class DenseKernel final : public LinearOperator {
  public:
-  DenseKernel(const Scalar* data, Index n) : data_(data), n_(n) {}
-  Index rows() const { return n_; }
+  DenseKernel(const Scalar* data, Index n, ThreadTeam& team) : data_(data), n_(n), team_(team) {}
+  Index rows() const override { return n_; }
   const Scalar* row(Index i) const { return data_ + static_cast<std::size_t>(i) * static_cast<std::size_t>(n_); }
   // y = K x, rows split over the team (each row's sum in a fixed order: the result does not
   // depend on the team's size).
-  void multiply(const double* x, double* y, ThreadTeam& team) const;
+  void multiply(const double* x, double* y) const;
+  // Column by column through multiply.
+  void apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const override;
+  void column(Index j, Eigen::Ref<Eigen::VectorXd> out) const override;  // row j (K is symmetric)
+  Eigen::VectorXd diagonal() const override;
+  double max_abs() const override;
+  bool is_explicit() const override { return true; }
+  // Whether every entry is finite (O(n^2), once per solve).
+  bool all_finite() const;
 
  private:
   const Scalar* data_;
   Index n_;
+  ThreadTeam& team_;
 };
 
 extern template class DenseKernel<float>;

@@ -24,14 +24,14 @@
 namespace kernlearn {
 
 // y = p(A) x by the three-term recurrence, d products with A.
-class ChebyshevFilter final : public SymmetricOperator {
+class ChebyshevFilter final : public LinearOperator {
  public:
-  ChebyshevFilter(const SymmetricOperator& A, double far, double level, int degree);
+  ChebyshevFilter(const LinearOperator& A, double far, double level, int degree);
   Index rows() const override { return A_.rows(); }
   void apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const override;
 
  private:
-  const SymmetricOperator& A_;
+  const LinearOperator& A_;
   double scale_, centre_;  // (2x - a - b) / (b - a) = scale x - centre (either order of a, b)
   int degree_;
   mutable Eigen::MatrixXd previous_, current_, product_;
@@ -49,12 +49,12 @@ class ChebyshevFilter final : public SymmetricOperator {
 // did not converge within its cap (12 k + 200 products with p(A) by count), plain Lanczos
 // finishes from them (result.filtered false). Plain Lanczos alone when nothing lies beyond the
 // level on the unwanted side. n_matvec counts products with A.
-LanczosResult filtered_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
+LanczosResult filtered_lanczos(const LinearOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
                                Eigen::VectorXd& far_end, ThreadTeam& team, const InterruptPoll& poll = {});
 
 // Plain Lanczos, or filtered_lanczos from a random estimate of the far end when options.filter
 // is set: the one entry the bindings call.
-LanczosResult solve_lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
+LanczosResult solve_lanczos(const LinearOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
                             ThreadTeam& team, const InterruptPoll& poll = {});
 
 }  // namespace kernlearn

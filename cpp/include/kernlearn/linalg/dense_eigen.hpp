@@ -95,7 +95,7 @@ void dense_eigenpairs_above(Eigen::MatrixXd& A, double lower, Index max_count, c
 // `lower` enter the Rayleigh-Ritz step, so no pair above `lower` is lost to rounding. When more
 // than half of the pairs would enter it, the double-precision route runs on A instead: returns
 // whether the mixed route ran. Peak memory 16 n^2 bytes, as the double route's.
-bool mixed_eigenpairs_above(Eigen::MatrixXd& A, const SymmetricOperator& op, double lower, Index max_count,
+bool mixed_eigenpairs_above(Eigen::MatrixXd& A, const LinearOperator& op, double lower, Index max_count,
                             const DenseLapack& lapack, Eigen::VectorXd& values, Eigen::MatrixXd& vectors,
                             const InterruptPoll& poll = {});
 

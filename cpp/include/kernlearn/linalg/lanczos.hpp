@@ -76,7 +76,7 @@ struct LanczosResult {
 // rows, 0 < k < n (threshold mode: k <= n), k < ncv <= n, threshold is not NaN, max_rank,
 // max_matvec >= 1, tol is positive and finite and the filter's level finite and its degree odd
 // and at most kMaxFilterDegree. lanczos and solve_lanczos call it.
-void check_lanczos_options(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options);
+void check_lanczos_options(const LinearOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options);
 
 // start: one vector, or a block (b > 1: the eigenvectors of an earlier, similar problem). A block
 // gets one Rayleigh-Ritz step; the Ritz pairs that already meet 1% of tol are locked, and Lanczos
@@ -84,7 +84,7 @@ void check_lanczos_options(const SymmetricOperator& A, const Eigen::MatrixXd& st
 // orthonormal block that one product shows to be far from invariant skips the step and Lanczos
 // starts from the sum of its columns.
 // The basis products run on `team` (share it with the operator's).
-LanczosResult lanczos(const SymmetricOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
+LanczosResult lanczos(const LinearOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
                       ThreadTeam& team, const InterruptPoll& poll = {});
 
 }  // namespace kernlearn

@@ -24,8 +24,7 @@
 #include "kernlearn/core/monitor.hpp"
 #include "kernlearn/core/parallel.hpp"
 #include "kernlearn/core/status.hpp"
-#include "kernlearn/core/thread_team.hpp"
-#include "kernlearn/kernels/kernel_matrix.hpp"
+#include "kernlearn/linalg/operator.hpp"
 
 namespace kernlearn {
 
@@ -82,15 +81,15 @@ struct IklrNewtonOptions {
   Index max_cg = 500;    // conjugate-gradient steps per Newton step
 };
 
-// sgd_indices: for the SGD inner loop, the sample drawn at each step (max_outer * max_inner of
+// K must be square and symmetric (products of a non-finite K show as a non-finite objective:
+// status not_converged). sgd_indices: for the SGD inner loop, the sample drawn at each step (max_outer * max_inner of
 // them, row k * max_inner + t for inner step t of outer step k), drawn by the caller's generator;
 // ignored (may be empty) for GD. The monitor is called after each outer iteration k (from 0);
 // poll (checked before every inner step) returning true throws Interrupted.
-template <class Scalar>
-IklrResult ccicp(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::VectorXd>& y, const NegativePart& negative,
+IklrResult ccicp(const LinearOperator& K, const Eigen::Ref<const Eigen::VectorXd>& y, const NegativePart& negative,
                  const Eigen::Ref<const Eigen::VectorXd>& alpha0, const IklrOptions& options,
-                 const Eigen::Ref<const VectorXi>& sgd_indices, ThreadTeam& team,
-                 const Monitor<IklrIteration>& monitor = {}, const InterruptPoll& poll = {});
+                 const Eigen::Ref<const VectorXi>& sgd_indices, const Monitor<IklrIteration>& monitor = {},
+                 const InterruptPoll& poll = {});
 
 // Inexact Newton on the convex model from alpha0, with an Armijo backtracking line search. When
 // K- = 0 (a PSD kernel) the Newton system K (D K / n + lambda I) p = -K r is solved in the
@@ -99,10 +98,9 @@ IklrResult ccicp(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::Vec
 // Hessian K D K / n + lambda K+ itself (positive definite when K- has a shift > 0). Status:
 // converged (the gradient test met tol), max_iter, not_converged (the line search found no
 // decrease: the rounding floor of F or a non-finite value), interrupted (monitor).
-template <class Scalar>
-IklrResult iklr_newton(const DenseKernel<Scalar>& K, const Eigen::Ref<const Eigen::VectorXd>& y,
+IklrResult iklr_newton(const LinearOperator& K, const Eigen::Ref<const Eigen::VectorXd>& y,
                        const NegativePart& negative, const Eigen::Ref<const Eigen::VectorXd>& alpha0,
-                       const IklrNewtonOptions& options, ThreadTeam& team, const Monitor<IklrIteration>& monitor = {},
+                       const IklrNewtonOptions& options, const Monitor<IklrIteration>& monitor = {},
                        const InterruptPoll& poll = {});
 
 }  // namespace kernlearn

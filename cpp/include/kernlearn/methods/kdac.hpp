@@ -63,6 +63,10 @@ IsmResult ism(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, c
               const Eigen::Ref<const Eigen::VectorXd>& c, const IsmOptions& options, ThreadTeam& team,
               const InterruptPoll& poll = {});
 
+// The same on the sums of a column-centred X held anywhere (X's own sums: LocalHsicSums).
+IsmResult ism(HsicSums& sums, const Eigen::Ref<const Eigen::MatrixXd>& W0, const RowMatrixXd& A,
+              const Eigen::VectorXd& c, const IsmOptions& options);
+
 struct KdacOptions {
   Index n_clusters = 2;    // k
   std::optional<Index> q;  // subspace dimension; none = the largest eigengap (11) of Phi_0 ("init-gap")
@@ -114,8 +118,12 @@ struct KdacResult {
 
 // X: n x d data; Y: n x k_y stacked one-hot indicators of the existing clustering(s); W0: the d x q
 // start (random initialisation), or none for the spectral initialisation (12) with options.q.
-// The monitor is called after each outer iteration with its number (from 1).
+// The monitor is called after each outer iteration with its number (from 1). sums: the kernel
+// sums of the column-centred X when they are computed elsewhere (a cluster's, through the
+// bindings), else null for X's own (LocalHsicSums); X itself (n x d) is needed either way, for
+// the spectral start (12) and the explicit U-steps up to options.dense_max_n points.
 KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const std::optional<MatrixRef>& W0, const KdacOptions& options,
-                ThreadTeam& team, const Monitor<KdacIteration>& monitor = {}, const InterruptPoll& poll = {});
+                ThreadTeam& team, const Monitor<KdacIteration>& monitor = {}, const InterruptPoll& poll = {},
+                HsicSums* sums = nullptr);
 
 }  // namespace kernlearn

@@ -1,7 +1,10 @@
-"""ESKL and EMKL restricted to a subspace: the fits with ``rank`` (the path of LinearOperators).
+"""The oracles of ESKL and EMKL, written once for a kernel held in a basis: the dense fit (the
+identity basis, K itself) and the fit restricted to a rank (the path of LinearOperators).
 
 The dense ESKL and EMKL take a matrix exponentiated-gradient step on the full n x n kernel at
-every iteration. With ``rank=r`` each learned kernel is restricted to an r-dimensional subspace,
+every iteration: their basis is the identity (``basis`` None below), the state is K's own
+eigendecomposition, and the losses compare K with S_i. With ``rank=r`` each learned kernel is
+restricted to an r-dimensional subspace,
 
     K = B Kr B',   B (n x r) with orthonormal columns,  Kr psd (r x r),  tr Kr = tau,
 
@@ -91,15 +94,21 @@ def _symmetric(A):
 
 
 class MeanSubspace(_Prep):
-    """ESKL's :class:`kernlearn.similarity._base._Prep` with a rank: the subspace B of the mean
-    similarity and the compressions P_i = B' S_i B.
+    """ESKL's :class:`kernlearn.similarity._base._Prep`: the eigenpairs of the mean similarity, and
+    the basis its one kernel lives in (the identity for the dense fit, the subspace B of the rank
+    leading eigenvectors otherwise) with the similarities in it (S_i, or P_i = B' S_i B).
 
-    Attributes (besides those of ``_Prep``): ``mean_eig`` (lam, B), the rank eigenpairs of largest
-    magnitude of S_mean, ascending; ``compressions``, the m matrices P_i (r x r); ``eig``, the
-    eigenpairs of the P_i (r-space vectors), which tau="trace" reads.
+    Attributes (besides those of ``_Prep``): ``mean_eig`` (lam, V), the eigenpairs of S_mean (the
+    rank of largest magnitude with a rank), ascending; ``basis``, None or B; ``eig``, the
+    eigenpairs of the S_i (of the P_i, r-space vectors, with a rank), which tau="trace" reads.
     """
 
     def _spectra(self, rank, rng):
+        if rank is None:
+            eig = super()._spectra(rank, rng)
+            mean = sum(self.S) / self.m
+            self.mean_eig = eig[0] if self.m == 1 else scipy.linalg.eigh(mean, overwrite_a=True, check_finite=False)
+            return eig
         if isinstance(self.S[0], np.ndarray):
             mean = sum(self.S) / self.m
             self.mean_eig = _operators.dense_leading_eigenpairs(mean, rank, self.driver)
@@ -107,26 +116,59 @@ class MeanSubspace(_Prep):
             mean = functools.reduce(operator.add, self.S) * (1.0 / self.m)  # one product per S_i
             self.mean_eig = _operators.leading_eigenpairs(mean, rank, rng, self.driver)
         B = self.mean_eig[1]
-        self.compressions = [_symmetric(B.T @ _times(s, B)) for s in self.S]
-        return [scipy.linalg.eigh(P, check_finite=False, driver=self.driver) for P in self.compressions]
+        self._compressed = [_symmetric(B.T @ _times(s, B)) for s in self.S]
+        return [scipy.linalg.eigh(P, check_finite=False, driver=self.driver) for P in self._compressed]
+
+    def _in_bases(self):
+        if self.rank is None:
+            return [None], list(self.S)
+        return [self.mean_eig[1]], self._compressed
+
+    @property
+    def basis(self):
+        return self.bases[0]
 
 
-def _labelled_kernel(B_lab, V, log_lam):
-    """B_lab Kr B_lab' for Kr = V diag(exp(log_lam)) V', exactly symmetric (n_l x n_l)."""
-    return md.dense_from_log(B_lab @ V, log_lam)
+class _Basis:
+    """How a kernel state (V, log eigenvalues) in the basis B maps to the n points: B None is the
+    identity (the dense fit, V itself n x n), else K = B Kr B' with Kr = V diag(exp(l)) V'."""
+
+    def __init__(self, B, lab):
+        self.B, self.lab = B, lab
+        self.B_lab = None if B is None else B[lab]
+
+    def labelled_kernel(self, Kr, state):
+        """K[lab, lab] (n_l x n_l), exactly symmetric."""
+        if self.B is None:
+            return Kr[np.ix_(self.lab, self.lab)]
+        return md.dense_from_log(self.B_lab @ state[0], state[1])
+
+    def subtract_labelled_outer(self, G, beta, divisor):
+        """G -= (B' P beta)(B' P beta)' / divisor, P placing the labelled entries: the SVM's share
+        of the subgradient (eq. (8) / (12)) pulled back into the basis."""
+        if self.B is None:
+            G[np.ix_(self.lab, self.lab)] -= np.outer(beta, beta) / divisor
+        else:
+            u = self.B_lab.T @ beta
+            G -= np.outer(u, u) / divisor
+
+    def vectors(self, V):
+        """The kernel's eigenvectors on the n points: B V (V itself for the identity)."""
+        return V if self.B is None else self.B @ V
 
 
 class _SingleOracle(md.OneKernelState):
-    """ESKL's oracle on the state (Vr, log eigenvalues) of Kr (module docstring)."""
+    """ESKL's oracle on the state (V, log eigenvalues) of its kernel in the basis of ``prep``
+    (eq. (8))."""
 
     def __init__(self, est, prep, y, loss):
         self.est, self.prep, self.y, self.loss = est, prep, y, loss
-        self.B_lab = prep.mean_eig[1][prep.lab]
+        self.basis = _Basis(prep.basis, prep.lab)
 
     def evaluate(self, state):
         est = self.est
         Kr = md.dense_from_log(*state)
-        omega, beta, b = svm_dual(_labelled_kernel(self.B_lab, *state), self.y, est.C, est.svm_tol)
+        omega, beta, b = svm_dual(self.basis.labelled_kernel(Kr, state), self.y, est.C, est.svm_tol)
         G = np.zeros_like(Kr)
         f = omega
         if est.rho > 0:
@@ -134,24 +176,24 @@ class _SingleOracle(md.OneKernelState):
                 value, grad = self.loss(Kr, P)
                 f += est.rho * value
                 G += est.rho * grad
-        u = self.B_lab.T @ beta  # B' of eq. (8)'s -1/2 Y alpha alpha' Y on the labelled block
-        G -= 0.5 * np.outer(u, u)
+        # eq. (8): f'(K) = -1/2 Y alpha alpha' Y + rho sum_i L'(K - S_i), on the labelled block
+        self.basis.subtract_labelled_outer(G, beta, 2.0)
         return {"f": f, "G": G, "dual_norm": np.linalg.norm(G), "x_dot_g": float(np.vdot(G, Kr)), "model": (beta, b)}
 
 
 class _MultipleOracle(md.KernelListState):
-    """EMKL's oracle on the states (Vr_i, log eigenvalues) of the Kr_i (module docstring)."""
+    """EMKL's oracle on the states (V_i, log eigenvalues) of its kernels, each in the basis of its
+    similarity (eq. (12))."""
 
     def __init__(self, est, prep, y, loss):
         self.est, self.prep, self.y, self.loss = est, prep, y, loss
-        self.B_lab = [B[prep.lab] for _, B in prep.eig]
-        self.compressions = [np.diag(lam) for lam, _ in prep.eig]  # B_i' S_i B_i
+        self.bases = [_Basis(B, prep.lab) for B in prep.bases]
         self.gamma = None  # warm start of the MKL alternation
 
     def evaluate(self, state):
         est = self.est
         Ks = np.stack([md.dense_from_log(V, l) for V, l in state])
-        Ks_lab = np.stack([_labelled_kernel(B_lab, V, l) for B_lab, (V, l) in zip(self.B_lab, state)])
+        Ks_lab = np.stack([basis.labelled_kernel(K, st) for basis, K, st in zip(self.bases, Ks, state)])
         res = est._mkl(Ks_lab, self.y, self.gamma)
         self.gamma = res["gamma"]
         beta, gamma = res["beta"], res["gamma"]
@@ -159,44 +201,43 @@ class _MultipleOracle(md.KernelListState):
         G = np.zeros_like(Ks)
         for i in range(self.prep.m):
             if est.rho > 0:
-                value, grad = self.loss(Ks[i], self.compressions[i])
+                value, grad = self.loss(Ks[i], self.prep.compressions[i])
                 f += est.rho * value
                 G[i] = est.rho * grad
-            u = self.B_lab[i].T @ beta  # B_i' of eq. (12)'s -Y alpha alpha' Y / (2 gamma_i)
-            G[i] -= np.outer(u, u) / (2.0 * gamma[i])
+            # eq. (12): d/dK_i = -Y alpha alpha' Y / (2 gamma_i) + rho L'(K_i - S_i)
+            self.bases[i].subtract_labelled_outer(G[i], beta, 2.0 * gamma[i])
         dual_norm = max(np.linalg.norm(g) for g in G)  # dual of ||K|| = sum_i ||K_i||_F
         model = (beta, res["intercept"], res["gamma_svm"], res["gamma"])
         return {"f": f, "G": G, "dual_norm": dual_norm, "x_dot_g": float(np.vdot(G, Ks)), "model": model}
 
 
 def solve_single(est, prep, y, rng, label):
-    """ESKL's binary problem in the subspace of ``prep`` (a :class:`MeanSubspace`): the result
-    dict of ``ESKL._solve``, with the kernel's eigenvectors B Vr (n x r)."""
+    """ESKL's binary problem: the result dict of ``ESKL._solve``, with the kernel's eigenvectors on
+    the n points (n x r; r = n for the dense fit)."""
     lam, B = prep.mean_eig
-    r = lam.size
-    state = prep.warm_start(lam, np.eye(r), est.init)  # diagonal in B: the restricted spectrum
-    radius = np.log(prep.tau) - state[1].min()  # log(tau / lambda_min(Kr^(1)))
-    oracle = _SingleOracle(est, prep, y, md.LOSSES[est.loss])
+    state = prep.warm_start(lam, prep.start_vectors(B), est.init)
+    radius = np.log(prep.tau) - state[1].min()  # log(tau / lambda_min(K^(1)))
+    oracle = _SingleOracle(est, prep, y, md.resolve_loss(est.loss))
     lower_min = _spectraplex_lower_min(prep.tau)
 
     best, n_iter, reason, hist = est._run(oracle, state, md.StepRule(radius, est._step_scale()), lower_min, rng, label)
     Vr, l = best["state"]
     beta, b = best["model"]
-    W = B @ Vr  # the kernel's eigenvectors
+    W = oracle.basis.vectors(Vr)  # the kernel's eigenvectors
     kb = (W * np.exp(l)) @ (W[prep.lab].T @ beta)  # K[:, lab] beta
-    # out-of-sample: k(x, .) = sbar(x)' Sbar^+ K, Sbar^+ the pseudo-inverse of the truncation
+    # out-of-sample: k(x, .) = sbar(x)' Sbar^+ K, Sbar^+ the pseudo-inverse of the mean similarity
+    # (of its truncation, with a rank)
     w = _pinv_apply(lam, B, kb, est.oos_rcond) / prep.m
     coef = np.tile(w, (prep.m, 1))
     return _fit_result(best, n_iter, reason, hist, coef=coef, intercept=b, decision=kb + b, kernel=(np.exp(l), W))
 
 
 def solve_multiple(est, prep, y, rng, label):
-    """EMKL's binary problem in the subspaces of the rank leading eigenvectors of each S_i
-    (``prep.eig``): the result dict of ``EMKL._solve``, eigenvectors B_i Vr_i (n x r)."""
-    r = prep.eig[0][0].size
-    state = [prep.warm_start(lam, np.eye(r), est.init) for lam, _ in prep.eig]
+    """EMKL's binary problem, each kernel in the basis of its similarity's eigenvectors (all n, or
+    the rank leading ones): the result dict of ``EMKL._solve``, eigenvectors (n x r) on the points."""
+    state = [prep.warm_start(lam, prep.start_vectors(V), est.init) for lam, V in prep.eig]
     radius = np.mean([np.log(prep.tau) - l.min() for _, l in state])
-    oracle = _MultipleOracle(est, prep, y, md.LOSSES[est.loss])
+    oracle = _MultipleOracle(est, prep, y, md.resolve_loss(est.loss))
     lower_min = _spectraplex_lower_min(prep.tau, prep.m)
 
     best, n_iter, reason, hist = est._run(oracle, state, md.StepRule(radius, est._step_scale()), lower_min, rng, label)
@@ -204,11 +245,11 @@ def solve_multiple(est, prep, y, rng, label):
     coef = np.empty((prep.m, prep.n))
     decision = np.full(prep.n, b)
     vectors = []
-    for i, ((lam, B), (Vr, l)) in enumerate(zip(prep.eig, best["state"])):
-        W = B @ Vr
+    for i, ((lam, V), (Vr, l)) in enumerate(zip(prep.eig, best["state"])):
+        W = oracle.bases[i].vectors(Vr)
         kb = ((W * np.exp(l)) @ (W[prep.lab].T @ beta)) / gamma_svm[i]  # K_i[:, lab] beta / gamma_i
         decision += kb
-        coef[i] = _pinv_apply(lam, B, kb, est.oos_rcond)
+        coef[i] = _pinv_apply(lam, V, kb, est.oos_rcond)
         vectors.append(W)
     kernel = (np.stack([np.exp(l) for _, l in best["state"]]), np.stack(vectors), gamma_svm)
     return _fit_result(best, n_iter, reason, hist, coef=coef, intercept=b, decision=decision, kernel=kernel)
