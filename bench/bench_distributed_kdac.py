@@ -43,12 +43,12 @@ def measure_phi(client, n, block_size, d=16, sigma=2.0):
 
     X, W, A, c = _problem(n, d)
     tiles = HsicTiles(np.ascontiguousarray(X - X.mean(axis=0)), Cluster(client), block_size)
-    A_blocks = tiles.place(A)
-    distributed.wait(tiles.blocks + A_blocks)
-    tiles.phi(W, A_blocks, c, sigma)  # warm
+    tiles.set_weights(A, c)
+    distributed.wait(tiles.blocks + tiles._weights[0])
+    tiles.phi(W, sigma)  # warm
     with distributed.get_task_stream(client) as stream:
         start = time.perf_counter()
-        tiles.phi(W, A_blocks, c, sigma)
+        tiles.phi(W, sigma)
         wall = time.perf_counter() - start
     return wall, stream.data
 
@@ -72,15 +72,16 @@ def bench_phi(n=50000, d=16, repeats=2, block_size=None, sigma=2.0):
         os.environ.clear()
         os.environ.update(environ)
         small = HsicTiles(X[:600] - X[:600].mean(axis=0), Cluster(client), 300)
-        small.phi(W, small.place(A[:600]), c, sigma)  # warm-up: kernlearn imported on the workers
+        small.set_weights(A[:600], c)
+        small.phi(W, sigma)  # warm-up: kernlearn imported on the workers
         tiles = HsicTiles(np.ascontiguousarray(X - X.mean(axis=0)), Cluster(client), block_size)
-        A_blocks = tiles.place(A)
-        distributed.wait(tiles.blocks + A_blocks)  # the data on the workers before the clock starts
+        tiles.set_weights(A, c)
+        distributed.wait(tiles.blocks + tiles._weights[0])  # the data on the workers before the clock starts
         # The two sides alternate, best of each: on a shared machine the load drifts between runs.
         for _ in range(repeats):
             seconds, expected = _timed(lambda: _core.kernels.hsic_phi(X, Wc, A, c, sigma=sigma, n_threads=2)[0])
             core_times.append(seconds)
-            seconds, got = _timed(lambda: tiles.phi(W, A_blocks, c, sigma)[0])
+            seconds, got = _timed(lambda: tiles.phi(W, sigma)[0])
             dask_times.append(seconds)
         n_blocks = len(tiles.blocks)
     core_time, dask_time = min(core_times), min(dask_times)

@@ -22,9 +22,9 @@ X = StandardScaler().fit_transform(X)
 models = {
     "colored MVU": ColoredMVU(n_components=2, n_neighbors=5, random_state=0).fit(X, y),
     "minimum volume embedding": MinimumVolumeEmbedding(n_components=2, n_neighbors=5, random_state=0).fit(X),
-    "structure preserving embedding": StructurePreservingEmbedding(
-        n_components=2, n_neighbors=5, random_state=0
-    ).fit(X),
+    "structure preserving embedding": StructurePreservingEmbedding(n_components=2, n_neighbors=5, random_state=0).fit(
+        X
+    ),
 }
 
 fig, axes = plt.subplots(1, 3, figsize=(13, 4))

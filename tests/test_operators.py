@@ -58,6 +58,20 @@ def test_dense_and_csr_operators_equal_their_arrays():
     assert_operator_equals(as_core_operator(S), S.toarray())
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_stored_kernel_blocks_of_every_width(dtype):
+    """The stored kernel's products: one column, 2-8 columns by one pass over each row (with tails
+    below the SIMD width), wider blocks by GEMM; float32 entries widened to double."""
+    n = 203
+    K = rbf_kernel(block(n, 3, 14), gamma=0.4).astype(dtype)
+    op = _core.linalg.dense_operator(K)
+    reference = K.astype(np.float64)
+    for b in (1, 2, 3, 4, 5, 8, 9, 17):
+        V = block(n, b, 15 + b)
+        for threads in (1, 2):
+            np.testing.assert_allclose(op.matmat(V, n_threads=threads), reference @ V, rtol=0, atol=1e-12 * n)
+
+
 def test_sums_shifts_and_constants():
     """A = 2 C - 0.5 L + 3 I + 0.25 11' from a dense and a CSR term."""
     n = 60

@@ -11,6 +11,7 @@
 #include "kernlearn/core/symmetric_eigen.hpp"
 #include "kernlearn/core/vector_ops.hpp"
 #include "kernlearn/kernels/kernel_operator.hpp"
+#include "kernlearn/kernels/kernel_rows.hpp"
 
 #ifdef KERNLEARN_X86_DISPATCH
 #include <immintrin.h>
@@ -21,6 +22,11 @@ namespace kernlearn {
 namespace {
 
 constexpr Index kRowBlock = 32;  // rows of out per parallel_for chunk
+
+// DenseKernel::apply: blocks of 2 up to this many columns by one SIMD pass per row of K (each entry
+// read once, every column at a time), wider ones by Eigen's GEMM, which packs K first and wins
+// once the arithmetic dominates. Figures: bench/results/kernel_operator.md, "Stored kernel".
+constexpr Index kRowDotsMaxCols = 8;
 
 double dot_plain(const float* a, const double* x, Index n) {
   double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
@@ -173,16 +179,26 @@ void DenseKernel<Scalar>::multiply(const double* x, double* y) const {
 
 template <class Scalar>
 void DenseKernel<Scalar>::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const {
+  const Index blocks = std::max<Index>(1, std::min<Index>(8 * team_.size(), n_ / 256));
   if constexpr (std::is_same_v<Scalar, double>) {
-    if (X.cols() > 1) {  // a block: one pass over K by Eigen's GEMM on row blocks of the team
+    if (X.cols() > kRowDotsMaxCols) {  // a wide block: Eigen's GEMM on row blocks of the team
       const Eigen::Map<const RowMatrixXd> K(data_, n_, n_);
-      const Index blocks = std::max<Index>(1, std::min<Index>(8 * team_.size(), n_ / 256));
       team_.for_each(blocks, [&](int, Index b) {
         const Index first = n_ * b / blocks, last = n_ * (b + 1) / blocks;
         Y.middleRows(first, last - first).noalias() = K.middleRows(first, last - first) * X;
       });
       return;
     }
+  }
+  if (X.cols() > 1) {             // a narrow block (or float K): one pass over K, each entry for every column
+    const Eigen::MatrixXd V = X;  // column-major: contiguous columns
+    RowMatrixXd out = RowMatrixXd::Zero(n_, X.cols());
+    team_.for_each(blocks, [&](int, Index b) {
+      for (Index i = n_ * b / blocks; i < n_ * (b + 1) / blocks; ++i)
+        row_dots(row(i), n_, V.data(), n_, V.cols(), out.data() + i * V.cols());
+    });
+    Y = out;
+    return;
   }
   Eigen::VectorXd x(n_), y(n_);
   for (Index c = 0; c < X.cols(); ++c) {

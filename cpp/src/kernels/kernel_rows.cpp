@@ -187,6 +187,15 @@ void row_products(const Scalar* k, Index m, const double* V, Index b, double* y,
   }
 }
 
+template <class Scalar>
+void row_dots(const Scalar* k, Index m, const double* Vt, Index ld, Index b, double* y) {
+  for (Index c = 0; c < b; ++c) {
+    double total = 0.0;
+    for (Index j = 0; j < m; ++j) total += static_cast<double>(k[j]) * Vt[c * ld + j];
+    y[c] += total;
+  }
+}
+
 }  // namespace isa_generic
 
 template <class Scalar>
@@ -220,6 +229,21 @@ void row_products(const Scalar* k, Index m, const double* V, Index b, double* y,
   isa_generic::row_products(k, m, V, b, y, v, W);
 }
 
+template <class Scalar>
+void row_dots(const Scalar* k, Index m, const double* Vt, Index ld, Index b, double* y) {
+#ifdef KERNLEARN_X86_DISPATCH
+  switch (active_simd()) {
+    case Simd::avx512:
+      return isa_avx512::row_dots(k, m, Vt, ld, b, y);
+    case Simd::avx2:
+      return isa_avx2::row_dots(k, m, Vt, ld, b, y);
+    case Simd::none:
+      break;
+  }
+#endif
+  isa_generic::row_dots(k, m, Vt, ld, b, y);
+}
+
 void exp_nonpositive(const double* x, double* out, Index n) {
 #ifdef KERNLEARN_X86_DISPATCH
   switch (active_simd()) {
@@ -239,5 +263,7 @@ template void kernel_row<double>(const PairwiseKernel&, double, const double*, c
                                  double*);
 template void row_products<float>(const float*, Index, const double*, Index, double*, const double*, double*);
 template void row_products<double>(const double*, Index, const double*, Index, double*, const double*, double*);
+template void row_dots<float>(const float*, Index, const double*, Index, Index, double*);
+template void row_dots<double>(const double*, Index, const double*, Index, Index, double*);
 
 }  // namespace kernlearn

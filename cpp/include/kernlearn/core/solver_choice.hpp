@@ -40,6 +40,11 @@ constexpr Index kKdacFullEigenMaxN = 200;
 constexpr Index kKdacFloatMinN = 4096;
 constexpr Index kKdacDenseMaxN = 8192;
 
+// Whether a kernel is stored (DenseKernel) or computed on the fly (KernelOperator) is decided
+// before the core is called, by the memory rule dense_kernel_fits in _utils/_solver_choice.py (a
+// stored kernel while it takes at most 16,000^2 doubles): every solver here takes whichever
+// LinearOperator it is given. Figures: bench/results/kernel_operator.md.
+
 // Lanczos with a ThreadTeam: below this many rows the mat-vecs and the Gram-Schmidt passes run on
 // the calling thread alone (on an idle machine two threads lost at n = 1024, were within noise of
 // one at 2048 (0.88 to 1.19 in three runs) and won from 3072 on: bench/results/threads.md, "small").

@@ -50,6 +50,12 @@ void kernel_row(const PairwiseKernel& kernel, double constant, const Scalar* x, 
 template <class Scalar>
 void row_products(const Scalar* k, Index m, const double* V, Index b, double* y, const double* v, double* W);
 
+// y[c] += sum_j k_j Vt[c * ld + j] for c in [0, b): a row of m entries against b columns stored
+// column-major with leading dimension ld (the stored kernel's narrow blocks: each entry of the row
+// loaded once for all columns). Sums in double.
+template <class Scalar>
+void row_dots(const Scalar* k, Index m, const double* Vt, Index ld, Index b, double* y);
+
 // exp(x) for n values x <= 0 (the routine of kernel_row; exposed for its tests).
 void exp_nonpositive(const double* x, double* out, Index n);
 
