@@ -150,3 +150,35 @@ def test_ctrl_c_stops_sparse_inverse_covariance_within_a_second():
         "    print('interrupted', time.time(), flush=True)\n"
     )
     assert seconds_to_interrupt(script, after=1.5) < 1.0
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        # one product of the on-the-fly kernel: 10^5 x 10^5 entries, about 10 s on 2 threads
+        "KernelOperator(X, gamma=0.1, n_jobs=2) @ np.ones((len(X), 16))",
+        # IKLR's default fit computes its kernel on the fly at this n: polled in every tile round
+        "IKLR(n_jobs=2).fit(X, y)",
+        # Lanczos on a Python LinearOperator: the core calls back with the GIL re-taken, and
+        # polls between the callbacks
+        "eigsh(aslinearoperator(path), 50, which='SA', method='lanczos', tol=1e-14)",
+    ],
+    ids=["kernel_operator_product", "iklr_on_the_fly", "lanczos_on_a_callback"],
+)
+def test_ctrl_c_stops_the_operator_paths_within_a_second(call):
+    script = (
+        "import numpy as np, scipy.sparse as sp\n"
+        "from scipy.sparse.linalg import aslinearoperator\n"
+        "from kernlearn.indefinite import IndefiniteKernelLogisticRegression as IKLR\n"
+        "from kernlearn.kernels import KernelOperator\n"
+        "from kernlearn.linalg import eigsh\n"
+        "X = np.random.default_rng(0).standard_normal((100_000, 10))\n"
+        "y = (X[:, 0] > 0).astype(int)\n"
+        "path = sp.diags([1.0, 1.0], [-1, 1], shape=(200000, 200000), format='csr')\n"
+        "print('ready', flush=True)\n"
+        "try:\n"
+        f"    {call}\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True)\n"
+    )
+    assert seconds_to_interrupt(script, after=1.5) < 1.0

@@ -362,3 +362,42 @@ def test_kernel_kmeans_on_an_operator():
     fly = KernelKMeans(3, kernel="precomputed", random_state=0).fit(KernelOperator(X, gamma=0.1))
     assert adjusted_rand_score(dense.labels_, fly.labels_) == 1.0
     np.testing.assert_allclose(fly.inertia_, dense.inertia_, rtol=1e-10)
+
+
+def test_a_csr_operator_does_not_read_the_caller_arrays_again():
+    """The CSR arrays are copied when checked: changing them afterwards cannot steer the product
+    out of bounds (it once segfaulted)."""
+    indptr, indices = np.array([0, 1, 2], np.int64), np.array([0, 1], np.int64)
+    op = _core.linalg.csr_operator(indptr, indices, np.ones(2))
+    indices[1] = 1 << 40
+    indptr[2] = 1 << 40
+    np.testing.assert_array_equal(op.matmat(np.ones((2, 1))), np.ones((2, 1)))
+
+
+def test_float32_tiles_refuse_coordinates_that_overflow_in_single_precision():
+    X = np.array([[0.0], [1e39]])
+    with pytest.raises(ValueError, match="X: float32 tiles need"):
+        KernelOperator(X, gamma=1.0, dtype=np.float32)
+    np.testing.assert_array_equal(KernelOperator(X, gamma=1.0) @ np.eye(2), np.eye(2))  # float64 tiles: fine
+
+
+def test_a_non_symmetric_kernel_is_refused():
+    K = np.array([[1.0, 2.0], [0.0, 1.0]])
+    from kernlearn.kernels import kernel_operator
+
+    with pytest.raises(ValueError, match="K must be symmetric"):
+        kernel_operator(K)
+    with pytest.raises(ValueError, match="X is not symmetric"):
+        IKLR("precomputed").fit(_CoreOperatorOf(block(30, 30, 16)), np.arange(30) % 2)
+
+
+class _CoreOperatorOf(LinearOperator):
+    """A LinearOperator carrying a core operator flagged non-symmetric."""
+
+    def __init__(self, A):
+        self.A = A
+        self.core_operator = _core.linalg.dense_operator(np.ascontiguousarray(A), symmetric=False)
+        super().__init__(np.float64, A.shape)
+
+    def _matmat(self, V):
+        return self.A @ V

@@ -80,30 +80,33 @@ class DenseRecipe final : public OperatorRecipe {
   bool single_ = false;
 };
 
-// A square CSR matrix from int64 indptr / indices and float64 data (kept alive), checked once.
+// A square CSR matrix from int64 indptr / indices and float64 data (copied), checked once.
 class CsrRecipe final : public OperatorRecipe {
  public:
-  CsrRecipe(py::array_t<Index, py::array::c_style> indptr, py::array_t<Index, py::array::c_style> indices,
-            py::array_t<double, py::array::c_style> data, bool is_symmetric)
-      : indptr_(std::move(indptr)), indices_(std::move(indices)), data_(std::move(data)), symmetric_(is_symmetric) {
-    if (indptr_.ndim() != 1 || indices_.ndim() != 1 || data_.ndim() != 1)
+  CsrRecipe(const py::array_t<Index, py::array::c_style>& indptr, const py::array_t<Index, py::array::c_style>& indices,
+            const py::array_t<double, py::array::c_style>& data, bool is_symmetric)
+      : symmetric_(is_symmetric) {
+    if (indptr.ndim() != 1 || indices.ndim() != 1 || data.ndim() != 1)
       throw std::invalid_argument("indptr, indices and data must be 1-D");
-    n_ = indptr_.shape(0) - 1;
+    n_ = indptr.shape(0) - 1;
     if (n_ < 1)
-      throw std::invalid_argument("indptr must have n + 1 >= 2 entries, got " + std::to_string(indptr_.shape(0)));
-    if (indices_.shape(0) != data_.shape(0))
+      throw std::invalid_argument("indptr must have n + 1 >= 2 entries, got " + std::to_string(indptr.shape(0)));
+    if (indices.shape(0) != data.shape(0))
       throw std::invalid_argument("indices and data must have the same length, got " +
-                                  std::to_string(indices_.shape(0)) + " and " + std::to_string(data_.shape(0)));
-    const Index* ip = indptr_.data();
-    if (ip[0] != 0 || ip[n_] != indices_.shape(0))
-      throw std::invalid_argument("indptr must run from 0 to len(indices) = " + std::to_string(indices_.shape(0)));
+                                  std::to_string(indices.shape(0)) + " and " + std::to_string(data.shape(0)));
+    indptr_.assign(indptr.data(), indptr.data() + indptr.shape(0));
+    indices_.assign(indices.data(), indices.data() + indices.shape(0));
+    data_.assign(data.data(), data.data() + data.shape(0));
+    const Index nnz = static_cast<Index>(indices_.size());
+    if (indptr_[0] != 0 || indptr_[static_cast<std::size_t>(n_)] != nnz)
+      throw std::invalid_argument("indptr must run from 0 to len(indices) = " + std::to_string(nnz));
     for (Index i = 0; i < n_; ++i)
-      if (ip[i] > ip[i + 1]) throw std::invalid_argument("indptr must be non-decreasing");
-    const Index* ix = indices_.data();
-    for (Index p = 0; p < indices_.shape(0); ++p)
-      if (ix[p] < 0 || ix[p] >= n_)
+      if (indptr_[static_cast<std::size_t>(i)] > indptr_[static_cast<std::size_t>(i) + 1])
+        throw std::invalid_argument("indptr must be non-decreasing");
+    for (const Index j : indices_)
+      if (j < 0 || j >= n_)
         throw std::invalid_argument("indices must lie in [0, n = " + std::to_string(n_) + "), got " +
-                                    std::to_string(ix[p]));
+                                    std::to_string(j));
   }
   Index rows() const override { return n_; }
   bool symmetric() const override { return symmetric_; }
@@ -113,8 +116,10 @@ class CsrRecipe final : public OperatorRecipe {
   }
 
  private:
-  py::array_t<Index, py::array::c_style> indptr_, indices_;
-  py::array_t<double, py::array::c_style> data_;
+  // Copies, checked once: the products index with them unchecked, so the caller's arrays, which
+  // Python may change afterwards, are never read again.
+  std::vector<Index> indptr_, indices_;
+  std::vector<double> data_;
   Index n_ = 0;
   bool symmetric_;
 };
@@ -216,6 +221,7 @@ class KernelRecipe final : public OperatorRecipe {
       : X_(X), kernel_(kernel), constant_(constant), single_(single) {
     if (X_.rows() < 1) throw std::invalid_argument("X must have at least one row");
     check_pairwise_kernel(kernel_, X_, "X");
+    if (single_) check_single_precision_range(X_);
     if (!std::isfinite(constant_)) throw std::invalid_argument("constant must be finite");
   }
   Index rows() const override { return X_.rows(); }

@@ -87,7 +87,7 @@ void register_operators(py::module_& linalg, py::module_& kernels) {
          const py::array_t<double, py::array::c_style>& data,
          bool symmetric) -> RecipePtr { return std::make_shared<CsrRecipe>(indptr, indices, data, symmetric); },
       "indptr"_a.noconvert(), "indices"_a.noconvert(), "data"_a.noconvert(), py::kw_only(), "symmetric"_a = true,
-      "A square CSR matrix (int64 indptr and indices, float64 data; kept alive) as an Operator.");
+      "A square CSR matrix (int64 indptr and indices, float64 data; copied) as an Operator.");
   linalg.def(
       "callback_operator",
       [](const py::object& matmat, Index rows, Index cols, const py::object& column, bool symmetric,

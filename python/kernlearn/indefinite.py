@@ -784,7 +784,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
                 n_jobs=self.n_jobs,
             )
         # Eigenvalues within the rounding of the stored kernel (n eps ||K||) count as zero.
-        precision = K.dtype if isinstance(K, np.ndarray) else np.dtype(self.kernel_dtype)
+        precision = K.dtype if isinstance(K, np.ndarray) else getattr(K, "kernel_dtype_", np.dtype(self.kernel_dtype))
         rounding = 10 * n * np.finfo(precision).eps * max(abs(decomposition.mu_max), abs(decomposition.mu_min))
         indefinite = decomposition.mu_min < -rounding
         if self.solver == "newton" and self.penalty == "krein" and indefinite:

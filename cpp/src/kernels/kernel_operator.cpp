@@ -2,28 +2,25 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
 namespace kernlearn {
 
-std::vector<std::vector<std::pair<Index, Index>>> round_robin(Index blocks) {
-  // Players 0..N-1 with N even (a bye N-1 when blocks is odd): in round r the player N-1 meets r,
-  // and (r + s) mod (N-1) meets (r - s) mod (N-1) for s = 1 .. N/2 - 1.
+std::pair<Index, Index> round_robin_size(Index blocks) {
+  // Players 0..N-1 with N even (a bye N-1 when blocks is odd): in round r the player N-1 meets r
+  // (slot 0), and (r + s) mod (N-1) meets (r - s) mod (N-1) in slot s = 1 .. N/2 - 1.
   const Index N = blocks + (blocks % 2);
-  std::vector<std::vector<std::pair<Index, Index>>> rounds;
-  if (N < 2) return rounds;
-  const Index M = N - 1;
-  for (Index r = 0; r < M; ++r) {
-    std::vector<std::pair<Index, Index>> round;
-    const auto add = [&](Index a, Index b) {
-      if (a < blocks && b < blocks) round.emplace_back(std::min(a, b), std::max(a, b));
-    };
-    add(M, r);
-    for (Index s = 1; s < N / 2; ++s) add((r + s) % M, (r - s + M) % M);
-    rounds.push_back(std::move(round));
-  }
-  return rounds;
+  if (N < 2) return {0, 0};
+  return {N - 1, N / 2};
+}
+
+std::pair<Index, Index> round_robin_pair(Index blocks, Index round, Index slot) {
+  const Index N = blocks + (blocks % 2), M = N - 1;
+  const Index a = slot == 0 ? M : (round + slot) % M, b = slot == 0 ? round : (round - slot + M) % M;
+  if (a >= blocks || b >= blocks) return {-1, -1};
+  return {std::min(a, b), std::max(a, b)};
 }
 
 void check_pairwise_kernel(const PairwiseKernel& kernel, const MatrixRef& X, const char* x_name) {
@@ -35,6 +32,19 @@ void check_pairwise_kernel(const PairwiseKernel& kernel, const MatrixRef& X, con
   if (X.size() > 0 && X.cwiseAbs().maxCoeff() > kMaxCoordinate)
     throw std::invalid_argument(std::string(x_name) +
                                 "'s entries must be at most 1e150 in magnitude (squared distances must be finite)");
+}
+
+void check_single_precision_range(const MatrixRef& X) {
+  if (X.size() == 0) return;
+  // Squared distances summed in float must stay finite: |x - mean| <= sqrt(FLT_MAX / (4 d)).
+  const Eigen::RowVectorXd mean = X.colwise().mean();
+  const double largest = (X.rowwise() - mean).cwiseAbs().maxCoeff();
+  const double limit =
+      std::sqrt(static_cast<double>(std::numeric_limits<float>::max()) / (4.0 * static_cast<double>(X.cols())));
+  if (!(largest <= limit))
+    throw std::invalid_argument("X: float32 tiles need every entry of X minus its column mean within " +
+                                std::to_string(limit) + " in magnitude (squared distances in single precision), got " +
+                                std::to_string(largest) + "; use float64 tiles");
 }
 
 template <class Scalar>
@@ -62,12 +72,12 @@ KernelOperator::KernelOperator(const MatrixRef& X, const PairwiseKernel& kernel,
   ld_ = padded(X.rows());
   if (single_) {
     const Eigen::RowVectorXd mean = X.colwise().mean();
+    check_single_precision_range(X);
     Xf_ = (X.rowwise() - mean).cast<float>();
     Xtf_ = feature_panel<float>(X, mean);
   } else {
     Xt_ = feature_panel<double>(X, Eigen::RowVectorXd());
   }
-  rounds_ = round_robin((X.rows() + kKernelTile - 1) / kKernelTile);
 }
 
 template <class Scalar>
@@ -90,12 +100,15 @@ void KernelOperator::apply_tiles(const Scalar* points, Index stride, const Scala
     }
   };
   team_.for_each(blocks, [&](int member, Index I) { tile(member, I, I); }, poll_);
-  for (const auto& round : rounds_)
+  // Round by round, in order: the tiles of a round touch disjoint rows of Y, and each row sums its
+  // tiles in round order whatever the thread count.
+  const auto [n_rounds, slots] = round_robin_size(blocks);
+  for (Index r = 0; r < n_rounds; ++r)
     team_.for_each(
-        static_cast<Index>(round.size()),
-        [&](int member, Index p) {
-          const auto& pair = round[static_cast<std::size_t>(p)];
-          tile(member, pair.first, pair.second);
+        slots,
+        [&](int member, Index s) {
+          const auto [I, J] = round_robin_pair(blocks, r, s);
+          if (I >= 0) tile(member, I, J);
         },
         poll_);
 }

@@ -262,7 +262,7 @@ def csr_operator(
     symmetric: bool = True,
 ) -> Operator:
     """
-    A square CSR matrix (int64 indptr and indices, float64 data; kept alive) as an Operator.
+    A square CSR matrix (int64 indptr and indices, float64 data; copied) as an Operator.
     """
 
 def dense_eigenpairs(

@@ -50,6 +50,15 @@ def _operator_diagonal(K):
     return out
 
 
+def _operator_column(K, j):
+    """Column j of a LinearOperator: its own column() when it has one, else K e_j."""
+    if hasattr(K, "column"):
+        return np.asarray(K.column(j), dtype=np.float64)
+    unit = np.zeros(K.shape[1])
+    unit[j] = 1.0
+    return np.asarray(K.matvec(unit), dtype=np.float64).ravel()
+
+
 class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):
     """k-means in the feature space of a kernel, with out-of-sample ``predict`` and ``transform``.
 
@@ -238,13 +247,13 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         of K per seed; returns the labels of the nearest seeds."""
         n = K.shape[0]
         seed = int(rng.randint(n))
-        column = np.asarray(K.column(seed) if hasattr(K, "column") else K.matvec(np.eye(n)[seed]), dtype=np.float64)
+        column = _operator_column(K, seed)
         nearest = np.maximum(diagonal - 2.0 * column + diagonal[seed], 0.0)
         labels = np.zeros(n, dtype=np.intp)
         for c in range(1, n_clusters):
             total = nearest.sum()
             seed = int(rng.choice(n, p=nearest / total)) if total > 0 else int(rng.randint(n))
-            column = np.asarray(K.column(seed) if hasattr(K, "column") else K.matvec(np.eye(n)[seed]), dtype=np.float64)
+            column = _operator_column(K, seed)
             distance = np.maximum(diagonal - 2.0 * column + diagonal[seed], 0.0)
             closer = distance < nearest
             labels[closer] = c

@@ -33,13 +33,19 @@ namespace kernlearn {
 // Rows and columns of a tile of the on-the-fly kernel.
 constexpr Index kKernelTile = 256;
 
-// The rounds of a round-robin tournament on `blocks` players (the circle method): each unordered
-// pair {I, J}, I < J, appears in exactly one round and each player at most once per round.
-std::vector<std::vector<std::pair<Index, Index>>> round_robin(Index blocks);
+// A round-robin tournament on `blocks` players by the circle method, computed slot by slot (no
+// table: O(1) memory at any n): round_robin_size gives {rounds, slots per round}, and
+// round_robin_pair the pair {I, J}, I < J, in a slot of a round, or {-1, -1} for a bye. Each
+// unordered pair appears in exactly one round and each player at most once per round.
+std::pair<Index, Index> round_robin_size(Index blocks);
+std::pair<Index, Index> round_robin_pair(Index blocks, Index round, Index slot);
 
 // Throws std::invalid_argument naming the parameter unless the kernel's parameters are valid
 // (tau finite > 0, gamma finite >= 0) and X is finite with |x_ij| <= kMaxCoordinate.
 void check_pairwise_kernel(const PairwiseKernel& kernel, const MatrixRef& X, const char* x_name);
+
+// Throws std::invalid_argument naming X when the float32 tiles of X (centred) could overflow.
+void check_single_precision_range(const MatrixRef& X);
 
 class KernelOperator final : public LinearOperator {
  public:
@@ -66,7 +72,6 @@ class KernelOperator final : public LinearOperator {
   Index ld_ = 0;    // the panels' padded width
   RowMatrixXd Xt_;  // float64: X' as a feature-major panel (d x ld)
   Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> Xf_, Xtf_;  // float32: centred X, X'
-  std::vector<std::vector<std::pair<Index, Index>>> rounds_;
 };
 
 // The feature-major panel of the rows of Y (d x padded(m), the padding zero), optionally centred
