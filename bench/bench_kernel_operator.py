@@ -35,6 +35,8 @@ import time
 
 import numpy as np
 
+from bench_distributed_iklr import make_data  # the same data as the Dask IKLR bench
+
 CHILD_PRELUDE = textwrap.dedent(
     """
     import json, sys, time
@@ -87,13 +89,6 @@ FIT_CHILD = CHILD_PRELUDE + textwrap.dedent(
     }))
     """
 )
-
-
-def make_data(n, d=10, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
-    y = (X[:, 0] + X[:, 1] ** 2 - 1.0 + 0.3 * rng.standard_normal(n) > 0).astype(int)
-    return X, y
 
 
 def best_seconds(call, repeats):

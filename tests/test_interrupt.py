@@ -37,6 +37,13 @@ def seconds_to_interrupt(script, after):
         proc.communicate()
 
 
+def interruptible(setup, call):
+    """The script of seconds_to_interrupt: setup, 'ready', then the call under a KeyboardInterrupt
+    handler that prints 'interrupted'."""
+    handler = "except KeyboardInterrupt:\n    print('interrupted', flush=True)\n"
+    return f"{setup}print('ready', flush=True)\ntry:\n    {call}\n{handler}"
+
+
 def test_ctrl_c_interrupts_a_long_search():
     script = (
         "import numpy as np, sys\n"
@@ -100,17 +107,12 @@ def test_gil_is_released_during_search():
 def test_ctrl_c_interrupts_lanczos_within_a_second(call):
     """The core polls every Lanczos step, product block and rotation panel (it once polled only
     between restarts: 44 s at n = 10^5, k = 300)."""
-    script = (
+    setup = (
         "import numpy as np, scipy.sparse as sp\n"
         "from kernlearn.linalg import eigsh\n"
         "path = sp.diags([1.0, 1.0], [-1, 1], shape=(200000, 200000), format='csr')\n"
-        "print('ready', flush=True)\n"
-        "try:\n"
-        f"    {call}\n"
-        "except KeyboardInterrupt:\n"
-        "    print('interrupted', flush=True)\n"
     )
-    assert seconds_to_interrupt(script, after=1.5) < 1.0
+    assert seconds_to_interrupt(interruptible(setup, call), after=1.5) < 1.0
 
 
 def test_ctrl_c_stops_simple_npkl_dense_within_a_second():
@@ -166,7 +168,7 @@ def test_ctrl_c_stops_sparse_inverse_covariance_within_a_second():
     ids=["kernel_operator_product", "iklr_on_the_fly", "lanczos_on_a_callback"],
 )
 def test_ctrl_c_stops_the_operator_paths_within_a_second(call):
-    script = (
+    setup = (
         "import numpy as np, scipy.sparse as sp\n"
         "from scipy.sparse.linalg import aslinearoperator\n"
         "from kernlearn.indefinite import IndefiniteKernelLogisticRegression as IKLR\n"
@@ -175,10 +177,5 @@ def test_ctrl_c_stops_the_operator_paths_within_a_second(call):
         "X = np.random.default_rng(0).standard_normal((100_000, 10))\n"
         "y = (X[:, 0] > 0).astype(int)\n"
         "path = sp.diags([1.0, 1.0], [-1, 1], shape=(200000, 200000), format='csr')\n"
-        "print('ready', flush=True)\n"
-        "try:\n"
-        f"    {call}\n"
-        "except KeyboardInterrupt:\n"
-        "    print('interrupted', flush=True)\n"
     )
-    assert seconds_to_interrupt(script, after=1.5) < 1.0
+    assert seconds_to_interrupt(interruptible(setup, call), after=1.5) < 1.0

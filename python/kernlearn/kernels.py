@@ -71,6 +71,28 @@ _parameter_constraints = {"tau": [None, *_POSITIVE], "gamma": [None, *_POSITIVE]
 _POSITIVE_GAMMA = {"gamma": _POSITIVE}  # the SPD kernels take no default gamma
 
 
+def _check_pairwise_parameters(kernel, gamma, tau):
+    """The kernel of an operator ("rbf" or "tl1") and its own parameter only, each valid."""
+    check_choice(kernel, "kernel", ("rbf", "tl1"))
+    if gamma is not None and kernel != "rbf":
+        raise ValueError("gamma is used by kernel='rbf' only")
+    if tau is not None and kernel != "tl1":
+        raise ValueError("tau is used by kernel='tl1' only")
+    validate_params(
+        _parameter_constraints, {"tau": tau, "gamma": None if gamma == "scale" else gamma}, "KernelOperator"
+    )
+
+
+def _pairwise_parameters(kernel, gamma, tau, n_features, variance):
+    """(gamma_, tau_) of a kernel operator, the unused one None: RBF gamma as given, 1 / d for None,
+    1 / (d Var X) for "scale" (``variance()`` is called only then: on a cluster it is a pass over
+    the data); TL1 tau as given or 0.7 d."""
+    if kernel == "rbf":
+        spread = n_features * variance() if gamma == "scale" else 0.0
+        return (float(gamma) if isinstance(gamma, numbers.Real) else 1.0 / (spread or n_features)), None
+    return None, 0.7 * n_features if tau is None else float(tau)
+
+
 def _pair(X, Y):
     X = check_data(X, "X")
     if Y is None:
@@ -241,27 +263,16 @@ class KernelOperator(CoreLinearOperator):
     """
 
     def __init__(self, X, kernel="rbf", *, gamma=None, tau=None, constant=0.0, dtype=np.float64, n_jobs=None):
-        check_choice(kernel, "kernel", ("rbf", "tl1"))
-        if gamma is not None and kernel != "rbf":
-            raise ValueError("gamma is used by kernel='rbf' only")
-        if tau is not None and kernel != "tl1":
-            raise ValueError("tau is used by kernel='tl1' only")
-        validate_params(
-            _parameter_constraints, {"tau": tau, "gamma": None if gamma == "scale" else gamma}, "KernelOperator"
-        )
+        _check_pairwise_parameters(kernel, gamma, tau)
         constant = check_finite(constant, "constant")
         self.kernel_dtype_ = _check_dtype(dtype)
         n_threads = resolve_n_threads(n_jobs)
         X = check_data(X, "X")
-        d = X.shape[1]
-        self.gamma_ = self.tau_ = None
+        self.gamma_, self.tau_ = _pairwise_parameters(kernel, gamma, tau, X.shape[1], X.var)
         kinds = _core.kernels.PairwiseKind
         if kernel == "rbf":
-            spread = d * X.var() if gamma == "scale" else 0.0
-            self.gamma_ = float(gamma) if isinstance(gamma, numbers.Real) else 1.0 / (spread or d)
             spec = _core.kernels.PairwiseKernel(kind=kinds.rbf, gamma=self.gamma_)
         else:
-            self.tau_ = 0.7 * d if tau is None else float(tau)
             spec = _core.kernels.PairwiseKernel(kind=kinds.tl1, tau=self.tau_)
         self.kernel = kernel
         self.constant = float(constant)

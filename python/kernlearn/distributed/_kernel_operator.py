@@ -2,15 +2,12 @@
 cluster: no n x n array is ever formed, on the workers or here."""
 
 import math
-import numbers
 
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
 from .. import _core
-from .._utils._param_validation import validate_params
-from .._utils._validation import check_choice
-from ..kernels import _parameter_constraints as _kernel_parameter_constraints
+from ..kernels import _check_pairwise_parameters, _pairwise_parameters
 from ._cluster import Cluster
 from ._row_blocks import BlockRule, check_block_size, check_rows, place_rows
 
@@ -85,14 +82,7 @@ class KernelOperator(LinearOperator):
 
     def __init__(self, X, kernel="rbf", *, gamma=None, tau=None, client=None, block_size=None, cache=False):
         cluster = Cluster(client)
-        check_choice(kernel, "kernel", ("rbf", "tl1"))
-        if gamma is not None and kernel != "rbf":
-            raise ValueError("gamma is used by kernel='rbf' only")
-        if tau is not None and kernel != "tl1":
-            raise ValueError("tau is used by kernel='tl1' only")
-        validate_params(
-            _kernel_parameter_constraints, {"tau": tau, "gamma": None if gamma == "scale" else gamma}, "KernelOperator"
-        )
+        _check_pairwise_parameters(kernel, gamma, tau)
         if not isinstance(cache, (bool, np.bool_)):
             raise TypeError(f"cache must be a bool, got {cache!r}")
         X = check_rows(X, cluster, min_samples=1)
@@ -101,14 +91,9 @@ class KernelOperator(LinearOperator):
         self._cluster = cluster
         self._rows = place_rows(X, block_size, cluster, _BLOCKS)
         self.n_blocks_ = len(self._rows.blocks)
-        self.gamma_ = self.tau_ = None
-        if kernel == "rbf":
-            spread = d * self._rows.variance(cluster) if gamma == "scale" else 0.0
-            self.gamma_ = float(gamma) if isinstance(gamma, numbers.Real) else 1.0 / (spread or d)
-            self._kernel = ("rbf", self.gamma_, 1.0)  # (kind, gamma, tau) of the core's PairwiseKernel
-        else:
-            self.tau_ = 0.7 * d if tau is None else float(tau)
-            self._kernel = ("tl1", 1.0, self.tau_)
+        self.gamma_, self.tau_ = _pairwise_parameters(kernel, gamma, tau, d, lambda: self._rows.variance(cluster))
+        # (kind, gamma, tau) of the core's PairwiseKernel
+        self._kernel = ("rbf", self.gamma_, 1.0) if kernel == "rbf" else ("tl1", 1.0, self.tau_)
         self._cached_rows = None
         if cache:
             _check_cache_fits(self._rows, cluster)
