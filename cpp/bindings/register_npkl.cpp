@@ -26,6 +26,8 @@ void bind_saddle_types(py::module_& m) {
       .field("rank", &SpectralOptions::rank, "None: every positive eigenpair of A; r: the r largest only")
       .field("eigen_solver", &SpectralOptions::eigen_solver, "a SpectralSolver")
       .field("dense_fraction", &SpectralOptions::dense_fraction, "auto: the rank fraction of n from which LAPACK")
+      .field("dense_max_n", &SpectralOptions::dense_max_n,
+             "auto: no dense solve above this n (a larger positive rank is then an error)")
       .field("max_iter", &SpectralOptions::max_iter, "iteration cap")
       .field("tol", &SpectralOptions::tol, "relative duality gap at which the iteration stops")
       .field("step", &SpectralOptions::step, "None: 1 / L_t with backtracking; a float: a fixed step")

@@ -81,7 +81,7 @@ from ._utils._validation import (
     warn_unconverged_eigensolves,
 )
 from .constraints import ConstraintAccumulator, pairs_for_fit
-from .linalg import eigsh, estimate_count_beyond
+from .linalg import eigsh
 
 __all__ = ["SimpleNPKL"]
 
@@ -184,22 +184,24 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     rank : "auto" or int
         "auto": every positive eigenpair of A (exact). An int r: the r largest only, the
         paper's practice; tr K^2 <= B is not a linear constraint, so Proposition 4 does not
-        bound the rank and r is an approximation. With ``eigen_solver="auto"``, "auto" raises a
-        ValueError when n is too large for a dense solve (over %(DENSE_LIMIT_N)d) and the
-        estimated positive rank is either over %(DENSE_FRACTION)g n or needs Lanczos bases larger
-        than that dense matrix (mutual kNN graphs at n = 10^5 have thousands of positive
-        eigenvalues): use an int, or ``basis``. From 64 points, the Lanczos solves (either rank)
+        bound the rank and r is an approximation. With ``eigen_solver="auto"`` above
+        %(DENSE_LIMIT_N)d points no dense matrix is formed: "auto" raises a ValueError as soon as
+        an iterate has more positive eigenpairs than Lanczos may keep in the memory that dense
+        matrix would take (800 at n = 10^5; mutual kNN graphs there can have thousands): use an
+        int, or ``basis``. From 64 points, the Lanczos solves (either rank)
         run on a degree-%(DEGREE)d Chebyshev polynomial of A that damps the spectrum below zero
         (the Laplacian's wide negative part), and the eigenvalues are the Rayleigh quotients
         against A, which is faster for both kinds of rank (figures: bench/results/npkl.md). A
         rank above the positive count is served too (the filter keeps the order a little below
         zero); pairs that miss the tolerance against A end in plain Lanczos.
     eigen_solver : {"auto", "lanczos", "dense", "mixed"}
-        "auto": Lanczos while the positive rank (or ``rank``) stays below a fraction of n,
-        a dense solver from the first solve that finds more. The fraction is measured:
-        %(SMALL)g for n <= %(DENSE_MAX_N)d, %(DENSE_FRACTION)g above, where the rank at the first
-        iterate is estimated beforehand (kernel polynomial method) so that no Lanczos run is
-        wasted. From n = %(MIXED)d on, "auto"'s dense solves are mixed precision. "dense": LAPACK's
+        "auto": threshold-mode Lanczos, its kept block grown until no eigenvalue beyond it is
+        positive, while the positive rank (or ``rank``) stays below a fraction of n; a dense
+        solver for an iterate that has more, and Lanczos again once the rank has fallen below a
+        quarter of that (the first iterates, from alpha = C, can have a large rank and the
+        optimum a small one: 94 s against 1.1 s at n = 3,000, bench/results/scale.md). The
+        fraction is measured: %(SMALL)g for n <= %(DENSE_MAX_N)d, %(DENSE_FRACTION)g above.
+        From n = %(MIXED)d on, "auto"'s dense solves are mixed precision. "dense": LAPACK's
         Householder route in double precision, only the wanted eigenvectors computed (MRRR when
         they are few) and transformed back. "mixed": the tridiagonal reduction, which is bound by
         memory bandwidth, in single precision, then one Rayleigh-Ritz step in double against the
@@ -264,7 +266,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     feature_names_in_ : X's column names (DataFrames)
     n_iter_, converged_ : iterations and whether the gap met tol
     history_ : dict of arrays per iteration: dual, primal, gap, step, matvecs, rank
-    eigen_solver_ : the solver used ("lanczos", "dense", "mixed" or "basis")
+    eigen_solver_ : the solver of the last eigensolve ("lanczos", "dense", "mixed" or "basis")
     basis_ : Section 5.4's U (n x basis), or None
 
     Examples
@@ -518,31 +520,17 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         if self.basis is not None:
             check_int(self.basis, "basis", low=1, high=n)
 
-    def _choose_solver(self, L, n, pairs, labels):
-        """(eigen solver for the core, rank fraction at which its "auto" switches to LAPACK).
-
-        "auto" tries Lanczos and switches for good once the positive rank exceeds the fraction.
-        Above DENSE_MAX_N points the rank at the first iterate (alpha = C) is estimated first
-        (kernel polynomial method), so no Lanczos run is wasted on a large rank."""
-        fraction = _solver_choice.auto_dense_fraction(n)
-        if self.eigen_solver != "auto" or not isinstance(self.rank, str) or n <= _solver_choice.DENSE_MAX_N:
-            return self.eigen_solver, fraction
-        if self.p == 1 and self.loss != "linear":  # Frank-Wolfe's oracle wants the top eigenpair only
-            return self.eigen_solver, fraction
-        A = ConstraintAccumulator(pairs, n, base=-_csr(L, n), pair_labels=labels).assemble(
-            np.full(len(pairs), self._C_for(self.loss, pairs))
-        )
-        estimate = estimate_count_beyond(A, 0.0, random_state=0)
-        if _solver_choice.saddle_lanczos_fits(n, estimate):
-            return "auto", fraction
+    def _choose_solver(self, n):
+        """(eigen solver for the core, the rank fraction of n beyond which its "auto" leaves
+        Lanczos). "auto" runs threshold-mode Lanczos, its block grown until no eigenvalue beyond it
+        is positive, and takes LAPACK only for a solve whose positive rank exceeds the fraction,
+        returning to Lanczos once the rank has fallen (the first iterate, alpha = C, can have a
+        large positive rank and the optimum a small one). Above DENSE_LIMIT_N no dense matrix is
+        formed: the fraction is Lanczos's memory cap, and a larger rank is an error naming rank and
+        basis (the core's dense_max_n)."""
         if n > _solver_choice.DENSE_LIMIT_N:
-            raise ValueError(
-                f"rank='auto' needs every positive eigenpair of A, about {estimate:.0f} of n = {n} "
-                f"(kernel polynomial estimate): too many for Lanczos, and a dense solve needs "
-                f"{8 * n * n / 2**30:.0f} GiB. Pass rank=<int> (the paper's truncation to the top pairs) "
-                "or basis=<int> (Section 5.4), or force eigen_solver='lanczos'."
-            )
-        return "mixed" if n >= _core.methods.MIXED_PRECISION_MIN_N else "dense", fraction
+            return self.eigen_solver, _solver_choice.saddle_lanczos_max_rank(n) / n
+        return self.eigen_solver, _solver_choice.auto_dense_fraction(n)
 
     def _basis(self, L, n, pairs, labels, seed):
         """Section 5.4's U (None: no basis): the top eigenvectors of A(C) = C T - L, the
@@ -574,6 +562,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             p=float(self.p),
             eigen_solver=methods.SpectralSolver.__members__[solver],
             dense_fraction=fraction,
+            dense_max_n=_solver_choice.DENSE_LIMIT_N,
             max_iter=int(self.max_iter),
             tol=float(self.tol),
             warm_start=bool(self.warm_start),
@@ -603,7 +592,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         if basis is not None:
             solver, fraction = "lanczos", _solver_choice.DENSE_FRACTION  # unused: every solve is r x r
         else:
-            solver, fraction = self._choose_solver(L, n, pairs, labels)
+            solver, fraction = self._choose_solver(n)
         data, indices, indptr = L
         monitor = Monitor(
             "SimpleNPKL",

@@ -591,15 +591,18 @@ class SaddlePointSolver {
     } else if (use_dense_) {
       whole = dense_spectrum(zero, want_whole, values, vectors);
     } else {
-      // Automatic choice: Lanczos while the positive rank stays below dense_fraction n (where
-      // it is faster, measured), LAPACK from the first solve that finds more, for good.
+      // Automatic choice: Lanczos in threshold mode, its kept block grown until no eigenvalue
+      // beyond it is positive, while the positive rank stays below dense_fraction n (where it is
+      // faster, measured); LAPACK for a solve that finds more (never above dense_max_n).
       const bool automatic = opt_.eigen_solver == SpectralSolver::automatic;
       const Index cap = std::max<Index>(1, static_cast<Index>(opt_.dense_fraction * static_cast<double>(n_)));
       if (automatic && wanted_count() > cap) {
-        use_dense_ = true;
+        require_dense_allowed(cap);
+        use_dense_ = automatic_dense_ = true;
         whole = dense_spectrum(zero, want_whole, values, vectors);
       } else if (!lanczos_spectrum(previous, zero, automatic ? cap : 0, K, values, vectors)) {
-        use_dense_ = true;
+        require_dense_allowed(cap);
+        use_dense_ = automatic_dense_ = true;
         whole = dense_spectrum(zero, want_whole, values, vectors);
       }
     }
@@ -613,6 +616,14 @@ class SaddlePointSolver {
     }
     K.sigma = values.head(count);
     K.V = vectors.leftCols(count);
+    // Back to Lanczos once the rank the automatic switch went dense for has fallen well below the
+    // cap: the first iterates of SimpleNPKL (alpha = C) can have a large positive rank and the
+    // optimum a small one (bench/results/scale.md). A quarter of the cap keeps a rank that
+    // hovers near the cap from switching at every iteration.
+    if (automatic_dense_ && !second_order_) {
+      const Index lanczos_cap = std::max<Index>(1, static_cast<Index>(opt_.dense_fraction * static_cast<double>(n_)));
+      if (4 * count <= lanczos_cap && wanted_count() <= lanczos_cap) use_dense_ = automatic_dense_ = false;
+    }
     if (whole) {
       K.all_values = std::move(values);
       K.all_vectors = std::move(vectors);
@@ -643,6 +654,18 @@ class SaddlePointSolver {
     const double lower = want_whole ? -std::numeric_limits<double>::infinity() : zero;
     dense_eigenpairs_above(D, lower, cap, opt_.dense_lapack, values, vectors, poll_);
     return want_whole;
+  }
+
+  // The automatic choice needs more positive pairs than Lanczos may keep (cap): above
+  // dense_max_n that is an error, not an n x n matrix.
+  void require_dense_allowed(Index cap) const {
+    if (n_ <= opt_.dense_max_n) return;
+    throw std::invalid_argument("rank='auto' needs more than " + std::to_string(cap) +
+                                " positive eigenpairs of A at n = " + std::to_string(n_) +
+                                ": more than Lanczos may keep in memory, and a dense solve is not formed above n = " +
+                                std::to_string(opt_.dense_max_n) +
+                                ". Pass rank=<int> (the paper's truncation to the top pairs) or " +
+                                "basis=<int> (Section 5.4)");
   }
 
   bool mixed_precision() const {
@@ -783,7 +806,8 @@ class SaddlePointSolver {
   bool last_dense_mixed_ = false;     // the last dense solve ran in mixed precision
   bool accepted_at_once_ = false;     // the last step passed the backtracking test on its first trial
   bool block_pays_ = true;            // the last warm block locked pairs
-  bool use_dense_ = false;            // LAPACK for every solve from now on
+  bool use_dense_ = false;            // LAPACK for the next solve
+  bool automatic_dense_ = false;      // ... because the automatic choice switched to it
   Index unconverged_eigensolves_ = 0;
   int solves_since_block_ = 0;
   Eigen::VectorXd far_end_;         // A's lowest eigenvector, for the filter's next estimate of it
@@ -846,6 +870,7 @@ void check_spectral_options(const SpectralOptions& o) {
   if (o.rank && *o.rank < 1) throw std::invalid_argument("rank must be >= 1 or None");
   if (!(o.dense_fraction >= 0.0 && o.dense_fraction <= 1.0))
     throw std::invalid_argument("dense_fraction must lie in [0, 1]");
+  if (o.dense_max_n < 0) throw std::invalid_argument("dense_max_n must be >= 0");
   if (o.max_iter < 0) throw std::invalid_argument("max_iter must be >= 0");
   if (!(o.tol >= 0.0) || !finite(o.tol)) throw std::invalid_argument("tol must be a finite number >= 0");
   if (o.step && !(*o.step > 0.0 && finite(*o.step)))

@@ -90,6 +90,7 @@ class SpectralOptions:
         "rank",
         "eigen_solver",
         "dense_fraction",
+        "dense_max_n",
         "max_iter",
         "tol",
         "step",
@@ -108,6 +109,7 @@ class SpectralOptions:
         rank: int | None = ...,
         eigen_solver: SpectralSolver = ...,
         dense_fraction: float = ...,
+        dense_max_n: int = ...,
         max_iter: int = ...,
         tol: float = ...,
         step: float | None = ...,
@@ -149,6 +151,13 @@ class SpectralOptions:
         """
     @dense_fraction.setter
     def dense_fraction(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    @property
+    def dense_max_n(self) -> int:
+        """
+        auto: no dense solve above this n (a larger positive rank is then an error)
+        """
+    @dense_max_n.setter
+    def dense_max_n(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def eig_tol(self) -> float:
         """

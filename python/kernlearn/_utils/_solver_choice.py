@@ -58,10 +58,10 @@ def auto_dense_fraction(n):
     return SMALL_N_DENSE_FRACTION if n <= DENSE_MAX_N else DENSE_FRACTION
 
 
-def saddle_lanczos_fits(n, estimate):
-    """SimpleNPKL, rank="auto" and eigen_solver="auto" above DENSE_MAX_N: whether Lanczos can
-    serve an estimated ``estimate`` positive eigenpairs. The count must stay below DENSE_FRACTION
-    of n, and Lanczos's two n x ncv bases (the basis and its restart spare, ncv about 1.6 times
-    the count) must take no more memory than the dense matrix "auto" would allow."""
-    basis_bytes = 2 * 8 * n * (estimate + max(20.0, 0.6 * estimate))
-    return estimate <= DENSE_FRACTION * n and basis_bytes <= 8 * DENSE_LIMIT_N**2
+def saddle_lanczos_max_rank(n):
+    """SimpleNPKL above DENSE_LIMIT_N, where no dense matrix is formed: the largest positive rank
+    that threshold-mode Lanczos may keep. Its two n x ncv bases (the basis and its restart spare,
+    ncv about 1.6 times the rank, at least the rank + 20) take no more memory than the dense
+    matrix "auto" allows below the limit (8 DENSE_LIMIT_N^2 bytes): 800 pairs at n = 10^5."""
+    budget = 8 * DENSE_LIMIT_N**2 / (2 * 8 * n)  # columns the two bases may hold
+    return max(1, min(n - 1, int(min(budget / 1.6, budget - 20))))

@@ -98,7 +98,10 @@ struct SpectralOptions {
   SpectralSolver eigen_solver = SpectralSolver::automatic;
   double dense_fraction =
       solver_choice::kSaddleDenseFraction;  // automatic: the rank fraction from which LAPACK is used
-  DenseLapack dense_lapack;                 // the dense solver's LAPACK (none: Eigen's solver)
+  // automatic: above this n no dense solve is ever formed; a positive rank beyond the Lanczos cap
+  // (dense_fraction n) is then an error naming rank and basis instead of an n x n matrix.
+  Index dense_max_n = std::numeric_limits<Index>::max();
+  DenseLapack dense_lapack;  // the dense solver's LAPACK (none: Eigen's solver)
   Index max_iter = 200;
   double tol = 1e-4;           // on the relative duality gap (P - J) / |P|
   std::optional<double> step;  // unset: 1 / (local Lipschitz constant) with backtracking; set: fixed
