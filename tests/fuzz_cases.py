@@ -544,6 +544,19 @@ entry(
         "ex:all_unlabelled": (lambda kw, rng: {**kw, "y": -np.ones(10, int)}, "edge", ("y",)),
         "ex:y_float": (lambda kw, rng: {**kw, "y": np.asarray(kw["y"]) + 0.5}, "edge", ("y",)),
         "ex:n_pairs_huge": (lambda kw, rng: {**kw, "n_pairs": 2**40}, "edge", ("n_pairs",)),
+        "ex:partners": (
+            lambda kw, rng: {k: v for k, v in kw.items() if k not in ("n_pairs", "component_ratio")} | {"partners": 3},
+            "valid",
+            (),
+        ),
+        "ex:partners_huge": (
+            lambda kw, rng: (
+                {k: v for k, v in kw.items() if k not in ("n_pairs", "component_ratio")} | {"partners": 2**62}
+            ),
+            "bad",
+            ("partners",),
+        ),
+        "ex:partners_zero": (lambda kw, rng: {**kw, "partners": 0}, "bad", ("partners",)),
     },
 )((_fl_make, _fl_call, _fl_check))
 

@@ -153,3 +153,44 @@ def test_check_pairs_finds_repeats_for_any_integer_n(n):
         check_pairs(np.array([[0, big], [1, 2], [big, 0]]), n)
     pairs, _ = check_pairs(np.array([[0, big], [1, big], [big, 2]]), n)
     assert pairs.shape == (3, 2)
+
+
+def test_from_labels_partners_grow_linearly():
+    """partners=k: at most 2 k pairs per labelled point (k must-links within its class, k
+    cannot-links across), only labelled points, each pair once with i < j, reproducible."""
+    rng = np.random.default_rng(0)
+    y = np.full(5000, -1)
+    labelled = rng.choice(5000, 500, replace=False)
+    y[labelled] = rng.integers(0, 4, 500)
+    pairs, labels = from_labels(y, partners=5, random_state=0)
+    assert len(pairs) <= 2 * 5 * 500
+    assert np.isin(pairs, labelled).all() and (pairs[:, 0] < pairs[:, 1]).all()
+    assert len(np.unique(pairs, axis=0)) == len(pairs)
+    np.testing.assert_array_equal(labels, np.where(y[pairs[:, 0]] == y[pairs[:, 1]], 1, -1))
+    # each side drew its 5 partners per point (a pair drawn from both ends is counted once)
+    assert (labels == 1).sum() >= 0.8 * 5 * 500 and (labels == -1).sum() >= 0.8 * 5 * 500
+    degree = np.bincount(pairs.ravel(), minlength=5000)[labelled]
+    assert degree.min() >= 5  # every labelled point has its own draws
+    again = from_labels(y, partners=5, random_state=0)
+    np.testing.assert_array_equal(again[0], pairs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"partners": 0}, ValueError, "partners"),
+        ({"partners": 2.5}, TypeError, "partners"),
+        ({"partners": 2, "n_pairs": 10}, ValueError, "partners"),
+        ({"partners": 2, "component_ratio": 0.7}, ValueError, "partners"),
+    ],
+)
+def test_from_labels_partners_bad_input(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        from_labels([0, 0, 1, 1, -1], **kwargs)
+
+
+def test_from_labels_partners_with_one_point_per_class():
+    """No must-link partner exists; the two points are each other's cannot-link partner."""
+    pairs, labels = from_labels([0, 1, -1, -1], partners=3, random_state=0)
+    np.testing.assert_array_equal(pairs, [[0, 1]])
+    np.testing.assert_array_equal(labels, [-1])

@@ -41,7 +41,12 @@ def core_csr(S):
     )
 
 
-def from_labels(y, n_pairs=None, component_ratio=None, random_state=None):
+# from_labels(partners=k): at most this many partner draws (2 k per labelled point), 4 GiB of
+# int64 pairs before they are merged.
+MAX_PARTNER_DRAWS = 2**28
+
+
+def from_labels(y, n_pairs=None, component_ratio=None, random_state=None, *, partners=None):
     """Must-link / cannot-link pairs from class labels, as in the papers' experiments.
 
     Random unordered pairs of distinct labelled points are drawn without replacement and
@@ -58,6 +63,12 @@ def from_labels(y, n_pairs=None, component_ratio=None, random_state=None):
     a uniform random sample of ``ALL_PAIRS_LIMIT`` of their pairs is drawn instead, with a warning
     giving the count: a default must not grow quadratically with the data.
 
+    With ``partners=k`` the pairs grow linearly instead: each labelled point is paired with k
+    labelled points of its own class (must-links) and k of other classes (cannot-links), drawn
+    uniformly with replacement and merged, so at most 2 k per labelled point and O(n k) time and
+    memory whatever the number of labelled points (bench/results/scale.md has the figures that
+    motivate it: all pairs outweigh the graph from a few hundred labelled points).
+
     Parameters
     ----------
     y : array of shape (n,)
@@ -68,6 +79,10 @@ def from_labels(y, n_pairs=None, component_ratio=None, random_state=None):
     component_ratio : float in (0, 1], optional
         Default 0.7 when y is fully labelled and n_pairs is None.
     random_state : int, RandomState or None
+    partners : int >= 1, optional
+        Must-link and cannot-link partners drawn per labelled point (a class with one labelled
+        point has no must-link partner; one labelled class, no cannot-link). Not with n_pairs or
+        component_ratio.
 
     Returns
     -------
@@ -96,14 +111,34 @@ def from_labels(y, n_pairs=None, component_ratio=None, random_state=None):
     >>> pairs, pair_labels = from_labels(y, n_pairs=100, random_state=0)
     >>> pairs.shape
     (100, 2)
+
+    Linear in the labelled count: 3 must- and 3 cannot-link partners per flower, at most 900 pairs.
+
+    >>> pairs, pair_labels = from_labels(y, partners=3, random_state=0)
+    >>> len(pairs) <= 6 * len(y), set(pair_labels.tolist())
+    (True, {1, -1})
     """
     validate_params({"random_state": ["random_state"]}, {"random_state": random_state}, "from_labels")
-    if np.ndim(y) != 1 or np.size(y) < 2:
-        raise ValueError(f"y must be 1-D with at least 2 labels, got shape {np.shape(y)}")
-    _, y = encode_labels(y, np.size(y), min_classes=1)  # class indices, -1 = unlabelled
+    try:
+        shape = np.shape(y)
+    except ValueError as error:  # a ragged sequence
+        raise ValueError(f"y must be a 1-D array of labels: {error}") from None
+    if len(shape) != 1 or shape[0] < 2:
+        raise ValueError(f"y must be 1-D with at least 2 labels, got shape {shape}")
+    _, y = encode_labels(y, shape[0], min_classes=1)  # class indices, -1 = unlabelled
     if n_pairs is not None and component_ratio is not None:
         raise ValueError("give n_pairs or component_ratio, not both")
     labelled = np.flatnonzero(y != -1)
+    if partners is not None:
+        if n_pairs is not None or component_ratio is not None:
+            raise ValueError("give partners, or n_pairs / component_ratio, not both")
+        partners = check_int(partners, "partners", low=1)
+        if 2 * partners * max(labelled.size, 1) > MAX_PARTNER_DRAWS:
+            raise ValueError(
+                f"partners = {partners} asks for {2 * partners * labelled.size} draws for {labelled.size} labelled "
+                f"points, over {MAX_PARTNER_DRAWS}"
+            )
+        return _partner_pairs(y, labelled, partners, check_random_state(random_state))
     n = y.size
     if n_pairs is None and component_ratio is None:
         if labelled.size < n:  # semi-supervised: every pair among the labelled points
@@ -139,6 +174,28 @@ def from_labels(y, n_pairs=None, component_ratio=None, random_state=None):
                 f"within classes cannot go below {reachable}"
             )
     return _draw_pairs(y, labelled, n_pairs, target, rng)
+
+
+def _partner_pairs(y, labelled, partners, rng):
+    """from_labels(partners=k): k same-class and k other-class partners per labelled point, drawn
+    with replacement, merged into unique (i < j) pairs labelled by the truth."""
+    order = labelled[np.argsort(y[labelled], kind="stable")]  # labelled points grouped by class
+    classes, starts, sizes = np.unique(y[order], return_index=True, return_counts=True)
+    total = order.size
+    chunks = []
+    for start, size in zip(starts, sizes):
+        members = order[start : start + size]
+        if size > 1:  # same class, never the point itself: draw in [0, size - 1) and skip it
+            draw = rng.randint(0, size - 1, size=(size, partners))
+            draw += draw >= np.arange(size)[:, None]
+            chunks.append(np.column_stack([np.repeat(members, partners), members[draw].ravel()]))
+        if total > size:  # other classes: draw in [0, total - size) and step over this class
+            draw = rng.randint(0, total - size, size=(size, partners))
+            draw += np.where(draw >= start, size, 0)
+            chunks.append(np.column_stack([np.repeat(members, partners), order[draw].ravel()]))
+    pairs = np.sort(np.concatenate(chunks), axis=1)
+    pairs = np.unique(pairs, axis=0).astype(np.int64)
+    return pairs, np.where(y[pairs[:, 0]] == y[pairs[:, 1]], 1, -1).astype(np.int64)
 
 
 def pairs_for_fit(n, y, pairs, pair_labels, random_state):
