@@ -83,8 +83,10 @@ bool ThreadTeam::claim(int run, std::uint32_t tag, Item& item) {
   std::uint64_t word = cursor.word.load(std::memory_order_acquire);
   for (;;) {
     if (static_cast<std::uint32_t>(word >> 32) != tag) return false;  // that section is over
+    const std::uint64_t end = cursor.end.load(std::memory_order_acquire);
+    if (static_cast<std::uint32_t>(end >> 32) != tag) return false;  // the next section is being set up
     const auto next = static_cast<Item>(word & kRunMask);
-    if (next >= cursor.end.load(std::memory_order_relaxed)) return false;
+    if (next >= static_cast<Item>(end & kRunMask)) return false;
     if (cursor.word.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel, std::memory_order_acquire)) {
       item = next;
       return true;
@@ -148,7 +150,8 @@ void ThreadTeam::for_each_shared(Item n_items, const ItemFn& fn, const Interrupt
   error_ = nullptr;
   const std::uint32_t tag = tag_.load(std::memory_order_relaxed) + 1;
   for (int run = 0; run < size_; ++run) {
-    cursors_[run].end.store(n_items * (run + 1) / size_, std::memory_order_relaxed);
+    cursors_[run].end.store((std::uint64_t{tag} << 32) | static_cast<std::uint64_t>(n_items * (run + 1) / size_),
+                            std::memory_order_release);
     const auto begin = static_cast<std::uint64_t>(n_items * run / size_);
     cursors_[run].word.store((std::uint64_t{tag} << 32) | begin, std::memory_order_release);
   }

@@ -62,7 +62,11 @@ class ThreadTeam {
  private:
   struct alignas(64) Cursor {
     std::atomic<std::uint64_t> word{0};  // section tag (high 32 bits) | next item of the run (low 32)
-    std::atomic<Item> end{0};
+    // section tag | end of the run: tagged too, so that a worker still in the last section never
+    // pairs that section's position with the next section's end (it once ran a finished section's
+    // item in the new one and counted it there: done_ overshot n_items and the caller waited
+    // forever; seen under AddressSanitizer's timing).
+    std::atomic<std::uint64_t> end{0};
   };
 
   void work(int member);
