@@ -72,6 +72,18 @@ def test_stored_kernel_blocks_of_every_width(dtype):
             np.testing.assert_allclose(op.matmat(V, n_threads=threads), reference @ V, rtol=0, atol=1e-12 * n)
 
 
+def test_an_unsorted_csr_matrix_is_not_modified():
+    """Converting a caller's CSR with unsorted indices and duplicates sorts a copy, not it."""
+    A = sp.csr_matrix(
+        (np.array([1.0, 2.0, 2.0, 0.5, 0.5]), np.array([1, 0, 1, 0, 0]), np.array([0, 2, 5])), shape=(2, 2)
+    )
+    indices, data = A.indices.copy(), A.data.copy()
+    op = as_core_operator(A)
+    np.testing.assert_array_equal(A.indices, indices)
+    np.testing.assert_array_equal(A.data, data)
+    np.testing.assert_array_equal(op.matmat(np.eye(2)), A.toarray())
+
+
 def test_sums_shifts_and_constants():
     """A = 2 C - 0.5 L + 3 I + 0.25 11' from a dense and a CSR term."""
     n = 60

@@ -45,11 +45,16 @@ def as_core_operator(A, name="A", *, symmetric=True):
     if isinstance(A, LinearOperator):
         return _callback_named(A, name, symmetric)
     if sp.issparse(A):
-        S = sp.csr_matrix(A, dtype=np.float64)
-        S.sum_duplicates()
-        S.sort_indices()
+        S = sp.csr_matrix(A, dtype=np.float64)  # may share the caller's arrays: never sorted in place
+        if not S.has_canonical_format:
+            S = S.copy()
+            S.sum_duplicates()  # sorts too
+        # The binding copies the arrays it checks: no second copy here.
         return _core.linalg.csr_operator(
-            S.indptr.astype(np.int64), S.indices.astype(np.int64), np.ascontiguousarray(S.data), symmetric=symmetric
+            S.indptr.astype(np.int64, copy=False),
+            S.indices.astype(np.int64, copy=False),
+            np.ascontiguousarray(S.data),
+            symmetric=symmetric,
         )
     arr = np.asarray(A)
     if arr.dtype not in (np.float32, np.float64) or not arr.flags.c_contiguous:
