@@ -50,6 +50,14 @@ def _operator_diagonal(K):
     return out
 
 
+def _operator_distances(K, diagonal, A):
+    """(D, centre norms): D_ic = |phi(x_i) - m_c|^2 = K_ii - 2 (K A)_ic + (A'KA)_cc for centre
+    weights A (n x k), from one product K A (unclipped: a difference of rounded terms)."""
+    KA = np.asarray(K.matmat(A), dtype=np.float64)
+    norms = np.einsum("ic,ic->c", A, KA)
+    return diagonal[:, None] - 2.0 * KA + norms[None, :], norms
+
+
 def _operator_column(K, j):
     """Column j of a LinearOperator: its own column() when it has one, else K e_j."""
     if hasattr(K, "column"):
@@ -230,14 +238,14 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
             result = self._lloyd_on_operator(K, diagonal, labels, n_clusters)
             if best is None or result[3] < best[3]:
                 best = result
-        labels, A, KA, inertia, n_iter = best
+        labels, A, (D, norms), inertia, n_iter = best
         self.labels_ = labels
         self.inertia_ = float(inertia)
         self.n_iter_ = int(n_iter)
-        self._centre_norms = np.einsum("ic,ic->c", A, KA)
+        self._centre_norms = norms
         self._centre_weights = A
         self.n_features_in_ = n
-        self._fit_distances = np.maximum(diagonal[:, None] - 2.0 * KA + self._centre_norms[None, :], 0.0)
+        self._fit_distances = D
         return None, None, None
 
     @staticmethod
@@ -261,22 +269,22 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         return labels
 
     def _lloyd_on_operator(self, K, diagonal, labels, n_clusters):
-        """Lloyd steps on the kernel until the labels repeat: (labels, A, K A, inertia, steps)."""
+        """Lloyd steps on the kernel until the labels repeat: (labels, A, (distances, centre norms),
+        inertia, steps) for the returned labels' centres; one product K A per step."""
         A = _centre_weights(labels, n_clusters)
+        D, norms = _operator_distances(K, diagonal, A)
         steps = 0
         while steps < int(self.max_iter):
             steps += 1
-            KA = np.asarray(K.matmat(A), dtype=np.float64)
-            D = diagonal[:, None] - 2.0 * KA + np.einsum("ic,ic->c", A, KA)[None, :]
             new = np.argmin(D, axis=1)
             if np.array_equal(new, labels):
                 break
             labels = new
             A = _centre_weights(labels, n_clusters, previous=A)
-        KA = np.asarray(K.matmat(A), dtype=np.float64)
-        D = diagonal[:, None] - 2.0 * KA + np.einsum("ic,ic->c", A, KA)[None, :]
-        inertia = float(np.maximum(np.take_along_axis(D, labels[:, None], 1), 0.0).sum())
-        return labels, A, KA, inertia, steps
+            D, norms = _operator_distances(K, diagonal, A)
+        np.maximum(D, 0.0, out=D)
+        inertia = float(np.take_along_axis(D, labels[:, None], 1).sum())
+        return labels, A, (D, norms), inertia, steps
 
     def _lloyd_fixed_point(self, F, labels, n_clusters):
         """Lloyd steps from k-means' labels until they repeat: centres = F'A, A the member means."""
