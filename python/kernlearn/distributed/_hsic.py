@@ -53,7 +53,6 @@ class HsicTiles:
         self.offsets = list(range(0, n, block_size)) + [n]
         self.cluster = cluster
         self.blocks = cluster.place(self._cut(Xc))
-        self.n_samples = n
         # The block pairs J >= I: each off-diagonal pair stands for (I, J) and (J, I).
         self.pairs = [(i, j) for i in range(len(self.blocks)) for j in range(i, len(self.blocks))]
 
@@ -103,10 +102,6 @@ class HsicTiles:
             if YJ is not None:
                 out[self.offsets[j] : self.offsets[j + 1]] += YJ
         return out
-
-    def degree(self, W, sigma):
-        """d_i = sum_j K_ij, the degree vector of the Gaussian kernel of X W."""
-        return self.kernel_times(W, sigma, np.ones((self.n_samples, 1)))[:, 0]
 
 
 def _tree_sum(parts, dask):
