@@ -1,17 +1,24 @@
-"""Scale as a curve: fit time, peak memory and quality against n for a method's default fit and
+"""Scale as a curve: fit time, peak memory and quality against n for each method's default fit and
 the baselines a user would pick instead, each fit in a fresh process with a time limit.
 
     python bench/scale.py [--sizes 1000 3000 10000 30000 100000] [--timeout 150]
     python bench/scale.py --methods SimpleNPKL LabelSpreading --python /other/venv/bin/python
+    python bench/scale.py --methods MinimumVolumeEmbedding --params '{"basis": null}'
 
 Data: a 10-feature mixture of 5 Gaussian classes (centres 3 N(0, I), unit noise), 10 % of the
-points labelled at random (-1 for the rest), the issue's setting. Quality: the adjusted Rand
-index on the unlabelled points of the clusters (SimpleNPKL: KernelKMeans with 5 clusters on the
-learned embedding) or of the predicted labels (LabelSpreading). Peak: VmHWM of the child above
+points labelled at random (-1 for the rest), the issues' setting. Peak: VmHWM of the child above
 its VmHWM with the data loaded. A fit that exceeds --timeout is killed and shown as such.
 
-So far the rows of the saddle-point family's SimpleNPKL; the other estimators of the two scale
-issues join the same table.
+Quality, on the unlabelled points (the labelled ones are what every method was given):
+* clustering family (SimpleNPKL + KernelKMeans, SimpleNPKLCV + KernelKMeans, LabelSpreading,
+  SpectralClustering, KMeans, COP-k-means): the adjusted Rand index of the clusters or of the
+  predicted labels against the true classes;
+* embeddings (MinimumVolumeEmbedding, StructurePreservingEmbedding, ColoredMVU, Isomap,
+  SpectralEmbedding, PCA; 2 components each): the accuracy of 5-NN classification of the
+  unlabelled points from the labelled ones in the embedding, so ARI and accuracy columns are
+  not comparable across the two families.
+ColoredMVU and the constrained methods see the labels (SimpleNPKL and COP-k-means through
+pairs from them); the other embeddings and KMeans / SpectralClustering do not.
 """
 
 import argparse
@@ -26,10 +33,12 @@ CHILD = textwrap.dedent(
     import json, sys, time, warnings
     import numpy as np
     from sklearn.metrics import adjusted_rand_score
+    from sklearn.neighbors import KNeighborsClassifier
     def peak_mb():
         with open("/proc/self/status") as status:
             return next(float(l.split()[1]) for l in status if l.startswith("VmHWM")) / 1024.0
-    method, n = sys.argv[1], int(sys.argv[2])
+    method, n, params = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
+    bench = sys.argv[4]
     rng = np.random.default_rng(0)
     centres = rng.standard_normal((5, 10)) * 3
     labels = rng.integers(0, 5, n)
@@ -39,31 +48,81 @@ CHILD = textwrap.dedent(
     base = peak_mb()
     warnings.simplefilter("ignore")
     start = time.perf_counter()
-    extra = {}
-    if method == "SimpleNPKL":
+    extra, predicted, embedding = {}, None, None
+    if method in ("SimpleNPKL", "SimpleNPKLCV"):
         from kernlearn.cluster import KernelKMeans
         from kernlearn.npkl import SimpleNPKL
-        model = SimpleNPKL(random_state=0).fit(X, y)
+        from kernlearn.npkl_cv import SimpleNPKLCV
+        model = SimpleNPKL(random_state=0, **params)
+        if method == "SimpleNPKLCV":
+            model = SimpleNPKLCV(model, random_state=0)
+        model.fit(X, y)
         predicted = KernelKMeans(5, random_state=0).fit(model.embedding_).labels_
-        extra = {"iterations": int(model.n_iter_), "rank": int(model.eigenvalues_.size),
-                 "solver": model.eigen_solver_, "pairs": int(len(model.pair_labels_))
-                 if hasattr(model, "pair_labels_") else None}
+        inner = model.best_estimator_ if method == "SimpleNPKLCV" else model
+        extra = {"iterations": int(inner.n_iter_), "rank": int(inner.eigenvalues_.size),
+                 "solver": inner.eigen_solver_}
     elif method == "LabelSpreading":
         from sklearn.semi_supervised import LabelSpreading
-        predicted = LabelSpreading(kernel="knn").fit(X, y).transduction_
+        predicted = LabelSpreading(kernel="knn", **params).fit(X, y).transduction_
+    elif method == "SpectralClustering":
+        from sklearn.cluster import SpectralClustering
+        predicted = SpectralClustering(5, affinity="nearest_neighbors", random_state=0, **params).fit_predict(X)
+    elif method == "KMeans":
+        from sklearn.cluster import KMeans
+        predicted = KMeans(5, random_state=0, **params).fit_predict(X)
+    elif method == "COP-k-means":
+        sys.path.insert(0, bench)
+        from cop_kmeans import cop_kmeans
+        from kernlearn.constraints import from_labels
+        pairs, pair_labels = from_labels(y, partners=5, random_state=0)
+        predicted = cop_kmeans(X, 5, pairs, pair_labels, random_state=0, **params)
+        extra = {"pairs": len(pair_labels)}
+    elif method in ("MinimumVolumeEmbedding", "StructurePreservingEmbedding", "ColoredMVU"):
+        from kernlearn import embedding as kernlearn_embedding
+        model = getattr(kernlearn_embedding, method)(random_state=0, **params)
+        model.fit(X, y) if method == "ColoredMVU" else model.fit(X)
+        embedding = model.embedding_
+        extra = {"basis": model.basis_, "converged": bool(model.converged_), "rank": int(model.eigenvalues_.size)}
+    elif method in ("Isomap", "SpectralEmbedding"):
+        from sklearn import manifold
+        kw = {} if method == "Isomap" else {"random_state": 0}
+        embedding = getattr(manifold, method)(n_components=2, **kw, **params).fit_transform(X)
+    elif method == "PCA":
+        from sklearn.decomposition import PCA
+        embedding = PCA(2, **params).fit_transform(X)
     else:
         raise SystemExit(f"unknown method {method}")
     seconds = time.perf_counter() - start
-    ari = adjusted_rand_score(labels[unlabelled], predicted[unlabelled])
-    print(json.dumps({"seconds": seconds, "peak_mb": peak_mb() - base, "ari": ari, **extra}))
+    if embedding is not None:
+        quality = KNeighborsClassifier(5).fit(embedding[~unlabelled], y[~unlabelled]).score(
+            embedding[unlabelled], labels[unlabelled])
+        kind = "5-NN accuracy"
+    else:
+        quality, kind = adjusted_rand_score(labels[unlabelled], predicted[unlabelled]), "ARI"
+    print(json.dumps({"seconds": seconds, "peak_mb": peak_mb() - base, "quality": quality, "kind": kind, **extra}))
     """
 )
 
+CLUSTERING = ["SimpleNPKL", "SimpleNPKLCV", "LabelSpreading", "SpectralClustering", "KMeans", "COP-k-means"]
+EMBEDDINGS = [
+    "MinimumVolumeEmbedding",
+    "StructurePreservingEmbedding",
+    "ColoredMVU",
+    "Isomap",
+    "SpectralEmbedding",
+    "PCA",
+]
 
-def run(method, n, timeout, python):
+
+def run(method, n, params, timeout, python):
+    bench = os.path.dirname(os.path.abspath(__file__))
     try:
         out = subprocess.run(
-            [python, "-c", CHILD, method, str(n)], capture_output=True, text=True, timeout=timeout, env=dict(os.environ)
+            [python, "-c", CHILD, method, str(n), json.dumps(params), bench],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=dict(os.environ),
         )
     except subprocess.TimeoutExpired:
         return {"error": f"no answer in {timeout:.0f} s"}
@@ -76,24 +135,28 @@ def run(method, n, timeout, python):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 3000, 10000, 30000, 100000])
-    parser.add_argument("--methods", nargs="+", default=["SimpleNPKL", "LabelSpreading"])
+    parser.add_argument("--methods", nargs="+", default=CLUSTERING + EMBEDDINGS)
+    parser.add_argument("--params", default="{}", help="JSON keyword arguments for every method's estimator")
     parser.add_argument("--timeout", type=float, default=150.0)
     parser.add_argument("--python", default=sys.executable, help="the interpreter whose kernlearn runs the fits")
     args = parser.parse_args()
-    print(f"load average at the start: {os.getloadavg()[0]:.2f}; python: {args.python}\n")
-    print("| method | n | seconds | peak MB above data | ARI (unlabelled) | notes |")
+    params = json.loads(args.params)
+    print(f"load average at the start: {os.getloadavg()[0]:.2f}; python: {args.python}; params: {params}\n")
+    print("| method | n | seconds | peak MB above data | quality (unlabelled) | notes |")
     print("|---|---|---|---|---|---|")
     for method in args.methods:
         for n in args.sizes:
-            r = run(method, n, args.timeout, args.python)
+            r = run(method, n, params, args.timeout, args.python)
             if "error" in r:
                 print(f"| {method} | {n:,} | - | - | - | {r['error']} |", flush=True)
                 continue
             notes = ", ".join(
-                f"{k} {v}" for k, v in r.items() if k not in ("seconds", "peak_mb", "ari") and v is not None
+                f"{k} {v}" for k, v in r.items() if k not in ("seconds", "peak_mb", "quality", "kind") and v is not None
             )
             print(
-                f"| {method} | {n:,} | {r['seconds']:.1f} | {r['peak_mb']:.0f} | {r['ari']:.3f} | {notes} |", flush=True
+                f"| {method} | {n:,} | {r['seconds']:.1f} | {r['peak_mb']:.0f} | {r['kind']} {r['quality']:.3f} | "
+                f"{notes} |",
+                flush=True,
             )
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f}")
 

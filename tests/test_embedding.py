@@ -314,3 +314,47 @@ def test_auto_keeps_to_lanczos_above_the_dense_limit(monkeypatch):
     model = ColoredMVU(n_neighbors=4, max_iter=30).fit(X, y)
     assert (model.history_["matvecs"] > 0).all()
     np.testing.assert_allclose(model.history_["dual"][:5], dense_run.history_["dual"][:5], rtol=1e-8)
+
+
+@pytest.mark.parametrize("cls", [ColoredMVU, MinimumVolumeEmbedding, StructurePreservingEmbedding])
+def test_basis_auto_is_exact_up_to_the_documented_n_and_restricted_above(cls, monkeypatch):
+    from kernlearn._utils import _solver_choice
+
+    X, y = blobs(n=30, seed=2)
+    kw = dict(n_neighbors=4, max_iter=200, random_state=0)
+    if cls is MinimumVolumeEmbedding:
+        kw["n_outer"] = 2
+    monkeypatch.setattr(_solver_choice, "EMBEDDING_EXACT_MAX_N", 30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        exact = cls(**kw).fit(X, y)
+        assert exact.basis_ is None
+        monkeypatch.setattr(_solver_choice, "EMBEDDING_EXACT_MAX_N", 29)
+        monkeypatch.setattr(_solver_choice, "EMBEDDING_BASIS_SIZE", 6)
+        restricted = cls(**kw).fit(X, y)
+        explicit = cls(basis=6, **kw).fit(X, y)
+    assert restricted.basis_ == 6
+    # The same restricted problem as basis=6, and K = U E U' has rank <= 6.
+    np.testing.assert_array_equal(restricted.embedding_, explicit.embedding_)
+    K = restricted.kernel(dense=True)
+    assert np.linalg.matrix_rank(K, tol=1e-8 * np.abs(K).max()) <= 6
+    assert cls(basis=None, **kw).get_params()["basis"] is None
+
+
+def test_colored_mvu_reads_minus_one_as_unlabelled():
+    """-1 gives a point no colour: the same fit as the precomputed label kernel whose rows and
+    columns of the unlabelled points are zero (not a sixth class)."""
+    X, y = blobs(n=24, seed=3)
+    partial = y.copy()
+    partial[::3] = -1
+    Y = (partial[:, None] == partial[None, :]) & (partial[:, None] >= 0)
+    common = dict(n_neighbors=4, tol=1e-8, max_iter=5000)
+    a = ColoredMVU(**common).fit(X, partial)
+    b = ColoredMVU(label_kernel="precomputed", **common).fit(X, Y.astype(float))
+    np.testing.assert_allclose(a.kernel(dense=True), b.kernel(dense=True), atol=1e-8 * b.eigenvalues_[0])
+    as_class = ColoredMVU(label_kernel="precomputed", **common).fit(
+        X, (partial[:, None] == partial[None, :]).astype(float)
+    )
+    assert not np.allclose(a.kernel(dense=True), as_class.kernel(dense=True), atol=1e-3 * b.eigenvalues_[0])
+    with pytest.raises(ValueError, match="unlabelled"):
+        ColoredMVU().fit(X, np.full(24, -1))

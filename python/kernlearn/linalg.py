@@ -80,13 +80,17 @@ def eigsh(
         graph's components would otherwise come back as rounding-level "positive" pairs).
     v0 : array of shape (n,) or (n, b), optional
         Start vector, or a block of vectors (e.g. the eigenvectors of the previous, similar
-        problem: a warm start). A block costs b products for one Rayleigh-Ritz step on its span;
-        the Ritz pairs that already meet 1%% of ``tol`` are kept (if they are the whole answer, a
-        short probe for missed copies of repeated eigenvalues is all that is left) and Lanczos
-        starts from the sum of the others. An orthonormal block whose span is too far from invariant
-        for any pair to meet ``tol`` (Ritz residuals above ``sqrt(tol) * ||A||``, judged by one
-        product) skips that step and Lanczos starts from the sum of its columns. Default: a
-        Gaussian vector drawn from ``random_state``.
+        problem: a warm start). A block costs b products for one Rayleigh-Ritz step on its span.
+        When its k wanted Ritz pairs already meet ``tol``, those meeting 1%% of it are kept (if
+        they are the whole answer, a short probe for missed copies of repeated eigenvalues is all
+        that is left) and Lanczos starts from the sum of the others. Otherwise (a block of at
+        least k columns from a matrix that has since moved, n >= 64, no ``filter_level`` or
+        ``threshold`` given) its k-th Ritz value, which lies on the unwanted side of the k-th
+        eigenvalue, becomes ``filter_level`` and the filtered run starts from the sum of the k
+        wanted Ritz vectors: on a sequence of saddle-point matrices that takes 0.6 of a cold
+        solve's time, where the block as a start saved nothing (``bench/results/eigsh.md``,
+        "sequence"); ``info["filtered"]`` tells. Default: a Gaussian vector drawn from
+        ``random_state``.
     tol : float
         Converged when ``||A v - lambda v|| <= tol * ||A||`` (``||A||`` estimated by the largest
         Ritz value magnitude).

@@ -49,6 +49,22 @@ NEWTON_DENSE_MAX_N = 1000
 MVU_INIT_MAX_N = 1000
 
 
+# MVE, SPE and ColoredMVU, basis="auto": the exact problem up to this n; above it Section 5.4's
+# restriction K = U E U' to the EMBEDDING_BASIS_SIZE smoothest eigenvectors of the kNN graph's
+# Laplacian. Figures (time, memory and what the restriction costs): bench/results/scale.md.
+EMBEDDING_EXACT_MAX_N = 500
+EMBEDDING_BASIS_SIZE = 50
+
+
+def embedding_basis(n, n_components):
+    """basis="auto" of the embeddings: None (the exact problem) up to EMBEDDING_EXACT_MAX_N
+    points, the basis size above it (at least n_components, at most the n - 1 non-constant
+    eigenvectors)."""
+    if n <= EMBEDDING_EXACT_MAX_N:
+        return None
+    return min(max(EMBEDDING_BASIS_SIZE, n_components), n - 1)
+
+
 def auto_dense_fraction(n):
     """The positive-rank fraction of n from which the core's eigen_solver="auto" switches to a
     dense solve for the rest of the run; 1.0 (never: no rank exceeds n) above DENSE_LIMIT_N, so

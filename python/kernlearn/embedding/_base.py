@@ -69,7 +69,7 @@ SADDLE_CONSTRAINTS = {
     "C": [Interval(Real, *_core.methods.C_RANGE)],
     "B": [Interval(Real, 0, None, closed="neither"), None],
     "B_per_point": [Interval(Real, 0, None, closed="neither"), None],
-    "basis": [Interval(Integral, 1, None), None],
+    "basis": [Interval(Integral, 1, None), StrOptions({"auto"}), None],
     "rank": [Interval(Integral, 1, None), StrOptions({"auto"})],
     "eigen_solver": [StrOptions(set(_SOLVERS))],
     "max_iter": [Interval(Integral, 1, None)],
@@ -116,8 +116,11 @@ class _SaddleEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         check_int(self.n_neighbors, "n_neighbors", low=1, high=n)
         if not isinstance(self.rank, str):
             check_int(self.rank, "rank", low=self.n_components, high=n)
-        if self.basis is not None:
+        if self.basis is None or isinstance(self.basis, str):
+            self.basis_ = _solver_choice.embedding_basis(n, self.n_components) if self.basis == "auto" else None
+        else:
             check_int(self.basis, "basis", low=self.n_components, high=n)
+            self.basis_ = int(self.basis)
         if self.B is not None and self.B_per_point is not None:
             raise ValueError(
                 f"{type(self).__name__}: B={self.B!r} and B_per_point={self.B_per_point!r} both set the bound on "
@@ -227,20 +230,20 @@ class _SaddleEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         return out
 
     def _laplacian_basis(self, W, seed):
-        """Section 5.4's fixed basis: the ``basis`` smoothest non-constant eigenvectors of the kNN
+        """Section 5.4's fixed basis: the ``basis_`` smoothest non-constant eigenvectors of the kNN
         graph's Laplacian L = D - W (Weinberger et al. 2007's basis for large MVU problems),
         made orthogonal to the constant vector so that centring keeps K = U E U'."""
-        if self.basis is None:
+        if self.basis_ is None:
             return None
         degree = np.asarray(W.sum(axis=1)).ravel()
         shifted = (sp.diags(2.0 * degree.max() - degree) + W).tocsr()  # 2 d_max I - L: top = smoothest
-        k = int(self.basis) + 1
+        k = self.basis_ + 1
         if W.shape[0] <= _solver_choice.DENSE_MAX_N:
             V = np.linalg.eigh(shifted.toarray())[1][:, ::-1][:, :k]
         else:
             _, V, _ = eigsh(shifted, k, random_state=seed, n_jobs=self.n_jobs)
         V = V - V.mean(axis=0)  # the constant eigenvector becomes ~0 here and drops out below
-        U = np.linalg.svd(V, full_matrices=False)[0][:, : int(self.basis)]
+        U = np.linalg.svd(V, full_matrices=False)[0][:, : self.basis_]
         return np.ascontiguousarray(U - U.mean(axis=0))
 
     def _store_kernel(self, out, scale):
@@ -358,7 +361,7 @@ class _DistancePreserving(_SaddleEmbedding):
         n = X.shape[0]
         explicit = self._explicit_bound(n)  # B, or B_per_point x n
         W = None  # the kNN graph, weighted by distance: only the geodesic bound and the basis use it
-        if (explicit is None and self._unfolds) or self.basis is not None:
+        if (explicit is None and self._unfolds) or self.basis_ is not None:
             W = sp.coo_matrix((np.sqrt(D), (pairs[:, 0], pairs[:, 1])), shape=(n, n)).tocsr()
             W = W + W.T
         # B is a bound on |K|_F^2: fourth powers of the input's units, 2^(4e) of the scaled ones.
@@ -373,7 +376,7 @@ class _DistancePreserving(_SaddleEmbedding):
             self.B_ = explicit if explicit is not None else float(np.ldexp(B, 4 * exponent))
         m = len(pairs)
         rows = (np.arange(m + 1, dtype=np.int64), np.arange(m, dtype=np.int64), np.ones(m))
-        basis = None if self.basis is None else self._laplacian_basis((W > 0).astype(np.float64), seed)
+        basis = None if self.basis_ is None else self._laplacian_basis((W > 0).astype(np.float64), seed)
         return dict(
             pairs=pairs,
             rows=rows,

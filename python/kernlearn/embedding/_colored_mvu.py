@@ -41,12 +41,18 @@ class ColoredMVU(_DistancePreserving):
         m > 0: B = m x n_samples, the paper's setting (Section 7.5: m in {0.1, 1, 2, 10}), in the
         input's units like B; give B or B_per_point, not both.
     label_kernel : {"delta", "linear", "precomputed"}
-        How ``y`` becomes Y: ``"delta"`` Y_ij = [y_i == y_j] (one-hot; classes), ``"linear"``
+        How ``y`` becomes Y: ``"delta"`` Y_ij = [y_i == y_j] (one-hot; classes; -1 marks an
+        unlabelled point, whose row and column of Y are zero, as in scikit-learn's
+        semi-supervised estimators), ``"linear"``
         Y = y y' (y of shape (n,) or (n, q), real), ``"precomputed"`` y is the n x n psd Y.
-    basis : None or int
+    basis : "auto", None or int, default "auto"
         None: the exact problem. An int r: K = U E U' on the r smoothest non-constant eigenvectors
         U of the kNN graph's Laplacian (Section 5.4; Weinberger et al. 2007): every iteration is
-        an r x r eigenproblem, so this is the option for large n.
+        an r x r eigenproblem, so this is the option for large n. The duality gap (``history_``)
+        then certifies the restricted problem, not the exact one. "auto": exact up to
+        %(EMBEDDING_EXACT_MAX_N)d points, r = %(EMBEDDING_BASIS_SIZE)d above (at least
+        n_components); what the restriction costs where both run, and the time and memory it
+        saves: bench/results/scale.md.
     rank : "auto" or int
         All positive eigenpairs of A per iteration (exact), or the top ``rank`` only.
     eigen_solver : {"auto", "lanczos", "dense", "mixed"}
@@ -63,6 +69,7 @@ class ColoredMVU(_DistancePreserving):
     ----------
     embedding_ : (n, n_components) top eigenvectors of K times sqrt(eigenvalues)
     eigenvalues_, eigenvectors_ : K = V diag(lambda) V' (input units)
+    basis_ : the basis size used (None: the exact problem)
     B_ : the bound on tr K^2 used (input units; inf where that exceeds float64, ``|X|`` beyond
         about 1e77: the solver works on X / 2^e and is unaffected)
     dual_coef_ : alpha, one per kNN pair
@@ -108,7 +115,7 @@ class ColoredMVU(_DistancePreserving):
         B=None,
         B_per_point=None,
         label_kernel="delta",
-        basis=None,
+        basis="auto",
         rank="auto",
         eigen_solver="auto",
         max_iter=500,
@@ -180,9 +187,14 @@ class ColoredMVU(_DistancePreserving):
             if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
                 raise ValueError("y contains NaN or infinity")
             check_classification_targets(y)  # class labels: continuous values are errors
-            _, codes = np.unique(y, return_inverse=True)
-            Phi = np.zeros((n, codes.max() + 1))
-            Phi[np.arange(n), codes] = 1.0
+            # -1 marks an unlabelled point (scikit-learn's semi-supervised convention, as in every
+            # other estimator here): its row of Phi is zero, so it carries no colour.
+            labelled = ~((y == -1) if y.dtype.kind in "iuf" else np.zeros(n, dtype=bool))
+            if not labelled.any():
+                raise ValueError("y: every point is unlabelled (-1): nothing to color by")
+            classes, codes = np.unique(y[labelled], return_inverse=True)
+            Phi = np.zeros((n, classes.size))
+            Phi[np.flatnonzero(labelled), codes] = 1.0
         elif self.label_kernel == "linear":
             y = np.asarray(y)
             Phi = check_data(y.reshape(-1, 1) if y.ndim == 1 else y, "y")
@@ -209,4 +221,8 @@ class ColoredMVU(_DistancePreserving):
 
 
 if ColoredMVU.__doc__:  # None under python -OO
-    ColoredMVU.__doc__ = ColoredMVU.__doc__ % {"DENSE_LIMIT_N": _solver_choice.DENSE_LIMIT_N}
+    ColoredMVU.__doc__ = ColoredMVU.__doc__ % {
+        "DENSE_LIMIT_N": _solver_choice.DENSE_LIMIT_N,
+        "EMBEDDING_EXACT_MAX_N": _solver_choice.EMBEDDING_EXACT_MAX_N,
+        "EMBEDDING_BASIS_SIZE": _solver_choice.EMBEDDING_BASIS_SIZE,
+    }

@@ -77,6 +77,7 @@ class MinimumVolumeEmbedding(_DistancePreserving):
     converged_ : whether the outer loop settled (F changed by less than ``outer_tol`` in a step
         solved to ``tol``)
     init_ : the initialisation used ("pca" or "mvu")
+    basis_ : the basis size used (None: the exact problem)
     B_ : the bound on tr K^2 used (input units)
     history_ : dict of arrays per outer iteration: objective (F), energy_outside (share of
         sum lambda beyond the top d), inner_iterations, gap (relative, last inner),
@@ -127,7 +128,7 @@ class MinimumVolumeEmbedding(_DistancePreserving):
         outer_tol=1e-3,
         inexact=True,
         init="auto",
-        basis=None,
+        basis="auto",
         rank="auto",
         eigen_solver="auto",
         max_iter=500,
@@ -178,7 +179,7 @@ class MinimumVolumeEmbedding(_DistancePreserving):
         alpha = np.zeros(len(problem["pairs"]))
         init = self.init
         if init == "auto":
-            init = "mvu" if n <= _solver_choice.MVU_INIT_MAX_N or self.basis is not None else "pca"
+            init = "mvu" if n <= _solver_choice.MVU_INIT_MAX_N or self.basis_ is not None else "pca"
         self.init_ = init
         if init == "pca":
             Vd = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)[0][:, :d]

@@ -71,6 +71,7 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
         As in :class:`ColoredMVU`.
     triplets_ : (t, 3) the active (i, j, k)
     dual_coef_ : their alpha
+    basis_ : the basis size used (None: the exact problem)
     B_ : the bound on tr K^2 used
     slack_ : xi at the returned K
     max_violation_ : max over every triplet of d_ik - d_ij
@@ -123,7 +124,7 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
         C=1.0,
         B=None,
         B_per_point=None,
-        basis=None,
+        basis="auto",
         per_point=5,
         max_rounds=50,
         rank="auto",

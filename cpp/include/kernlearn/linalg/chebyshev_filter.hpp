@@ -53,7 +53,9 @@ LanczosResult filtered_lanczos(const LinearOperator& A, const Eigen::MatrixXd& s
                                Eigen::VectorXd& far_end, ThreadTeam& team, const InterruptPoll& poll = {});
 
 // Plain Lanczos, or filtered_lanczos from a random estimate of the far end when options.filter
-// is set: the one entry the bindings call.
+// is set: the one entry the bindings call. A warm block of at least k columns whose wanted Ritz
+// pairs miss tol sets the filter itself (its k-th Ritz value as the level; the reasons and
+// figures are at warm_block_filter in chebyshev_filter.cpp).
 LanczosResult solve_lanczos(const LinearOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
                             ThreadTeam& team, const InterruptPoll& poll = {});
 
