@@ -1,6 +1,6 @@
 """SimpleNPKL's defaults do what they advertise, and the paper's Sections 5.3 / 5.4 variants.
 
-The default capacity (the penalty G = 1e-3) is what lets the saddle-point iteration run and the
+The default capacity (the penalty G = min(1e-3, 0.3 / n)) is what lets the saddle-point iteration run and the
 kernel reach the points outside the pairs (bench/results/npkl_defaults.md); under the paper's
 B = 1 every test here about iterations, differing losses or held-out points fails."""
 
@@ -119,3 +119,45 @@ def test_p1_closed_form_is_zero_when_no_eigenvalue_is_positive():
     with pytest.warns(UserWarning, match="the learned kernel is zero"):
         model = SimpleNPKL("linear", p=1, B=5.0, C=1e-3, n_neighbors=8).fit(X, pairs=pairs, pair_labels=labels)
     assert model.eigenvalues_.size == 0 and model.embedding_.shape == (n, 0)
+
+
+def _mixture(n, seed=0):
+    """bench/scale.py's data: 5 classes in 10 dimensions, 10 % labelled (-1 elsewhere)."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((5, 10)) * 3
+    truth = rng.integers(0, 5, n)
+    X = centres[truth] + rng.standard_normal((n, 10))
+    return X, truth, np.where(rng.random(n) < 0.1, truth, -1)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # max_iter=1: the pairs are the point
+def test_default_pairs_are_linear_in_the_labelled_count():
+    from kernlearn.npkl import DEFAULT_PARTNERS
+
+    X, _, y = _mixture(600)
+    labelled = np.flatnonzero(y >= 0)
+    model = SimpleNPKL(random_state=0, max_iter=1).fit(X, y)
+    assert len(model.pairs_) <= 2 * DEFAULT_PARTNERS * labelled.size
+    assert set(np.unique(model.pairs_)) == set(labelled)
+    expected = from_labels(y, partners=DEFAULT_PARTNERS, random_state=np.random.RandomState(0))
+    np.testing.assert_array_equal(model.pairs_, expected[0])
+    every = SimpleNPKL(partners="all", random_state=0, max_iter=1).fit(X, y)
+    assert len(every.pairs_) == labelled.size * (labelled.size - 1) // 2
+    # The saddle-point C shrinks with the pairs per point d: min(0.3, 2 / d).
+    d = 2 * len(every.pairs_) / labelled.size
+    assert every.C_ == pytest.approx(min(0.3, 2 / d)) and every.C_ < 0.3
+    full = SimpleNPKL(random_state=0, max_iter=1).fit(X, np.arange(600) % 5)  # fully labelled: the papers' protocol
+    np.testing.assert_array_equal(
+        full.pairs_, from_labels(np.arange(600) % 5, random_state=np.random.RandomState(0))[0]
+    )
+
+
+def test_default_fit_carries_labels_to_unlabelled_points_at_3000():
+    """With C = 0.3 and G = 1e-3 whatever the pairs and n (before), the kernel concentrated on the
+    300 labelled points and the unlabelled ones clustered at chance (ARI 0.000,
+    bench/results/scale.md); the n- and pair-aware defaults recover the classes."""
+    X, truth, y = _mixture(3000)
+    model = SimpleNPKL(random_state=0).fit(X, y)
+    assert model.converged_ and model.eigenvalues_.size <= 10
+    predicted = KernelKMeans(5, random_state=0).fit(model.embedding_).labels_
+    assert adjusted_rand_score(truth[y < 0], predicted[y < 0]) > 0.95

@@ -198,10 +198,12 @@ def _partner_pairs(y, labelled, partners, rng):
     return pairs, np.where(y[pairs[:, 0]] == y[pairs[:, 1]], 1, -1).astype(np.int64)
 
 
-def pairs_for_fit(n, y, pairs, pair_labels, random_state):
+def pairs_for_fit(n, y, pairs, pair_labels, random_state, *, partners=None):
     """The checked (pairs, pair_labels) of a pairwise learner's ``fit(X, y=None, *, pairs=None,
     pair_labels=None)`` on n points: the given pairs, or those :func:`from_labels` draws from
     class labels y (any labels; -1 marks an unlabelled point). Exactly one of y and pairs.
+    partners: an int draws that many partners per labelled point when y is partially labelled
+    (``from_labels(y, partners=...)``); None or "all" keeps from_labels' default.
 
     Examples
     --------
@@ -218,7 +220,10 @@ def pairs_for_fit(n, y, pairs, pair_labels, random_state):
             raise ValueError("fit needs pairs (with pair_labels) or labels y")
         if np.shape(y) != (n,):
             raise ValueError(f"y must have shape ({n},) to match X, got {np.shape(y)}")
-        pairs, pair_labels = from_labels(y, random_state=random_state)
+        if partners not in (None, "all") and np.any(encode_labels(y, n, min_classes=1)[1] == -1):
+            pairs, pair_labels = from_labels(y, random_state=random_state, partners=partners)
+        else:
+            pairs, pair_labels = from_labels(y, random_state=random_state)
     elif y is not None:
         raise ValueError("give either y or pairs, not both")
     if pair_labels is None:

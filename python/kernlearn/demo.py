@@ -679,7 +679,8 @@ def run_demo(out_dir=".", n_neighbors=10, n_jobs=None, plot=True, stream=print):
         ),
         (
             "SimpleNPKL: pairwise cluster accuracy of k-means vs kernel k-means on the learned kernel\n"
-            "(raw features, symmetric 5-NN graph, the defaults: G = 1e-3, C = 0.3 (SHL) or 0.5 / pairs per point (LL),"
+            "(raw features, symmetric 5-NN graph, the defaults: G = min(1e-3, 0.3 / n), C = min(0.3, 2 / d) (SHL)"
+            " or 0.5 / d (LL), d the pairs per point,"
             " pairs until 0.7 n must-link components)",
             lambda: npkl_section(n_jobs),
             npkl_plot,

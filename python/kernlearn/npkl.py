@@ -87,12 +87,19 @@ __all__ = ["SimpleNPKL"]
 
 LOSSES = ("linear", "squared_hinge", "hinge", "square")
 
-# The capacity with neither B nor G given: the penalty form (see the G parameter).
+# The capacity with neither B nor G given: the penalty form, G = min(DEFAULT_G, G_TIMES_N / n)
+# (see the G parameter).
 DEFAULT_G = 1e-3
-# C when not given: for the saddle-point losses, and times the pairs per point for the linear
-# loss (see the C parameter).
+G_TIMES_N = 0.3
+# C when not given, with d the pairs per point: min(DEFAULT_C, SADDLE_C_TIMES_PAIRS_PER_POINT / d)
+# for the saddle-point losses, LINEAR_C_TIMES_PAIRS_PER_POINT / d for the linear loss (see the C
+# parameter).
 DEFAULT_C = 0.3
+SADDLE_C_TIMES_PAIRS_PER_POINT = 2.0
 LINEAR_C_TIMES_PAIRS_PER_POINT = 0.5
+# Pairs from partially labelled y: this many must- and cannot-link partners per labelled point
+# (see the partners parameter).
+DEFAULT_PARTNERS = 5
 
 # The per-iteration record fields shown by verbose and handed to the callback, and those of history_.
 MONITOR_FIELDS = ("dual", "primal", ("gap", ".2e"), "matvecs", "rank")
@@ -147,30 +154,48 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         penalty form with G = %(DEFAULT_G)g is used (p = 1, which has no penalty form: B = n,
         the trace of a kernel with unit diagonal).
     G : float > 0, optional
-        Penalty (G/p) tr K^p instead of the bound (Proposition 2). The default, G = %(DEFAULT_G)g
-        with neither B nor G given, was chosen at p = 2 on the held-out protocol of
-        bench/results/suite.md. The paper's B = 1 (Section 7.1) caps every ``|K_ij|`` near 1 / n:
-        every constraint stays violated, every dual variable sits at C, so the fit ends where it
-        starts, at the linear-loss kernel, for every loss (0-2 iterations), and that kernel puts
-        next to no mass on the points outside the pairs, which kernel k-means then lumps into one
-        cluster (held-out ARI 0.00 on iris and wine). A bound large enough for the unit margins
-        t_ij K_ij >= 1 to be met (B = n^2) spreads the kernel (ARI 0.91 / 0.87), but where the
-        optimum does not need that room (the square loss always, the others on sonar and
+        Penalty (G/p) tr K^p instead of the bound (Proposition 2). The default with neither B nor G
+        given is min(%(DEFAULT_G)g, %(G_TIMES_N)g / n). K = A_+ / G, and a cluster indicator spread
+        over a fixed share of n points gives entries of order 1 / (G n): a fixed G leaves the unit
+        margins out of reach as n grows, every dual variable sits at C, and the kernel concentrates
+        on the labelled points (unlabelled ARI 0 from n = 3,000 on bench/scale.py's mixture with
+        G = 1e-3; 1.0 with the rule, bench/results/npkl_pairs.md). %(DEFAULT_G)g was chosen at p = 2
+        on the held-out protocol of bench/results/suite.md, whose data sets have n <= 600 (the rule
+        moves it only above 300 points). The paper's B = 1 (Section 7.1) caps every ``|K_ij|`` near
+        1 / n: every constraint stays violated, every dual variable sits at C, so the fit ends
+        where it starts, at the linear-loss kernel, for every loss (0-2 iterations), and that
+        kernel puts next to no mass on the points outside the pairs, which kernel k-means then
+        lumps into one cluster (held-out ARI 0.00 on iris and wine). A bound large enough for the
+        unit margins t_ij K_ij >= 1 to be met (B = n^2) spreads the kernel (ARI 0.91 / 0.87), but
+        where the optimum does not need that room (the square loss always, the others on sonar and
         ionosphere) the bound is inactive, the dual is not differentiable at its optimum and the
         ascent stalls at max_iter. The penalty form is smooth there: G = 1e-3 converged in 9-90
-        iterations on every data set tried, as accurate as B = n^2, and 1e-2 falls back towards
-        the collapse (figures: bench/results/npkl_defaults.md).
+        iterations on every data set tried, as accurate as B = n^2, and 1e-2 falls back towards the
+        collapse (figures: bench/results/npkl_defaults.md).
     C : float > 0, optional
-        Loss weight (each constraint counted twice, see the module docstring). Default: 0.3 for
-        the saddle-point losses, the value of {0.01, 0.03, 0.1, 0.3, 1} tuned most often in the
-        Table 2 reproduction (bench/results/simplenpkl_table2.md); their dual variables settle
-        below C wherever a margin is met, so the default carries over between data sets and
-        numbers of pairs. The linear loss has no margin: its kernel is the positive part of
-        C T - L, whose pair term grows with the pairs per point, d = 2 m / (points in a pair),
-        and swamps the graph term L (eigenvalues <= 2) unless C d stays of order one; past that
-        the points outside the pairs get no mass, and far below it A has no positive part and
-        K = 0. So its default is 0.5 / d, which is 0.3 on the paper's protocol (d about 1.5)
-        (figures: bench/results/npkl_defaults.md). The C used is ``C_``.
+        Loss weight (each constraint counted twice, see the module docstring). Default for the
+        saddle-point losses: min(0.3, %(SADDLE_C)g / d), d = 2 m / (points in a pair) the pairs per
+        point; 0.3 is the value of {0.01, 0.03, 0.1, 0.3, 1} tuned most often in the Table 2
+        reproduction (bench/results/simplenpkl_table2.md), where d is about 1.5. Their dual
+        variables settle below C wherever a margin is met, but the first iterates (alpha = C) and
+        any constraint left violated weigh C times the pair graph's degree against the Laplacian
+        (eigenvalues <= 2): at C d of order ten and more the positive part of A is hundreds of
+        eigenvectors concentrated on the labelled points, the fit is slow, and the unlabelled
+        points get no mass (bench/results/npkl_pairs.md). The linear loss has no margin: its kernel
+        is the positive part of C T - L, whose pair term grows with d and swamps the graph term L
+        (eigenvalues <= 2) unless C d stays of order one; past that the points outside the pairs
+        get no mass, and far below it A has no positive part and K = 0. So its default is 0.5 / d,
+        which is 0.3 on the paper's protocol (d about 1.5) (figures:
+        bench/results/npkl_defaults.md). The C used is ``C_``.
+    partners : int >= 1 or "all", default %(DEFAULT_PARTNERS)d
+        The pairs ``fit`` draws from partially labelled y (-1 marks an unlabelled point): each
+        labelled point with this many must- and cannot-link partners
+        (:func:`kernlearn.constraints.from_labels` with ``partners``), so the pairs grow
+        linearly with the labelled count; "all": every pair of labelled points (from_labels'
+        default, quadratic, capped at 2**20). On the suite's held-out protocol 5 partners tie
+        all pairs on all seven data sets (digits 85.5 against 81.9) with a tenth of the pairs
+        (bench/results/npkl_pairs.md). Fully labelled y keeps the papers' protocol (pairs until
+        the must-links leave 0.7 n components); given ``pairs`` are used as they are.
     n_neighbors : int, default 5
         The paper's k (Section 7.1). Of 3, 5, 10 and 15 on the held-out protocol it is best or
         within 2 points of the best on all six data sets tried; 3 loses 5-9 points on iris, wine
@@ -271,11 +296,11 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
 
     Examples
     --------
-    Pairs among the labelled flowers, about half of 122; the other 28 flowers are new points.
+    About half of 122 flowers labelled (each paired with 5 must- and 5 cannot-link partners);
+    the other 28 flowers are new points.
 
     >>> import numpy as np
     >>> from kernlearn.cluster import KernelKMeans
-    >>> from kernlearn.constraints import from_labels
     >>> from kernlearn.datasets import load_iris
     >>> from kernlearn.evaluation import nmi
     >>> from kernlearn.npkl import SimpleNPKL
@@ -283,12 +308,11 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     >>> rng = np.random.RandomState(0)
     >>> train = rng.rand(150) >= 0.2
     >>> y_known = np.where(rng.rand(150) < 0.5, y, -1)[train]  # -1: unlabelled, in no pair
-    >>> pairs, pair_labels = from_labels(y_known)  # every pair of labelled flowers
-    >>> len(pairs), int((pair_labels == 1).sum())  # must-links among them
-    (1830, 599)
-    >>> model = SimpleNPKL(random_state=0).fit(X[train], pairs=pairs, pair_labels=pair_labels)
+    >>> model = SimpleNPKL(random_state=0).fit(X[train], y_known)
+    >>> len(model.pairs_), int((model.pair_labels_ == 1).sum())  # must-links among them
+    (510, 239)
     >>> model.embedding_.shape  # the learned kernel of the training points is F F'
-    (122, 3)
+    (122, 2)
     >>> model.converged_
     True
 
@@ -296,10 +320,10 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
 
     >>> km = KernelKMeans(3, random_state=0).fit(model.embedding_)
     >>> round(nmi(y[train], km.labels_), 2)
-    0.86
+    0.84
     >>> F_new = model.transform(X[~train])
     >>> F_new.shape
-    (28, 3)
+    (28, 2)
     >>> round(nmi(y[~train], km.predict(F_new)), 2)
     1.0
     """
@@ -310,6 +334,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         "B": [Interval(Real, 0, None, closed="neither"), None],
         "G": [Interval(Real, 0, None, closed="neither"), None],
         "C": [Interval(Real, *_core.methods.C_RANGE), None],
+        "partners": [Interval(Integral, 1, None), StrOptions({"all"})],
         "n_neighbors": [Interval(Integral, 1, None)],
         "graph": [StrOptions({"symmetric", "mutual"})],
         "rank": [Interval(Integral, 1, None), StrOptions({"auto"})],
@@ -334,6 +359,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         B=None,
         G=None,
         C=None,
+        partners=DEFAULT_PARTNERS,
         n_neighbors=5,
         graph="symmetric",
         rank="auto",
@@ -355,6 +381,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         self.B = B
         self.G = G
         self.C = C
+        self.partners = partners
         self.n_neighbors = n_neighbors
         self.graph = graph
         self.rank = rank
@@ -398,7 +425,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         n = X.shape[0]
         self._check_params(n)
         rng = check_random_state(self.random_state)
-        pairs, labels = pairs_for_fit(n, y, pairs, pair_labels, rng)
+        pairs, labels = pairs_for_fit(n, y, pairs, pair_labels, rng, partners=self.partners)
         if np.all(labels > 0):
             warnings.warn(
                 "only must-link pairs: nothing pushes classes apart, so the learned kernel tends to "
@@ -550,9 +577,9 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         """The C parameter, or its default for this loss and these pairs."""
         if self.C is not None:
             return float(self.C)
-        if loss != "linear":
-            return DEFAULT_C
         per_point = 2.0 * len(pairs) / np.unique(pairs).size
+        if loss != "linear":
+            return min(DEFAULT_C, SADDLE_C_TIMES_PAIRS_PER_POINT / per_point)
         return LINEAR_C_TIMES_PAIRS_PER_POINT / per_point
 
     def _options(self, solver, fraction, seed, loss, n, pairs):
@@ -573,7 +600,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         elif self.G is None and self.p == 1:
             spectral["B"] = float(n)
         elif self.G is None:
-            spectral["G"] = DEFAULT_G
+            spectral["G"] = min(DEFAULT_G, G_TIMES_N / n)
         if self.G is not None:
             spectral["G"] = float(self.G)
         if not isinstance(self.rank, str):
@@ -658,4 +685,7 @@ if SimpleNPKL.__doc__:  # None under python -OO
         "MIXED": _core.methods.MIXED_PRECISION_MIN_N,
         "DEGREE": _core.linalg.FILTER_DEGREE,
         "DEFAULT_G": DEFAULT_G,
+        "G_TIMES_N": G_TIMES_N,
+        "SADDLE_C": SADDLE_C_TIMES_PAIRS_PER_POINT,
+        "DEFAULT_PARTNERS": DEFAULT_PARTNERS,
     }

@@ -24,7 +24,7 @@ from .npkl import SimpleNPKL
 
 __all__ = ["SimpleNPKLCV"]
 
-# The default grids, around SimpleNPKL's defaults C = 0.3, G = 1e-3: 12 points, the budget the
+# The default grids, around SimpleNPKL's defaults on small data (C = 0.3, G = 1e-3): 12 points, the budget the
 # suite gives every tuned method (bench/results/suite.md).
 DEFAULT_CS = (0.03, 0.1, 0.3, 1.0)
 DEFAULT_GS = (1e-4, 1e-3, 1e-2)
@@ -154,7 +154,7 @@ class SimpleNPKLCV(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         n = X.shape[0]
         rng = check_random_state(self.random_state)
         base = SimpleNPKL() if self.estimator is None else self.estimator
-        pairs, labels = pairs_for_fit(n, y, pairs, pair_labels, rng)
+        pairs, labels = pairs_for_fit(n, y, pairs, pair_labels, rng, partners=base.partners)
         Cs = self._grid(self.Cs, "Cs")
         if self.Bs is None:
             name, capacities, other = "G", self._grid(self.Gs, "Gs"), "B"
