@@ -2,7 +2,7 @@
 of labelled points against a fixed number of partners per labelled point, on the suite's held-out
 protocol and on the scale benchmark's mixture.
 
-    python bench/bench_npkl_pairs.py [--repeats 5] [--sizes 3000 10000 30000]
+    python bench/bench_npkl_pairs.py [--repeats 5] [--sizes 3000 10000]
 
 Suite: bench/suite.py's held-out protocol (30 % of the points keep their label; ARI in % over the
 points in no pair, KernelKMeans with k = the number of classes on the learned embedding), the same
@@ -99,7 +99,7 @@ def mixture_rows(sizes):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[3000, 10000, 30000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[3000, 10000])
     args = parser.parse_args()
     print(f"load average at the start: {os.getloadavg()[0]:.2f}\n")
     suite_rows(args.repeats)
