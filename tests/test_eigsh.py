@@ -173,12 +173,45 @@ def test_warm_start_on_a_perturbed_matrix(scale):
 
 
 @pytest.mark.parametrize("which", ["LA", "SA"])
+def test_a_warm_block_sets_the_filter_level(which):
+    """A block of k + 10 earlier eigenvectors, mixed by a non-orthogonal matrix and with columns of
+    very different scales: its k-th Ritz value (computed here by QR, independently of the core's
+    Cholesky route) is the filter's level, and the run is the one that level and the sum of the
+    wanted Ritz vectors give by hand, plus the block's k + 10 products. A random block is too far
+    from invariant for that and is left to plain Lanczos."""
+    n, k = 1500, 8
+    A = random_sparse_symmetric(n, density=0.005, seed=7)
+    _, V, _ = eigsh(A, k + 10, which, method="lanczos", random_state=0)
+    P = A.copy()
+    P.data *= 1 + 1e-2 * np.random.default_rng(8).standard_normal(P.nnz)
+    P = ((P + P.T) / 2).tocsr()
+    rng = np.random.default_rng(9)
+    block = (V @ rng.standard_normal((k + 10, k + 10))) * np.geomspace(1, 1e4, k + 10)
+    values, vectors, info = eigsh(P, k, which, v0=block, method="lanczos")
+    check_pairs(P, values, vectors, info, eigsh(P, k, which, method="dense")[0])
+    assert info["filtered"]
+    Q = np.linalg.qr(block)[0]
+    theta, U = np.linalg.eigh(Q.T @ (P @ Q))  # ascending
+    wanted = slice(k + 10 - k, None) if which == "LA" else slice(0, k)
+    level = theta[wanted][0] if which == "LA" else theta[wanted][-1]
+    by_hand = eigsh(P, k, which, v0=Q @ U[:, wanted].sum(axis=1), filter_level=level, method="lanczos")[2]
+    assert by_hand["filtered"]
+    assert abs(by_hand["n_matvec"] + k + 10 - info["n_matvec"]) <= 0.05 * info["n_matvec"]
+    noise = rng.standard_normal((n, k + 10))
+    values, vectors, info = eigsh(P, k, which, v0=noise, method="lanczos")
+    check_pairs(P, values, vectors, info, eigsh(P, k, which, method="dense")[0])
+    assert not info["filtered"]
+
+
+@pytest.mark.parametrize("which", ["LA", "SA"])
 def test_warm_blocks_wider_than_the_basis_or_dependent(which):
     """Warm blocks the Rayleigh-Ritz step must trim: wider than ncv, with repeated columns, with
     more columns than n (the first n independent ones span the space). The answer is exact, and a
-    block that already holds it costs its own 40 products and one probe of 20 steps: the basis
-    grown to take the block is not kept for the probe (and one product that finds the block
-    close enough to invariant for the step), and the 5 that measure the residuals."""
+    block that already holds it costs its own 40 products (the Rayleigh-Ritz step that finds its
+    5 wanted pairs converged), then Lanczos's warm start on those 5 Ritz vectors (one product to
+    find them close to invariant, 5 for its own Rayleigh-Ritz step), one probe of 20 steps (the
+    basis grown to take a block is not kept for it), and the 5 products that measure the
+    residuals."""
     A = random_sparse_symmetric(300, density=0.05, seed=3)
     reference = eigsh(A, 5, which, method="dense")[0]
     _, V, _ = eigsh(A, 40, which, method="lanczos", random_state=0)
@@ -186,7 +219,7 @@ def test_warm_blocks_wider_than_the_basis_or_dependent(which):
     for block in (V, np.c_[V, V[:, :7]], np.c_[V[:, :1], V[:, :1], noise]):
         values, vectors, info = eigsh(A, 5, which, v0=block, ncv=12, method="lanczos")
         check_pairs(A, values, vectors, info, reference)
-    assert eigsh(A, 5, which, v0=V, ncv=12, method="lanczos")[2]["n_matvec"] <= 1 + 40 + 20 + 5
+    assert eigsh(A, 5, which, v0=V, ncv=12, method="lanczos")[2]["n_matvec"] <= 40 + 1 + 5 + 20 + 5
 
 
 def test_locking_leaves_room_for_late_copies_of_repeated_eigenvalues():

@@ -338,7 +338,11 @@ def test_basis_auto_is_exact_up_to_the_documented_n_and_restricted_above(cls, mo
     np.testing.assert_array_equal(restricted.embedding_, explicit.embedding_)
     K = restricted.kernel(dense=True)
     assert np.linalg.matrix_rank(K, tol=1e-8 * np.abs(K).max()) <= 6
-    assert cls(basis=None, **kw).get_params()["basis"] is None
+    # basis_ is the fitted choice; the parameter stays "auto" and clones as such.
+    from sklearn.base import clone
+
+    assert restricted.get_params()["basis"] == "auto"
+    assert clone(restricted).get_params()["basis"] == "auto" and not hasattr(clone(restricted), "basis_")
 
 
 def test_colored_mvu_reads_minus_one_as_unlabelled():

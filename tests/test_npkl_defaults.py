@@ -146,6 +146,15 @@ def test_default_pairs_are_linear_in_the_labelled_count():
     # The saddle-point C shrinks with the pairs per point d: min(0.3, 2 / d).
     d = 2 * len(every.pairs_) / labelled.size
     assert every.C_ == pytest.approx(min(0.3, 2 / d)) and every.C_ < 0.3
+    # ... and G with n: min(1e-3, 0.3 / n); the paper's small data sets keep 1e-3.
+    assert every.G_ == pytest.approx(0.3 / 600)
+    assert SimpleNPKL(max_iter=1).fit(X[:200], y[:200]).G_ == DEFAULT_G
+    assert SimpleNPKL(B=10.0, max_iter=1).fit(X, y).G_ is None
+    # SimpleNPKLCV draws the pairs its estimator would.
+    from kernlearn.npkl_cv import SimpleNPKLCV
+
+    cv = SimpleNPKLCV(SimpleNPKL(partners=2, max_iter=1), Cs=[0.3], Gs=[1e-3], cv=2, random_state=0).fit(X, y)
+    assert len(cv.best_estimator_.pairs_) <= 4 * labelled.size
     full = SimpleNPKL(random_state=0, max_iter=1).fit(X, np.arange(600) % 5)  # fully labelled: the papers' protocol
     np.testing.assert_array_equal(
         full.pairs_, from_labels(np.arange(600) % 5, random_state=np.random.RandomState(0))[0]

@@ -83,14 +83,18 @@ def eigsh(
         problem: a warm start). A block costs b products for one Rayleigh-Ritz step on its span.
         When its k wanted Ritz pairs already meet ``tol``, those meeting 1%% of it are kept (if
         they are the whole answer, a short probe for missed copies of repeated eigenvalues is all
-        that is left) and Lanczos starts from the sum of the others. Otherwise (a block of at
-        least k columns from a matrix that has since moved, n >= 64, no ``filter_level`` or
-        ``threshold`` given) its k-th Ritz value, which lies on the unwanted side of the k-th
-        eigenvalue, becomes ``filter_level`` and the filtered run starts from the sum of the k
-        wanted Ritz vectors: on a sequence of saddle-point matrices that takes 0.6 of a cold
-        solve's time, where the block as a start saved nothing (``bench/results/eigsh.md``,
-        "sequence"); ``info["filtered"]`` tells. Default: a Gaussian vector drawn from
-        ``random_state``.
+        that is left) and Lanczos starts from the sum of the others. A block of 2 <= b <= n / 2
+        columns, at least k, from a matrix that has since moved (its wanted Ritz pairs miss
+        ``tol`` but lie within a tenth of ``||A||`` of invariant), with n >= 64 and no
+        ``filter_level`` or ``threshold`` given, goes further: its k-th Ritz value, which lies
+        on the unwanted side of the k-th eigenvalue, becomes ``filter_level`` and the filtered
+        run starts from the sum of the k wanted Ritz vectors. On a sequence of saddle-point
+        matrices that takes 0.6 of a cold solve's time, where the block as a start saved nothing
+        (``bench/results/eigsh.md``, "sequence"); ``info["filtered"]`` tells. Other blocks (a
+        random one, a nearly dependent one, b > n / 2) take the plain warm start above, and an
+        orthonormal block too far from invariant for any pair to meet ``tol`` (judged by one
+        product) skips its Rayleigh-Ritz step and Lanczos starts from the sum of its columns.
+        Default: a Gaussian vector drawn from ``random_state``.
     tol : float
         Converged when ``||A v - lambda v|| <= tol * ||A||`` (``||A||`` estimated by the largest
         Ritz value magnitude).

@@ -154,7 +154,7 @@ class SimpleNPKLCV(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         n = X.shape[0]
         rng = check_random_state(self.random_state)
         base = SimpleNPKL() if self.estimator is None else self.estimator
-        pairs, labels = pairs_for_fit(n, y, pairs, pair_labels, rng, partners=base.partners)
+        pairs, labels = pairs_for_fit(n, y, pairs, pair_labels, rng, partners=getattr(base, "partners", None))
         Cs = self._grid(self.Cs, "Cs")
         if self.Bs is None:
             name, capacities, other = "G", self._grid(self.Gs, "Gs"), "B"
