@@ -64,8 +64,8 @@ def counting(A):
     return op, calls
 
 
-def arpack(A, k, v0=None):
-    return spla.eigsh(A, k=k, which="LA", tol=TOL, v0=v0)
+def arpack(A, k):
+    return spla.eigsh(A, k=k, which="LA", tol=TOL)
 
 
 def lobpcg(A, op, k, seed=0):

@@ -22,6 +22,7 @@ import numpy as np
 from sklearn.metrics import adjusted_rand_score
 
 from kernlearn.constraints import from_labels
+from kernlearn.datasets._mixture import make_labelled_mixture
 from kernlearn.npkl import SimpleNPKL
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -81,11 +82,7 @@ def mixture_rows(sizes):
     print("| n | " + " | ".join(VARIANTS) + " |")
     print("|---|" + "---|" * len(VARIANTS))
     for n in sizes:
-        rng = np.random.default_rng(0)
-        centres = rng.standard_normal((5, 10)) * 3
-        truth = rng.integers(0, 5, n)
-        X = centres[truth] + rng.standard_normal((n, 10))
-        partial = np.where(rng.random(n) < 0.1, truth, -1)
+        X, truth, partial = make_labelled_mixture(n)
         cells = []
         for variant in VARIANTS:
             if VARIANTS[variant][0] is None and n > 10000:

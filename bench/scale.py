@@ -5,8 +5,9 @@ the baselines a user would pick instead, each fit in a fresh process with a time
     python bench/scale.py --methods SimpleNPKL LabelSpreading --python /other/venv/bin/python
     python bench/scale.py --methods MinimumVolumeEmbedding --params '{"basis": null}'
 
-Data: a 10-feature mixture of 5 Gaussian classes (centres 3 N(0, I), unit noise), 10 % of the
-points labelled at random (-1 for the rest), the issues' setting. Peak: VmHWM of the child above
+Data: kernlearn.datasets._mixture.make_labelled_mixture(n): a 10-feature mixture of 5 Gaussian classes
+(centres 3 N(0, I), unit noise), 10 % of the points labelled at random (-1 for the rest), the
+issues' setting. Peak: VmHWM of the child above
 its VmHWM with the data loaded. A fit that exceeds --timeout is killed and shown as such.
 
 Quality, on the unlabelled points (the labelled ones are what every method was given):
@@ -39,11 +40,8 @@ CHILD = textwrap.dedent(
             return next(float(l.split()[1]) for l in status if l.startswith("VmHWM")) / 1024.0
     method, n, params = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
     bench = sys.argv[4]
-    rng = np.random.default_rng(0)
-    centres = rng.standard_normal((5, 10)) * 3
-    labels = rng.integers(0, 5, n)
-    X = centres[labels] + rng.standard_normal((n, 10))
-    y = np.where(rng.random(n) < 0.1, labels, -1)
+    from kernlearn.datasets._mixture import make_labelled_mixture
+    X, labels, y = make_labelled_mixture(n)
     unlabelled = y < 0
     base = peak_mb()
     warnings.simplefilter("ignore")

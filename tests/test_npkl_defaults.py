@@ -14,6 +14,7 @@ from sklearn.preprocessing import StandardScaler
 from kernlearn.cluster import KernelKMeans
 from kernlearn.constraints import ConstraintAccumulator, from_labels
 from kernlearn.datasets import load_iris
+from kernlearn.datasets._mixture import make_labelled_mixture
 from kernlearn.graph import knn_graph, laplacian
 from kernlearn.npkl import DEFAULT_G, SimpleNPKL
 
@@ -121,20 +122,11 @@ def test_p1_closed_form_is_zero_when_no_eigenvalue_is_positive():
     assert model.eigenvalues_.size == 0 and model.embedding_.shape == (n, 0)
 
 
-def _mixture(n, seed=0):
-    """bench/scale.py's data: 5 classes in 10 dimensions, 10 % labelled (-1 elsewhere)."""
-    rng = np.random.default_rng(seed)
-    centres = rng.standard_normal((5, 10)) * 3
-    truth = rng.integers(0, 5, n)
-    X = centres[truth] + rng.standard_normal((n, 10))
-    return X, truth, np.where(rng.random(n) < 0.1, truth, -1)
-
-
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # max_iter=1: the pairs are the point
 def test_default_pairs_are_linear_in_the_labelled_count():
     from kernlearn.npkl import DEFAULT_PARTNERS
 
-    X, _, y = _mixture(600)
+    X, _, y = make_labelled_mixture(600)
     labelled = np.flatnonzero(y >= 0)
     model = SimpleNPKL(random_state=0, max_iter=1).fit(X, y)
     assert len(model.pairs_) <= 2 * DEFAULT_PARTNERS * labelled.size
@@ -165,7 +157,7 @@ def test_default_fit_carries_labels_to_unlabelled_points_at_3000():
     """With C = 0.3 and G = 1e-3 whatever the pairs and n (before), the kernel concentrated on the
     300 labelled points and the unlabelled ones clustered at chance (ARI 0.000,
     bench/results/scale.md); the n- and pair-aware defaults recover the classes."""
-    X, truth, y = _mixture(3000)
+    X, truth, y = make_labelled_mixture(3000)
     model = SimpleNPKL(random_state=0).fit(X, y)
     assert model.converged_ and model.eigenvalues_.size <= 10
     predicted = KernelKMeans(5, random_state=0).fit(model.embedding_).labels_

@@ -595,7 +595,7 @@ class SaddlePointSolver {
       // beyond it is positive, while the positive rank stays below dense_fraction n (where it is
       // faster, measured); LAPACK for a solve that finds more (never above dense_max_n).
       const bool automatic = opt_.eigen_solver == SpectralSolver::automatic;
-      const Index cap = std::max<Index>(1, static_cast<Index>(opt_.dense_fraction * static_cast<double>(n_)));
+      const Index cap = automatic_cap();
       if (automatic && wanted_count() > cap) {
         require_dense_allowed(cap);
         use_dense_ = automatic_dense_ = true;
@@ -621,7 +621,7 @@ class SaddlePointSolver {
     // optimum a small one (bench/results/scale.md). A quarter of the cap keeps a rank that
     // hovers near the cap from switching at every iteration.
     if (automatic_dense_ && !second_order_) {
-      const Index lanczos_cap = std::max<Index>(1, static_cast<Index>(opt_.dense_fraction * static_cast<double>(n_)));
+      const Index lanczos_cap = automatic_cap();
       if (4 * count <= lanczos_cap && wanted_count() <= lanczos_cap) use_dense_ = automatic_dense_ = false;
     }
     if (whole) {
@@ -654,6 +654,11 @@ class SaddlePointSolver {
     const double lower = want_whole ? -std::numeric_limits<double>::infinity() : zero;
     dense_eigenpairs_above(D, lower, cap, opt_.dense_lapack, values, vectors, poll_);
     return want_whole;
+  }
+
+  // The positive rank up to which the automatic choice keeps to Lanczos: dense_fraction n.
+  Index automatic_cap() const {
+    return std::max<Index>(1, static_cast<Index>(opt_.dense_fraction * static_cast<double>(n_)));
   }
 
   // The automatic choice needs more positive pairs than Lanczos may keep (cap): above
