@@ -14,6 +14,9 @@ Quality, on the unlabelled points (the labelled ones are what every method was g
 * clustering family (SimpleNPKL + KernelKMeans, SimpleNPKLCV + KernelKMeans, LabelSpreading,
   SpectralClustering, KMeans, COP-k-means): the adjusted Rand index of the clusters or of the
   predicted labels against the true classes;
+* classifiers (IKLR, SVC, and scikit-learn's Nystroem(n_components=1000) followed by
+  LogisticRegression or LinearSVC): every one of the n points labelled, and the accuracy on
+  10,000 further points of the same mixture (the issues' IKLR setting);
 * embeddings (MinimumVolumeEmbedding, StructurePreservingEmbedding, ColoredMVU, Isomap,
   SpectralEmbedding, PCA; 2 components each): the accuracy of 5-NN classification of the
   unlabelled points from the labelled ones in the embedding, so ARI and accuracy columns are
@@ -41,7 +44,11 @@ CHILD = textwrap.dedent(
     method, n, params = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
     bench = sys.argv[4]
     from kernlearn.datasets._mixture import make_labelled_mixture
-    X, labels, y = make_labelled_mixture(n)
+    supervised = method in ("IKLR", "SVC", "Nystroem+LogisticRegression", "Nystroem+LinearSVC")
+    X, labels, y = make_labelled_mixture(n + 10000 if supervised else n)
+    if supervised:  # every training point labelled; 10,000 more points to test on
+        X, labels, X_test, labels_test = X[:n], labels[:n], X[n:], labels[n:]
+        y = labels
     unlabelled = y < 0
     base = peak_mb()
     warnings.simplefilter("ignore")
@@ -85,13 +92,29 @@ CHILD = textwrap.dedent(
         from sklearn import manifold
         kw = {} if method == "Isomap" else {"random_state": 0}
         embedding = getattr(manifold, method)(n_components=2, **kw, **params).fit_transform(X)
+    elif method == "IKLR":
+        from kernlearn.indefinite import IndefiniteKernelLogisticRegression
+        model = IndefiniteKernelLogisticRegression(random_state=0, **params).fit(X, y)
+        extra = {"model": model.approximation_, "centres": model.n_centers_, "converged": bool(model.converged_.all())}
+    elif method == "SVC":
+        from sklearn.svm import SVC
+        model = SVC(**params).fit(X, y)
+    elif method in ("Nystroem+LogisticRegression", "Nystroem+LinearSVC"):
+        from sklearn.kernel_approximation import Nystroem
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.svm import LinearSVC
+        final = LogisticRegression(max_iter=1000) if method.endswith("LogisticRegression") else LinearSVC()
+        model = make_pipeline(Nystroem(n_components=1000, random_state=0, **params), final).fit(X, y)
     elif method == "PCA":
         from sklearn.decomposition import PCA
         embedding = PCA(2, **params).fit_transform(X)
     else:
         raise SystemExit(f"unknown method {method}")
     seconds = time.perf_counter() - start
-    if embedding is not None:
+    if supervised:
+        quality, kind = model.score(X_test, labels_test), "test accuracy"
+    elif embedding is not None:
         quality = KNeighborsClassifier(5).fit(embedding[~unlabelled], y[~unlabelled]).score(
             embedding[unlabelled], labels[unlabelled])
         kind = "5-NN accuracy"
@@ -102,6 +125,7 @@ CHILD = textwrap.dedent(
 )
 
 CLUSTERING = ["SimpleNPKL", "SimpleNPKLCV", "LabelSpreading", "SpectralClustering", "KMeans", "COP-k-means"]
+CLASSIFIERS = ["IKLR", "SVC", "Nystroem+LogisticRegression", "Nystroem+LinearSVC"]
 EMBEDDINGS = [
     "MinimumVolumeEmbedding",
     "StructurePreservingEmbedding",
@@ -133,7 +157,7 @@ def run(method, n, params, timeout, python):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 3000, 10000, 30000, 100000])
-    parser.add_argument("--methods", nargs="+", default=CLUSTERING + EMBEDDINGS)
+    parser.add_argument("--methods", nargs="+", default=CLUSTERING + EMBEDDINGS + CLASSIFIERS)
     parser.add_argument("--params", default="{}", help="JSON keyword arguments for every method's estimator")
     parser.add_argument("--timeout", type=float, default=150.0)
     parser.add_argument("--python", default=sys.executable, help="the interpreter whose kernlearn runs the fits")

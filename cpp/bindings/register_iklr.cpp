@@ -1,10 +1,11 @@
-// Bindings of methods/iklr.hpp: the Newton and CCICP solvers of indefinite kernel logistic
-// regression on a kernel operator (operators.hpp: a dense array, a kernel on the fly, a cluster's
-// products), through the typed boundary (boundary.hpp): IklrOptions in, IklrResult out,
-// IklrIteration records to the callback. kernlearn/indefinite.py validates the parameters.
+// Bindings of methods/iklr.hpp and iklr_nystrom.hpp: the Newton and CCICP solvers of indefinite
+// kernel logistic regression on a kernel operator, and the Newton solver of its Nystrom model (operators.hpp: a dense
+// array, a kernel on the fly, a cluster's products), through the typed boundary (boundary.hpp): IklrOptions in,
+// IklrResult out, IklrIteration records to the callback. kernlearn/indefinite.py validates the parameters.
 #include <optional>
 
 #include "kernlearn/methods/iklr.hpp"
+#include "kernlearn/methods/iklr_nystrom.hpp"
 
 #include "common.hpp"
 #include "operators.hpp"
@@ -94,6 +95,41 @@ void register_iklr(py::module_& m) {
       "options"_a, "callback"_a = py::none(), "n_threads"_a = 1,
       "Inexact Newton on the convex IKLR model (lambda/2) a'K+ a with K- = V diag(w) V' + shift I, on the "
       "kernel K (an Operator, or a dense float32 / float64 array).");
+  OptionsClass<IklrNystromOptions>(m, "IklrNystromOptions", "Options of the Newton solver of IKLR's Nystrom model.")
+      .field("lambda_", &IklrNystromOptions::lambda, "the regularisation lambda (the estimator's alpha)")
+      .field("intercept", &IklrNystromOptions::intercept, "s, the constant feature's value (0: no intercept)")
+      .field("tol", &IklrNystromOptions::tol, "converged when ||grad F|| <= tol ||grad F(0)||")
+      .field("max_iter", &IklrNystromOptions::max_iter, "Newton steps")
+      .field("max_cg", &IklrNystromOptions::max_cg, "preconditioned conjugate-gradient steps per Newton step");
+
+  ResultClass<IklrNystromResult>(m, "IklrNystromResult", "What the Nystrom model's Newton solver returns.")
+      .field("beta", &IklrNystromResult::beta, "the feature weights")
+      .field("intercept_weight", &IklrNystromResult::intercept_weight, "b: the intercept is s b")
+      .field("initial_objective", &IklrNystromResult::initial_objective, "F at the start")
+      .field("status", &IklrNystromResult::status,
+             "converged, max_iter, interrupted, or not_converged (the line search found no decrease)")
+      .field("gradient_norm", &IklrNystromResult::gradient_norm, "||grad F|| at the returned weights")
+      .field("reference_gradient_norm", &IklrNystromResult::reference_gradient_norm, "||grad F(0)||, tol's scale")
+      .records("history", &IklrNystromResult::history,
+               "one IklrIteration per Newton step (matvecs counts passes over C)");
+
+  m.def(
+      "iklr_nystrom_newton",
+      [](const MatrixRef& C, const MatrixRef& T, const MatrixRef& Phi_centers,
+         const Eigen::Ref<const Eigen::VectorXd>& y, const Eigen::Ref<const Eigen::VectorXd>& beta0,
+         const IklrNystromOptions& options, const std::optional<py::function>& callback, int n_threads) {
+        const auto monitor = python_monitor<IklrIteration>(callback);
+        const InterruptPoll poll = python_interrupt_poll();
+        return run_interruptible([&] {
+          ThreadTeam team(n_threads);
+          return iklr_nystrom_newton(C, T, Phi_centers, y, beta0, options, team, monitor, poll);
+        });
+      },
+      "C"_a.noconvert(), "T"_a.noconvert(), "Phi_centers"_a.noconvert(), "y"_a.noconvert(), "beta0"_a.noconvert(),
+      py::kw_only(), "options"_a, "callback"_a = py::none(), "n_threads"_a = 1,
+      "Newton-CG with Falkon's preconditioner on IKLR's Nystrom model with features Phi = C T: the kernel "
+      "columns C (n x M) at the centres, the projection T (M x r), the centres' features Phi_centers (any rows, r "
+      "columns), signs y, start beta0 (r); all float64 C-ordered.");
 }
 
 }  // namespace kernlearn::bindings

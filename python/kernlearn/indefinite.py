@@ -47,6 +47,23 @@ indefinite kernel raises :class:`IndefiniteKernelWarning`; ``solver="newton"`` r
 - ``"shift"``: K- = s I, K+ = K + s I with s = max(-mu_min, 0): exact, and it needs only the
   smallest eigenvalue (one Lanczos run), never an O(n^3) eigendecomposition.
 
+**The Nystrom model** (``approximation``: by default above 20,000 training points). With M
+centres Z (a uniform sample of the training points by default) and their kernel block W = U S U'
+(pairs with |s| > 1e-10 max |s|), the features phi(x) = k(x, Z) U |S|^-1/2 give the model
+f(x) = phi(x)'beta + s b with penalty (lambda/2)(|beta|^2 + b^2): for a PSD kernel, exactly the
+positive-penalty model with f restricted to the span of k(., z_j); for an indefinite kernel
+(TL1) the features use |S|, the spectrum-flipped Nystrom approximation C |W|^+ C', which is not
+the exact model's shift decomposition. It is solved by Newton-CG in the r <= M feature weights
+(cpp/include/kernlearn/methods/iklr_nystrom.hpp) with Falkon's preconditioner (Rudi, Carratino &
+Rosasco 2017; Meanti et al. 2020): the Hessian estimated at the centres, an r x r Cholesky
+factor per Newton step. Memory O(n M) (the n x M kernel columns; the features C U |S|^-1/2 are
+applied as two factors, never formed), O(n M) per CG step. The certificate is the same as the
+exact Newton's: ``gradient_norm_``, the gradient norm of the Nystrom objective against its value
+at zero. What it gives up: the exact model's optimum (the restriction to M centres); its test
+accuracy against the exact model's, and its time, are in bench/results/iklr_nystrom.md. The
+coefficients are kept on the centres (``dual_coef_``, ``X_fit_``), so new points cost
+O(M d) each.
+
 **Kernels that are never formed.** The solvers run in C++ on a kernel operator
 (cpp/include/kernlearn/linalg/operator.hpp), whatever holds the kernel: a dense n x n array, a
 :class:`kernlearn.kernels.KernelOperator` that recomputes the entries tile by tile on every
@@ -106,6 +123,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from . import _core
 from ._utils import _solver_choice
 from ._utils._monitor import Monitor, history_arrays
+from ._utils._nystrom import NystromMap
 from ._utils._operators import CoreLinearOperator, as_core_operator, check_symmetric_operator
 from ._utils._param_validation import Interval, Options, StrOptions, validate_params
 from ._utils._validation import naming, resolve_n_threads, symmetrized
@@ -499,8 +517,24 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         matrix takes at most 1.9 GiB (n = 16,000 in float64, 22,600 in float32), the operator
         above. Both give the same fit up to rounding. A callable kernel is always dense; a
         precomputed one is what X is (an array, or a LinearOperator such as a KernelOperator).
+    approximation : {"auto", "exact", "nystrom"}
+        "exact": the model on the whole n x n kernel (``kernel_storage``). "nystrom": the model
+        restricted to M centres (``n_centers``, ``centers``; module docstring, "The Nystrom
+        model"), O(n M) memory and O(n M) per Newton-CG step; it needs ``solver="newton"``,
+        ``penalty="positive"``, ``backend="local"`` and a kernel that can be evaluated at new
+        points (ValueError otherwise). "auto" (default): exact up to 20,000 training points,
+        Nystrom above (``IKLR_EXACT_MAX_N`` in ``_utils/_solver_choice.py``; figures in
+        bench/results/iklr_nystrom.md), and exact whatever n where the Nystrom model does not apply.
+    n_centers : int or "auto"
+        M, the number of Nystrom centres drawn uniformly without replacement from the training
+        points; at most n (ValueError above). "auto" (default): 1,000 (at most n), where the test
+        accuracy of bench/results/iklr_nystrom.md stops moving.
+    centers : "uniform" or array-like of shape (M, n_features)
+        "uniform" (default): drawn from the training points (``random_state``). An array: these
+        points are the centres (k-means centres, say), and the Nystrom model is used whatever
+        ``approximation`` says, except "exact".
     random_state : int, RandomState, Generator or None
-        Lanczos start vectors and SGD's sample indices (a numpy Generator).
+        Lanczos start vectors, SGD's sample indices and the Nystrom centres (a numpy Generator).
     verbose : int
         Print one line per outer iteration.
     callback : callable, optional
@@ -533,8 +567,9 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_ : ndarray
-    dual_coef_ : ndarray of shape (n_classifiers, n_train)
-        The expansion coefficients a (one row for binary problems, one per class for one-vs-rest).
+    dual_coef_ : ndarray of shape (n_classifiers, n_train) or (n_classifiers, n_centers_)
+        The expansion coefficients a over the points of ``X_fit_`` (one row for binary problems,
+        one per class for one-vs-rest): f(x) = sum_j a_j k(x, X_fit_[j]) + intercept_.
     intercept_ : ndarray of shape (n_classifiers,)
         b = intercept_scaling**2 * sum_j a_j (0 when ``fit_intercept=False``).
     n_iter_ : ndarray of shape (n_classifiers,)
@@ -553,10 +588,16 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         Newton adds ``gradient_norm`` and ``step`` (line-search step) per step.
     decomposition_ : dict
         Method, mu_min, mu_max, shift, negative rank, time and mat-vecs of the decomposition,
-        and the eta_0 used.
+        and the eta_0 used. For the Nystrom model: method "none (Nystrom)", n_centers, rank (the
+        features kept), negative_rank (those from negative eigenvalues of the centres' block) and
+        the seconds spent building the features.
     X_fit_ : ndarray or None
-        Training inputs (needed to evaluate the kernel at new points); None for a precomputed
-        kernel, which is not kept.
+        The points the kernel is evaluated at for new points: the training inputs, or the Nystrom
+        centres; None for a precomputed kernel, which is not kept.
+    approximation_ : {"exact", "nystrom"}
+        The model fitted (``approximation``).
+    n_centers_ : int or None
+        M for the Nystrom model, None for the exact one.
     shape_fit_ : tuple
         Shape of the training X (or kernel).
 
@@ -612,6 +653,9 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         "penalty": [StrOptions({"krein", "positive"})],
         "kernel_dtype": [StrOptions({"float64", "float32"})],
         "kernel_storage": [StrOptions({"auto", "dense", "operator"})],
+        "approximation": [StrOptions({"auto", "exact", "nystrom"})],
+        "n_centers": [StrOptions({"auto"}), Interval(numbers.Integral, 1, None)],
+        "centers": [StrOptions({"uniform"}), "array-like"],
         "random_state": ["random_state"],
         "verbose": [Interval(numbers.Integral, 0, None), "boolean"],
         "callback": [None, "callable"],
@@ -645,6 +689,9 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         penalty="positive",
         kernel_dtype="float64",
         kernel_storage="auto",
+        approximation="auto",
+        n_centers="auto",
+        centers="uniform",
         random_state=None,
         verbose=0,
         callback=None,
@@ -675,6 +722,9 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         self.penalty = penalty
         self.kernel_dtype = kernel_dtype
         self.kernel_storage = kernel_storage
+        self.approximation = approximation
+        self.n_centers = n_centers
+        self.centers = centers
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
@@ -764,6 +814,10 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         rng = _generator(self.random_state)
         seed = int(rng.integers(np.iinfo(np.int32).max))
         n_threads = resolve_n_threads(self.n_jobs)
+        self.approximation_ = self._approximation(X, user_operator)
+        self.n_centers_ = None
+        if self.approximation_ == "nystrom":
+            return self._fit_nystrom(X, y, rng, n_threads)
         K = self._training_operator(X, user_operator, n_threads, check_random_state(seed))
         n = K.shape[0]
         # A user's KernelOperator of the RBF kernel is as PSD as ours.
@@ -905,6 +959,112 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
                 K = K + constant
         return K
 
+    def _approximation(self, X, user_operator):
+        """ "exact" or "nystrom": the ``approximation`` parameter, "auto" by the size rule of
+        _utils/_solver_choice.py; a Nystrom model is refused (ValueError naming the parameter that
+        excludes it) where it cannot be built or does not solve the chosen model."""
+        if self.approximation == "exact":
+            return "exact"
+        reasons = []
+        if user_operator is not None or self.kernel == "precomputed":
+            reasons.append("kernel='precomputed' (a Nystrom model evaluates the kernel at new centres)")
+        if self.backend != "local":
+            reasons.append(f"backend={self.backend!r} (the Nystrom model is local)")
+        if self.solver != "newton":
+            reasons.append(f"solver={self.solver!r} (the Nystrom model is solved by Newton)")
+        if self.penalty != "positive":
+            reasons.append(f"penalty={self.penalty!r} (the Nystrom model is the positive-penalty one)")
+        if self.approximation == "nystrom":
+            if reasons:
+                raise ValueError(f"approximation='nystrom' cannot be used with {reasons[0]}")
+            return "nystrom"
+        if not isinstance(self.centers, str):
+            if reasons:
+                raise ValueError(f"centers (an array of Nystrom centres) cannot be used with {reasons[0]}")
+            return "nystrom"
+        if reasons or X.shape[0] <= _solver_choice.IKLR_EXACT_MAX_N:
+            return "exact"
+        return "nystrom"
+
+    def _nystrom_centers(self, X, rng):
+        """The M centres: a uniform sample of the training rows without replacement (M from
+        ``n_centers``, the "auto" rule of _utils/_solver_choice.py), or the caller's array."""
+        n, d = X.shape
+        if not isinstance(self.centers, str):
+            with naming("centers"):
+                Z = check_array(self.centers, dtype=np.float64, order="C", input_name="centers")
+            if Z.shape[1] != d:
+                raise ValueError(f"centers must have the {d} features of X, got shape {Z.shape}")
+            if not isinstance(self.n_centers, str) and self.n_centers != Z.shape[0]:
+                raise ValueError(
+                    f"n_centers={self.n_centers} contradicts the {Z.shape[0]} rows of centers: leave it 'auto'"
+                )
+            return Z
+        if self.n_centers == "auto":
+            m = _solver_choice.iklr_nystrom_centers(n)
+        else:
+            m = int(self.n_centers)
+            if m > n:
+                raise ValueError(f"n_centers must be at most the number of training points ({n}), got {m}")
+        return X[np.sort(rng.choice(n, size=m, replace=False))]
+
+    def _fit_nystrom(self, X, y, rng, n_threads):
+        """The Nystrom model (module docstring, "Nystrom model"): features at M centres, one Newton
+        run per classifier in C++; the coefficients are kept on the centres, so that
+        decision_function evaluates k(x, centres) like the exact model's k(x, X_fit)."""
+        start = time.perf_counter()
+        Z = self._nystrom_centers(X, rng)
+        feature_map = NystromMap(lambda A, B: self._kernel(A, B), Z)
+        C = feature_map.kernel_columns(X)
+        seconds = time.perf_counter() - start
+        s = float(self.intercept_scaling) if self.fit_intercept else 0.0
+        options = _core.methods.IklrNystromOptions(
+            lambda_=float(self.alpha), intercept=s, tol=float(self.tol), max_iter=int(self.max_iter), max_cg=_MAX_CG
+        )
+        targets = [self.classes_[1]] if self.classes_.size == 2 else list(self.classes_)
+        coefs, intercepts, n_iter, history, converged, gradient_norm = [], [], [], [], [], []
+        for c, target in enumerate(targets):
+            signs = np.where(y == target, 1.0, -1.0)
+            alpha0 = self._start(X.shape[0], rng)
+            # f = K a ~ Phi Phi' a: the start a_0 as feature weights.
+            beta0 = feature_map.projection.T @ (C.T @ alpha0) if alpha0.any() else np.zeros(feature_map.n_features)
+            with self._monitor(c, int(self.max_iter), certificate="gradient_norm") as monitor:
+                out = _core.methods.iklr_nystrom_newton(
+                    C,
+                    feature_map.projection,
+                    feature_map.center_features,
+                    signs,
+                    beta0,
+                    options=options,
+                    callback=monitor.core_callback(),
+                    n_threads=n_threads,
+                )
+            fit = self._newton_outcome(out, feature_map.projection @ out.beta, stacklevel=4)
+            coefs.append(fit["alpha"])
+            intercepts.append(s * out.intercept_weight)
+            n_iter.append(fit["n_iter"])
+            converged.append(fit["converged"])
+            gradient_norm.append(fit["gradient_norm"])
+            history.append(fit["history"])
+        self.dual_coef_ = np.vstack(coefs)
+        self.intercept_ = np.asarray(intercepts)
+        self.n_iter_ = np.asarray(n_iter)
+        self.converged_ = np.asarray(converged, dtype=bool)
+        self.gradient_norm_ = np.asarray(gradient_norm, dtype=float)
+        self.history_ = history
+        self.n_centers_ = Z.shape[0]
+        self.decomposition_ = {
+            "method": "none (Nystrom)",
+            "n_centers": Z.shape[0],
+            "rank": feature_map.n_features,
+            "negative_rank": int(np.sum(feature_map.signs < 0)),
+            "seconds": seconds,
+            "learning_rate": None,
+        }
+        self.shape_fit_ = X.shape
+        self.X_fit_ = Z
+        return self
+
     def _kernel_on_the_fly(self, n):
         """Whether the training kernel is a KernelOperator rather than a dense array
         (kernel_storage; "auto" by the memory rule of _utils/_solver_choice.py)."""
@@ -955,6 +1115,11 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
                 callback=monitor.core_callback(),
                 n_threads=n_threads,
             )
+        return self._newton_outcome(out, out.alpha, stacklevel=4)
+
+    def _newton_outcome(self, out, coefficients, stacklevel):
+        """The fit record of one Newton run (exact or Nystrom): its certificate, history and, when
+        it did not reach tol, a ConvergenceWarning saying why."""
         records = history_arrays(out.history, _NEWTON_FIELDS)
         status = out.status
         relative = out.gradient_norm / out.reference_gradient_norm if out.reference_gradient_norm > 0 else 0.0
@@ -968,10 +1133,10 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
                 f"IKLR (Newton) did not reach tol={self.tol:g}: {reason}; the gradient norm is "
                 f"{relative:.3g} times that at a = 0",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
         return {
-            "alpha": out.alpha,
+            "alpha": coefficients,
             "n_iter": len(out.history),
             "converged": status == _core.core.SolverStatus.converged,
             "gradient_norm": relative,

@@ -6,23 +6,16 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernlearn/methods/logistic.hpp"
+
 namespace kernlearn {
 
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// log(1 + exp(-m)) without overflow for either sign of the margin m.
-double logistic_loss(double m) { return m > 0 ? std::log1p(std::exp(-m)) : -m + std::log1p(std::exp(m)); }
-
-// 1 / (1 + exp(m)), the weight beta of eq. (11) at margin m = y_i (K a)_i.
-double tail_weight(double m) {
-  if (m >= 0) {
-    const double e = std::exp(-m);
-    return e / (1.0 + e);
-  }
-  return 1.0 / (1.0 + std::exp(m));
-}
+using logistic::loss;
+using logistic::tail_weight;
 
 // What both solvers share: the kernel, the labels and K-, the polled mat-vec and its count, and
 // the mean logistic loss at margins y o z.
@@ -48,7 +41,7 @@ class KernelRun {
 
   double mean_loss(const Eigen::VectorXd& z) const {
     double s = 0.0;
-    for (Index i = 0; i < n_; ++i) s += logistic_loss(y_[i] * z[i]);
+    for (Index i = 0; i < n_; ++i) s += loss(y_[i] * z[i]);
     return s / static_cast<double>(n_);
   }
 

@@ -771,6 +771,106 @@ class IklrResult:
         CCICP: max_iter, interrupted, or not_converged (the schedule overflowed); Newton: converged, max_iter, interrupted, or not_converged (the line search found no decrease)
         """
 
+class IklrNystromOptions:
+    """
+    Options of the Newton solver of IKLR's Nystrom model.
+    """
+
+    _fields: typing.ClassVar[tuple] = ("lambda_", "intercept", "tol", "max_iter", "max_cg")
+    def __init__(
+        self, *, lambda_: float = ..., intercept: float = ..., tol: float = ..., max_iter: int = ..., max_cg: int = ...
+    ) -> None:
+        """
+        Options; every field defaults to the C++ member initialiser: IklrNystromOptions._fields.
+        """
+    def __repr__(self) -> str: ...
+    @property
+    def intercept(self) -> float:
+        """
+        s, the constant feature's value (0: no intercept)
+        """
+    @intercept.setter
+    def intercept(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    @property
+    def lambda_(self) -> float:
+        """
+        the regularisation lambda (the estimator's alpha)
+        """
+    @lambda_.setter
+    def lambda_(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    @property
+    def max_cg(self) -> int:
+        """
+        preconditioned conjugate-gradient steps per Newton step
+        """
+    @max_cg.setter
+    def max_cg(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    @property
+    def max_iter(self) -> int:
+        """
+        Newton steps
+        """
+    @max_iter.setter
+    def max_iter(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    @property
+    def tol(self) -> float:
+        """
+        converged when ||grad F|| <= tol ||grad F(0)||
+        """
+    @tol.setter
+    def tol(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+
+class IklrNystromResult:
+    """
+    What the Nystrom model's Newton solver returns.
+    """
+    def __init__(self, *args: typing.Any, **kwargs: typing.Any) -> None: ...  # not constructible
+    _fields: typing.ClassVar[tuple] = (
+        "beta",
+        "intercept_weight",
+        "initial_objective",
+        "status",
+        "gradient_norm",
+        "reference_gradient_norm",
+        "history",
+    )
+    def __repr__(self) -> str: ...
+    @property
+    def beta(self) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"]:
+        """
+        the feature weights
+        """
+    @property
+    def gradient_norm(self) -> float:
+        """
+        ||grad F|| at the returned weights
+        """
+    @property
+    def history(self) -> typing.Any:
+        """
+        one IklrIteration per Newton step (matvecs counts passes over C)
+        """
+    @property
+    def initial_objective(self) -> float:
+        """
+        F at the start
+        """
+    @property
+    def intercept_weight(self) -> float:
+        """
+        b: the intercept is s b
+        """
+    @property
+    def reference_gradient_norm(self) -> float:
+        """
+        ||grad F(0)||, tol's scale
+        """
+    @property
+    def status(self) -> kernlearn._core.core.SolverStatus:
+        """
+        converged, max_iter, interrupted, or not_converged (the line search found no decrease)
+        """
+
 class IsmOptions:
     """
     Options of ISM (Algorithm 2 of Wu et al. 2018).
@@ -1383,6 +1483,21 @@ def iklr_newton(
 ) -> IklrResult:
     """
     Inexact Newton on the convex IKLR model (lambda/2) a'K+ a with K- = V diag(w) V' + shift I, on the kernel K (an Operator, or a dense float32 / float64 array).
+    """
+
+def iklr_nystrom_newton(
+    C: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    T: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    Phi_centers: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    y: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
+    beta0: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
+    *,
+    options: IklrNystromOptions,
+    callback: collections.abc.Callable | None = None,
+    n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
+) -> IklrNystromResult:
+    """
+    Newton-CG with Falkon's preconditioner on IKLR's Nystrom model with features Phi = C T: the kernel columns C (n x M) at the centres, the projection T (M x r), the centres' features Phi_centers (any rows, r columns), signs y, start beta0 (r); all float64 C-ordered.
     """
 
 def ism(

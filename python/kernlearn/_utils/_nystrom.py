@@ -1,0 +1,62 @@
+"""The Nystrom feature map of a kernel at M centres, for models that replace an n x n kernel by
+features (IKLR's Nystrom model).
+
+With the centres' block W = U S U' (its eigenpairs with |s| > rcond max |s|), the map is
+phi(x) = k(x, Z) U |S|^-1/2, so that phi(x)' J phi(x') = k(x, Z) W^+ k(Z, x') with J = sign(S):
+the Nystrom approximation C W^+ C' of the kernel, in the form of r <= M features. For a PSD
+kernel J = I and phi(x)'phi(x') is that approximation itself; for an indefinite one phi(x)'phi(x')
+is its spectrum-flipped (PSD) version C |W|^+ C'.
+"""
+
+import numpy as np
+import scipy.linalg
+
+# Entries of one block of k(X, Z) while it is built: 32 MiB of float64 (a callable kernel sees
+# blocks of this size, never the whole n x M array at once besides the result).
+_BLOCK_ENTRIES = 2**22
+
+# Eigenvalues of W at most this fraction of its largest magnitude are dropped (their features
+# would amplify the rounding of k(x, Z) by 1 / sqrt(rcond), about 1e5).
+RCOND = 1e-10
+
+
+class NystromMap:
+    """phi(x) = k(x, Z) U |S|^-1/2 for a kernel callable ``kernel(A, B) -> (len(A), len(B))``.
+
+    Attributes
+    ----------
+    centers : ndarray of shape (M, d)
+    projection : ndarray of shape (M, r)
+        U |S|^-1/2 over the kept eigenpairs of W.
+    signs : ndarray of shape (r,)
+        sign(S): all +1 for a PSD W.
+    center_features : ndarray of shape (M, r)
+        phi at the centres, W U |S|^-1/2.
+    """
+
+    def __init__(self, kernel, centers, rcond=RCOND):
+        self.kernel = kernel
+        self.centers = centers
+        W = np.asarray(kernel(centers, centers), dtype=np.float64)
+        W = 0.5 * (W + W.T)
+        s, U = scipy.linalg.eigh(W, driver="evd")  # every pair: evd is the fastest route
+        scale = np.abs(s).max() if s.size else 0.0
+        keep = np.abs(s) > rcond * scale
+        if not keep.any():
+            raise ValueError("the kernel vanishes on the Nystrom centres: no feature can be built from them")
+        self.projection = np.ascontiguousarray(U[:, keep] / np.sqrt(np.abs(s[keep])))
+        self.signs = np.sign(s[keep])
+        self.center_features = np.ascontiguousarray(W @ self.projection)
+
+    @property
+    def n_features(self):
+        return self.projection.shape[1]
+
+    def kernel_columns(self, X):
+        """C = k(X, Z), shape (len(X), M), C-ordered float64, built a block of rows at a time (the
+        features are C @ projection; a solver applies the two factors in turn rather than form it)."""
+        out = np.empty((X.shape[0], self.centers.shape[0]))
+        rows = max(1, _BLOCK_ENTRIES // self.centers.shape[0])
+        for start in range(0, X.shape[0], rows):
+            out[start : start + rows] = self.kernel(X[start : start + rows], self.centers)
+        return out
