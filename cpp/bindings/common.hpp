@@ -131,5 +131,6 @@ void register_embedding(py::module_& m);
 void register_iklr(py::module_& m);
 void register_kdac(py::module_& m);
 void register_sice(py::module_& m);
+void register_affinity(py::module_& m);
 
 }  // namespace kernlearn::bindings

@@ -25,4 +25,5 @@ PYBIND11_MODULE(_core, m) {
   kb::register_iklr(methods);
   kb::register_kdac(methods);
   kb::register_sice(methods);
+  kb::register_affinity(methods);
 }

@@ -1452,6 +1452,25 @@ class SiceResult:
         SolverStatus: converged, max_iter, or not_converged (stalled)
         """
 
+def affinity_push(
+    Pt_data: numpy.typing.NDArray[numpy.float64],
+    Pt_indices: numpy.typing.NDArray[numpy.int64],
+    Pt_indptr: numpy.typing.NDArray[numpy.int64],
+    W0_data: numpy.typing.NDArray[numpy.float64],
+    W0_indices: numpy.typing.NDArray[numpy.int64],
+    W0_indptr: numpy.typing.NDArray[numpy.int64],
+    *,
+    alpha: typing.SupportsFloat | typing.SupportsIndex,
+    eps: typing.SupportsFloat | typing.SupportsIndex,
+    cut: typing.SupportsFloat | typing.SupportsIndex,
+    pattern_indices: typing.Annotated[numpy.typing.ArrayLike, numpy.int64] | None = None,
+    pattern_indptr: typing.Annotated[numpy.typing.ArrayLike, numpy.int64] | None = None,
+    n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
+) -> tuple[numpy.typing.NDArray[numpy.int64], numpy.typing.NDArray[numpy.int64], numpy.typing.NDArray[numpy.float64]]:
+    """
+    S3ML's propagation W* = (1 - a)(I - aP)^-1 W0 column by column by residual pushes, each value within eps (affinity_propagation.hpp): P' (P row-stochastic) and the symmetric W0 as CSR arrays (float64 data, int64 indices and indptr). Without a pattern, the entries with |value| >= cut; with a symmetric pattern (CSR indices and indptr), the values at its positions. Returns (rows, cols, values).
+    """
+
 def ccicp(
     K: typing.Any,
     y: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],

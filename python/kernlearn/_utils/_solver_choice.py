@@ -40,6 +40,30 @@ SPECTRAL_DENSE_MAX_N = 2000
 # 200 MB each at the limit); "auto" takes the sparse series above it.
 AFFINITY_DENSE_MAX_N = 5000
 
+# S3ML, partners="auto": every pair among the labelled points (the paper's protocol) up to this
+# many labelled points (124,750 pairs), S3ML_PARTNERS must-link and cannot-link partners per
+# labelled point above (linear in the labelled count; from_labels' rule, SimpleNPKL's default).
+# propagation_tol="auto": exact (1e-12 relative to theta) up to S3ML_EXACT_PROPAGATION_MAX_N
+# points, S3ML_SCALE_PROPAGATION_TOL above: the pushes' cost grows with 1 / tol (2.5 s against
+# 20 s at n = 10^4). Figures: bench/results/s3ml_scale.md.
+S3ML_ALL_PAIRS_MAX_LABELLED = 500
+S3ML_PARTNERS = 5
+S3ML_EXACT_PROPAGATION_MAX_N = 5000
+S3ML_SCALE_PROPAGATION_TOL = 1e-2
+
+
+def s3ml_partners(labelled):
+    """partners="auto" of S3ML for partially labelled y: None (every pair among the labelled
+    points) up to S3ML_ALL_PAIRS_MAX_LABELLED labelled points, S3ML_PARTNERS above."""
+    return None if labelled <= S3ML_ALL_PAIRS_MAX_LABELLED else S3ML_PARTNERS
+
+
+def s3ml_propagation_tol(n):
+    """propagation_tol="auto" of S3ML: 1e-12 (propagate_affinities' default) up to
+    S3ML_EXACT_PROPAGATION_MAX_N points, S3ML_SCALE_PROPAGATION_TOL above."""
+    return 1e-12 if n <= S3ML_EXACT_PROPAGATION_MAX_N else S3ML_SCALE_PROPAGATION_TOL
+
+
 # MVE's Newton steps: up to this n, eigen_solver="auto" solves them densely from the start
 # (Newton steps need the whole spectrum). Figures: bench/results/solver_choice.md.
 NEWTON_DENSE_MAX_N = 1000

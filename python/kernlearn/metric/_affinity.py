@@ -12,33 +12,28 @@ X L X' for column-sample X).
 
 Three ways to evaluate eq. (9)-(10), all returning the same CSR matrix:
 
-``"series"`` (default; the scaling path). With G = (1 - a)(I - aP)^-1 = (1 - a) sum_t (aP)^t,
-every column block W*[:, B] is the sum of the iterates V_0 = (1 - a) W0[:, B],
-V_{t+1} = drop(a P V_t), where drop() zeroes entries of magnitude below tau. P is row-stochastic
-and non-negative, so ||P v||_max <= ||v||_max, and
+``"series"`` (default; the scaling path). The Neumann series W* = (1 - a) sum_t (aP)^t W0,
+evaluated column by column by local residual pushes in the core
+(cpp/include/kernlearn/methods/affinity_propagation.hpp): with an estimate p and a residual r
+(r = W0[:, j] at the start) and the invariant W*[:, j] = p + (1 - a)(I - aP)^-1 r, a push at a
+position u moves (1 - a) r_u into p_u and a r_u P e_u into the residuals of u's in-neighbours,
+until every |r_v| < eps. P is row-stochastic and non-negative, so (1 - a)(I - aP)^-1 has
+infinity-norm 1 and every entry of p is within eps of W*'s; a column touches only the positions
+its residual reaches with eps, not all n.
 
-* the iterates are bounded by (1 - a) a^t (W0's entries are 0 or +-1), so after
-  T = ceil(log(tau / (1 - a)) / log a) steps everything is dropped and the loop ends by itself;
-  there is no separate truncation tail;
-* a vector E dropped at step s (|E| < tau entrywise) would have contributed sum_r (aP)^r E, of
-  max-norm < tau / (1 - a). Summing over the T + 1 dropping steps, every entry of the computed
-  W* is within delta = (T + 1) tau / (1 - a) of the exact one, and so is every entry of the
-  symmetrised (W* + W*') / 2.
+``tol`` asks for eps = tol * theta: kept entries (|W_ij| >= theta) are exact to tol relative,
+and an entry whose exact magnitude is within tol * theta of theta may land on either side of
+the threshold.
 
-``tol`` asks for delta <= tol * theta: tau = tol * theta * (1 - a) / (T + 1), with T and tau solved
-together (a short fixed point; for tol = 1e-12, theta = 0.01, a = 0.5 this is T = 53 steps and
-tau ~ 1e-17). Kept entries (|W_ij| >= theta) are then exact to tol relative; an entry whose exact
-magnitude is within tol * theta of theta may land on either side of the threshold.
-
-The symmetrisation needs W*_ji next to W*_ij, and W*_ji lives in another column block. Column j
-of W* does not depend on the block it is computed in (sparse products and drops act column by
-column), so the series runs twice: a cheap first pass at tolerance 1e-3 (delta_1 = 1e-3 theta,
-about 20 steps) collects the candidates |W*_ij| >= theta - delta - delta_1 (a kept entry has
-|S_ij| >= theta - delta, which needs max(|W*_ij|, |W*_ji|) >= theta - delta), the second pass
-evaluates W* at ``tol`` on the candidates and their transposes. Memory is O(block nnz + nnz(W));
-no n x n array is formed. The iterates of
-W0's identity columns spread only as far as walks of weight >= tau reach; the columns of the
-points in constraints (C's non-zero columns) fill up to n entries, as W* itself does there.
+The symmetrisation needs W*_ji next to W*_ij, which is another column's entry. So the pushes run
+twice: a cheap first pass at eps_1 = max(tol, 0.1) theta collects the candidates
+|W*_ij| >= theta - eps - eps_1 (a kept entry has |S_ij| >= theta - eps, which needs
+max(|W*_ij|, |W*_ji|) >= theta - eps), and the second pass evaluates W* at eps on the candidates
+and their transposes. Each pass runs one column per thread at a time with O(n) workspace per
+thread: memory O(n + nnz(W) + candidates), no n x n array. The cost grows with 1 / eps and with
+the constraints per point (each constrained point seeds its partners' columns), which is why
+S3ML pairs each labelled point with a fixed number of partners at scale and loosens ``tol``
+there (kernlearn/metric/_s3ml.py, figures in bench/results/s3ml_scale.md).
 
 ``"splu"`` (exact, for moderate n). One sparse LU of I - aP (SuperLU), then per column block
 W*[:, B] = solve((1 - a) W0[:, B]) and, for the symmetrisation, W*'[:, B] = W0 G'[:, B] with
@@ -58,6 +53,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from .. import _core
 from .._utils import _solver_choice
 from .._utils._scaling import binary_exponent
 from .._utils._validation import check_choice, check_data, check_int, check_real, resolve_n_threads
@@ -66,11 +62,12 @@ from ..graph import knn
 
 __all__ = ["propagate_affinities", "laplacian_quadratic_form", "transition_matrix", "initial_affinities"]
 
-# Target non-zeros of one column block's iterate in the series path (about 12 B each, and a
-# few copies are alive during a sparse product): ~1e7 keeps a block under ~0.5 GB.
-BLOCK_NNZ = 10_000_000
-# Relative accuracy of the series' first (candidate-finding) pass.
-CANDIDATE_TOL = 1e-3
+# Relative accuracy of the first (candidate-finding) pass: loose, because it only has to find a
+# superset of the kept entries (its cut is lowered by its error), and its pushes cost 1 / eps.
+CANDIDATE_TOL = 0.1
+# The smallest push threshold the core accepts (an absolute accuracy far below float64's
+# resolution of the entries near theta would only add pushes).
+_MIN_EPS = 1e-15
 
 
 def transition_matrix(X, n_neighbors, *, n_jobs=None):
@@ -99,91 +96,58 @@ def initial_affinities(n, pairs, pair_labels):
     return W0
 
 
-def _series_steps(alpha, theta, tol):
-    """(T, tau): the step count and drop tolerance with (T + 1) tau / (1 - a) <= tol * theta and
-    (1 - a) a^T < tau (every entry dropped after T steps). See the module docstring."""
-    steps = 1
-    for _ in range(100):  # the fixed point T = f(T) moves by a step or two at most
-        tau = tol * theta * (1.0 - alpha) / (steps + 1)
-        needed = int(np.ceil(np.log(tau / (1.0 - alpha)) / np.log(alpha))) + 1
-        if needed <= steps:
-            return steps, tau
-        steps = needed
-    raise RuntimeError("series step count did not settle")  # unreachable for 0 < a < 1
+def _csr_arrays(A):
+    """(data, indices, indptr) of a CSR matrix with sorted indices, as the core takes them."""
+    A = sp.csr_matrix(A, dtype=np.float64)
+    A.sort_indices()
+    return (
+        np.ascontiguousarray(A.data, dtype=np.float64),
+        np.ascontiguousarray(A.indices, dtype=np.int64),
+        np.ascontiguousarray(A.indptr, dtype=np.int64),
+    )
 
 
-def _series_block(aP, W0_block, alpha, tau):
-    """W*[:, B] = sum_t V_t with V_0 = (1 - a) W0[:, B], V_{t+1} = drop(aP V_t) (CSR, n x b)."""
-    V = (1.0 - alpha) * W0_block
-    total = V.copy()
-    while V.nnz:
-        V = aP @ V
-        small = np.abs(V.data) < tau
-        if small.any():
-            V.data[small] = 0.0
-            V.eliminate_zeros()
-        total = total + V
-    return total
-
-
-def _blocks(n):
-    """Column blocks sized so that a block's iterate stays near BLOCK_NNZ non-zeros even when
-    every column fills up to n entries (the columns of constrained points do)."""
-    width = max(1, min(n, BLOCK_NNZ // max(n, 1)))
-    return [np.arange(s, min(n, s + width)) for s in range(0, n, width)]
+def _propagate_series(P, W0, alpha, theta, tol, n_threads):
+    """Eq. (9)-(10) by residual pushes in the core: a candidate pass at the loose accuracy, then
+    W* at ``tol`` on the candidates and their transposes (the module docstring has the bounds)."""
+    n = P.shape[0]
+    eps = max(tol * theta, _MIN_EPS)
+    eps_1 = max(tol, CANDIDATE_TOL) * theta
+    cut = max(theta - eps - eps_1, 0.0)
+    transposed = _csr_arrays(P.T)  # row u: the points v with u among their neighbours, P_vu
+    initial = _csr_arrays(W0)
+    rows, cols, _ = _core.methods.affinity_push(
+        *transposed, *initial, alpha=alpha, eps=eps_1, cut=cut, n_threads=n_threads
+    )
+    # Candidate pattern K u K' (symmetric, so its row j lists column j's rows).
+    pattern = sp.csr_matrix(
+        (np.ones(2 * rows.size), (np.concatenate([rows, cols]), np.concatenate([cols, rows]))), shape=(n, n)
+    )
+    pattern.sum_duplicates()
+    pattern.sort_indices()
+    rows, cols, values = _core.methods.affinity_push(
+        *transposed,
+        *initial,
+        alpha=alpha,
+        eps=eps,
+        cut=0.0,
+        pattern_indices=np.ascontiguousarray(pattern.indices, dtype=np.int64),
+        pattern_indptr=np.ascontiguousarray(pattern.indptr, dtype=np.int64),
+        n_threads=n_threads,
+    )
+    Wstar = sp.csr_matrix((values, (rows, cols)), shape=(n, n))  # W* on K u K', each entry within eps
+    return _symmetrize_threshold(Wstar, theta)
 
 
 def _map_blocks(fn, blocks, n_threads):
-    """fn over the column blocks, in threads when asked; results in block order, so the output
-    does not depend on the thread count. The gain depends on scipy's sparse products running
-    without the GIL; on the shared 2-core bench machine two threads gained nothing measurable."""
+    """fn over the splu path's column blocks, in threads when asked; results in block order, so
+    the output does not depend on the thread count."""
     if n_threads == 1 or len(blocks) == 1:
         return [fn(b) for b in blocks]
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(n_threads) as pool:
         return list(pool.map(fn, blocks))
-
-
-def _propagate_series(P, W0, alpha, theta, tol, n_threads):
-    n = P.shape[0]
-    steps, tau = _series_steps(alpha, theta, tol)
-    delta = (steps + 1) * tau / (1.0 - alpha)
-    # The candidate pass only has to find a superset of the kept entries: a loose tolerance
-    # (short walks, little fill) with the cut lowered by both passes' error bounds.
-    loose = max(tol, CANDIDATE_TOL)
-    steps_1, tau_1 = _series_steps(alpha, theta, loose)
-    cut = theta - delta - (steps_1 + 1) * tau_1 / (1.0 - alpha)
-    aP = (alpha * P).tocsr()
-    W0c = W0.tocsc()
-    blocks = _blocks(n)
-
-    def candidates(cols):
-        block = _series_block(aP, W0c[:, cols].tocsr(), alpha, tau_1).tocoo()
-        keep = np.abs(block.data) >= cut
-        return block.row[keep], cols[block.col[keep]]
-
-    found = _map_blocks(candidates, blocks, n_threads)
-    rows = np.concatenate([r for r, _ in found] + [c for _, c in found])
-    cols = np.concatenate([c for _, c in found] + [r for r, _ in found])
-    # Candidate pattern K u K' in CSC, so each column block reads its own slice.
-    pattern = sp.csc_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n))
-    pattern.sum_duplicates()
-    pattern.sort_indices()
-
-    def values(cols):
-        start, stop = pattern.indptr[cols[0]], pattern.indptr[cols[-1] + 1]
-        r = pattern.indices[start:stop]
-        c = np.repeat(cols, np.diff(pattern.indptr[cols[0] : cols[-1] + 2]))
-        block = _series_block(aP, W0c[:, cols].tocsr(), alpha, tau).tocsc()
-        return r, c, np.asarray(block[r, c - cols[0]]).ravel()
-
-    got = _map_blocks(values, blocks, n_threads)
-    r = np.concatenate([g[0] for g in got])
-    c = np.concatenate([g[1] for g in got])
-    v = np.concatenate([g[2] for g in got])
-    Wstar = sp.csr_matrix((v, (r, c)), shape=(n, n))  # W* on K u K' (exactly, to delta)
-    return _symmetrize_threshold(Wstar, theta)
 
 
 def _symmetrize_threshold(Wstar, theta):
@@ -269,10 +233,10 @@ def propagate_affinities(
         See the module docstring: "series" is the scaling path, "splu" an exact sparse-LU path
         for moderate n, "dense" the textbook formula (n <= 5,000).
     tol : float
-        "series" only: the kept entries are exact to ``tol`` relative (absolute error
-        <= tol * theta; see the module docstring for the drop tolerance this implies).
+        "series" only: every entry of W* is computed to within ``tol * theta`` (the pushes'
+        threshold), so the kept entries are exact to ``tol`` relative (module docstring).
     n_jobs : int, optional
-        Threads for the kNN search and over column blocks.
+        Threads for the kNN search and the columns of the propagation.
 
     Returns
     -------

@@ -85,6 +85,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from .._utils import _solver_choice
 from .._utils._monitor import Progress
 from .._utils._param_validation import Interval, StrOptions, validate_params
 from .._utils._scaling import binary_exponent
@@ -207,8 +208,21 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Duality-gap tolerance of the SICE solver.
     max_iter : int
         SICE iterations.
+    partners : int or "auto"
+        Pairs from partially labelled y: every pair among the labelled points (the paper's
+        protocol) or, with an int k, each labelled point paired with k must-link and k
+        cannot-link partners (:func:`kernlearn.constraints.from_labels`), so the pairs grow
+        linearly. "auto" (default): every pair up to 500 labelled points (125,000 pairs), k = 5
+        above (``S3ML_ALL_PAIRS_MAX_LABELLED`` in ``_utils/_solver_choice.py``; all pairs grow
+        quadratically and their propagation with them, bench/results/s3ml_scale.md).
+    propagation_tol : float or "auto"
+        The ``tol`` of :func:`propagate_affinities` (each entry of the propagated affinities to
+        within ``propagation_tol * theta``). "auto" (default): 1e-12 up to 5,000 points, 1e-2
+        above, where the pushes' cost grows with 1 / tol: an entry within 1e-4 of theta may then
+        fall on either side of eq. (10)'s threshold (``S3ML_EXACT_PROPAGATION_MAX_N``; figures in
+        bench/results/s3ml_scale.md).
     random_state : int, RandomState or None
-        Draws the pairs when fit is given fully labelled y.
+        Draws the pairs when fit is given fully labelled y, or partners.
     verbose : int, default 0
         1 logs one line after the solve (its iterations, objective, duality gap, beta and the
         number of non-zeros); 2 also each iteration's relative gap (``kernlearn`` logger, see
@@ -298,6 +312,8 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         "sigma": [Interval(Real, 0, None)],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None)],
+        "partners": [StrOptions({"auto"}), Interval(Integral, 1, None)],
+        "propagation_tol": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="neither")],
         "random_state": ["random_state"],
         "verbose": ["boolean", Interval(Integral, None, None)],
         "n_jobs": [Interval(Integral, None, None), None],
@@ -318,6 +334,8 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         sigma=0.0,
         tol=1e-8,
         max_iter=1000,
+        partners="auto",
+        propagation_tol="auto",
         random_state=None,
         verbose=False,
         n_jobs=None,
@@ -334,6 +352,8 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.solver = solver
         self.sigma = sigma
         self.tol = tol
+        self.partners = partners
+        self.propagation_tol = propagation_tol
         self.max_iter = max_iter
         self.random_state = random_state
         self.verbose = verbose
@@ -351,7 +371,11 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                     "S3ML requires y to be passed, but the target y is None: fit needs labels y "
                     "(-1 = unlabelled) or pairs with pair_labels"
                 )
-            pairs, pair_labels = from_labels(y, random_state=check_random_state(self.random_state))
+            partners = None if self.partners == "auto" else int(self.partners)
+            unlabelled = np.asarray(y).dtype.kind in "iuf" and bool(np.any(np.asarray(y) == -1))
+            if self.partners == "auto" and unlabelled:  # fully labelled y: from_labels' own default
+                partners = _solver_choice.s3ml_partners(int(np.sum(np.asarray(y) != -1)))
+            pairs, pair_labels = from_labels(y, random_state=check_random_state(self.random_state), partners=partners)
         elif y is not None:
             raise ValueError("give either y or pairs, not both")
         if pair_labels is None:
@@ -439,6 +463,7 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 n_neighbors=self.n_neighbors,
                 alpha=self.alpha,
                 theta=self.theta,
+                tol=_solver_choice.s3ml_propagation_tol(n) if self.propagation_tol == "auto" else self.propagation_tol,
                 n_jobs=self.n_jobs,
             )
         T = laplacian_quadratic_form(Xs, W)
