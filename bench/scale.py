@@ -17,6 +17,10 @@ Quality, on the unlabelled points (the labelled ones are what every method was g
 * classifiers (IKLR, SVC, and scikit-learn's Nystroem(n_components=1000) followed by
   LogisticRegression or LinearSVC): every one of the n points labelled, and the accuracy on
   10,000 further points of the same mixture (the issues' IKLR setting);
+* metric learners (S3ML; scikit-learn's NeighborhoodComponentsAnalysis on the standardised
+  labelled points; standardised Euclidean): the accuracy of 1-NN classification of the
+  unlabelled points from the labelled ones in the learned space (S3ML sees the unlabelled
+  points through its kNN graph, NCA does not);
 * embeddings (MinimumVolumeEmbedding, StructurePreservingEmbedding, ColoredMVU, Isomap,
   SpectralEmbedding, PCA; 2 components each): the accuracy of 5-NN classification of the
   unlabelled points from the labelled ones in the embedding, so ARI and accuracy columns are
@@ -106,6 +110,23 @@ CHILD = textwrap.dedent(
         from sklearn.svm import LinearSVC
         final = LogisticRegression(max_iter=1000) if method.endswith("LogisticRegression") else LinearSVC()
         model = make_pipeline(Nystroem(n_components=1000, random_state=0, **params), final).fit(X, y)
+    elif method in ("S3ML", "NCA", "Euclidean"):
+        from sklearn.neighbors import NeighborhoodComponentsAnalysis
+        from sklearn.preprocessing import StandardScaler
+        known = ~unlabelled
+        if method == "S3ML":
+            from kernlearn.metric import S3ML
+            model = S3ML(random_state=0, **params).fit(X, y)
+            metric_space = model.transform(X)
+            extra = {"pairs": len(model.pairs_), "converged": bool(model.converged_)}
+        elif method == "NCA":
+            scaled = StandardScaler().fit_transform(X)
+            model = NeighborhoodComponentsAnalysis(random_state=0, **params).fit(scaled[known], y[known])
+            metric_space = model.transform(scaled)
+        else:
+            metric_space = StandardScaler().fit_transform(X)
+        nearest = KNeighborsClassifier(1).fit(metric_space[known], y[known])
+        metric_accuracy = nearest.score(metric_space[unlabelled], labels[unlabelled])
     elif method == "PCA":
         from sklearn.decomposition import PCA
         embedding = PCA(2, **params).fit_transform(X)
@@ -114,6 +135,8 @@ CHILD = textwrap.dedent(
     seconds = time.perf_counter() - start
     if supervised:
         quality, kind = model.score(X_test, labels_test), "test accuracy"
+    elif method in ("S3ML", "NCA", "Euclidean"):
+        quality, kind = metric_accuracy, "1-NN accuracy"
     elif embedding is not None:
         quality = KNeighborsClassifier(5).fit(embedding[~unlabelled], y[~unlabelled]).score(
             embedding[unlabelled], labels[unlabelled])
@@ -126,6 +149,7 @@ CHILD = textwrap.dedent(
 
 CLUSTERING = ["SimpleNPKL", "SimpleNPKLCV", "LabelSpreading", "SpectralClustering", "KMeans", "COP-k-means"]
 CLASSIFIERS = ["IKLR", "SVC", "Nystroem+LogisticRegression", "Nystroem+LinearSVC"]
+METRICS = ["S3ML", "NCA", "Euclidean"]
 EMBEDDINGS = [
     "MinimumVolumeEmbedding",
     "StructurePreservingEmbedding",
@@ -157,7 +181,7 @@ def run(method, n, params, timeout, python):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 3000, 10000, 30000, 100000])
-    parser.add_argument("--methods", nargs="+", default=CLUSTERING + EMBEDDINGS + CLASSIFIERS)
+    parser.add_argument("--methods", nargs="+", default=CLUSTERING + EMBEDDINGS + CLASSIFIERS + METRICS)
     parser.add_argument("--params", default="{}", help="JSON keyword arguments for every method's estimator")
     parser.add_argument("--timeout", type=float, default=150.0)
     parser.add_argument("--python", default=sys.executable, help="the interpreter whose kernlearn runs the fits")

@@ -522,9 +522,11 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         restricted to M centres (``n_centers``, ``centers``; module docstring, "The Nystrom
         model"), O(n M) memory and O(n M) per Newton-CG step; it needs ``solver="newton"``,
         ``penalty="positive"``, ``backend="local"`` and a kernel that can be evaluated at new
-        points (ValueError otherwise). "auto" (default): exact up to 20,000 training points,
-        Nystrom above (``IKLR_EXACT_MAX_N`` in ``_utils/_solver_choice.py``; figures in
-        bench/results/iklr_nystrom.md), and exact whatever n where the Nystrom model does not apply.
+        points (ValueError otherwise); its n x M kernel columns are float64 whatever
+        ``kernel_dtype`` and ``kernel_storage`` say. "auto" (default): exact up to 20,000
+        training points, Nystrom above (``IKLR_EXACT_MAX_N`` in ``_utils/_solver_choice.py``;
+        figures in bench/results/iklr_nystrom.md), and exact whatever n where the Nystrom model
+        does not apply.
     n_centers : int or "auto"
         M, the number of Nystrom centres drawn uniformly without replacement from the training
         points; at most n (ValueError above). "auto" (default): 1,000 (at most n), where the test
@@ -571,7 +573,8 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         The expansion coefficients a over the points of ``X_fit_`` (one row for binary problems,
         one per class for one-vs-rest): f(x) = sum_j a_j k(x, X_fit_[j]) + intercept_.
     intercept_ : ndarray of shape (n_classifiers,)
-        b = intercept_scaling**2 * sum_j a_j (0 when ``fit_intercept=False``).
+        b = intercept_scaling**2 * sum_j a_j (0 when ``fit_intercept=False``); for the Nystrom
+        model, intercept_scaling times the weight of its constant feature.
     n_iter_ : ndarray of shape (n_classifiers,)
         Newton steps, or CCICP outer iterations, run.
     converged_ : ndarray of bool, shape (n_classifiers,)
