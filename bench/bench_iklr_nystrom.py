@@ -191,7 +191,7 @@ def section_large(args, lines):
             table.append(row)
             print(row, flush=True)
     lines += [
-        "## Default fits at scale (fresh process each; 2 threads)",
+        "## Default fits at scale (fresh process each, default n_jobs)",
         "",
         "Nystroem + LogisticRegression: scikit-learn's Nystroem(n_components=1000) and "
         "LogisticRegression(max_iter=1000), the usual large-n kernel logistic regression.",

@@ -111,13 +111,13 @@ class NystromNewton {
       const Index passes_before = features_.passes();
       const double forcing = std::min(forcing_cap, gnorm / scale);
       Eigen::VectorXd step_dir(p_), Phi_step(n_);
-      const Index cg = direction(g, gnorm, forcing, step_dir);
+      const Index cg = direction(g, gnorm, forcing, step_dir, Phi_step);
       double slope = g.dot(step_dir);
       if (!(slope < 0.0)) {  // not a descent direction (CG broke down): steepest descent
         step_dir = -g;
         slope = -gnorm * gnorm;
+        features_.times(step_dir, Phi_step);
       }
-      features_.times(step_dir, Phi_step);
       // Armijo backtracking; the margins move with w at no pass over Phi.
       const double slack = 16.0 * std::numeric_limits<double>::epsilon() * std::abs(f);
       double step = 1.0, f_new = f;
@@ -204,11 +204,14 @@ class NystromNewton {
   }
 
   // Preconditioned CG on H p = -g, H v = Phi_aug' D Phi_aug v / n + lambda v, to relative residual
-  // `forcing`. Returns the CG steps; p = -g when none could be taken.
-  Index direction(const Eigen::VectorXd& g, double gnorm, double forcing, Eigen::VectorXd& p) {
+  // `forcing`. Returns the CG steps; p = -g when none could be taken. Phi_p = Phi_aug p accumulates
+  // from the products the Hessian already takes, so the line search needs no pass of its own.
+  Index direction(const Eigen::VectorXd& g, double gnorm, double forcing, Eigen::VectorXd& p,
+                  Eigen::VectorXd& Phi_p) {
     const double inv_n = 1.0 / static_cast<double>(n_);
     const Eigen::LLT<Eigen::MatrixXd> P = preconditioner();
     p.setZero(p_);
+    Phi_p.setZero(n_);
     Eigen::VectorXd res = -g, prec = P.solve(res), dir = prec, Phi_dir(n_), Hd(p_);
     const double target = forcing * gnorm;
     double rz = res.dot(prec);
@@ -221,6 +224,7 @@ class NystromNewton {
       if (!(curvature > 0.0) || !(rz > 0.0)) break;
       const double step = rz / curvature;
       p += step * dir;
+      Phi_p += step * Phi_dir;
       res -= step * Hd;
       prec = P.solve(res);
       const double rz_new = res.dot(prec);
@@ -228,7 +232,10 @@ class NystromNewton {
       rz = rz_new;
       ++steps;
     }
-    if (steps == 0) p = -g;
+    if (steps == 0) {
+      p = -g;
+      features_.times(p, Phi_p);
+    }
     return steps;
   }
 
