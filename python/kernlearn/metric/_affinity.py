@@ -65,8 +65,8 @@ __all__ = ["propagate_affinities", "laplacian_quadratic_form", "transition_matri
 # Relative accuracy of the first (candidate-finding) pass: loose, because it only has to find a
 # superset of the kept entries (its cut is lowered by its error), and its pushes cost 1 / eps.
 CANDIDATE_TOL = 0.1
-# The smallest push threshold the core accepts (an absolute accuracy far below float64's
-# resolution of the entries near theta would only add pushes).
+# The smallest push threshold the core accepts: tol * theta below it (a theta of 1e-300, say) is
+# met as 1e-15 absolute, below the rounding of any entry the pushes add up (at most 1 in size).
 _MIN_EPS = 1e-15
 
 
@@ -112,7 +112,7 @@ def _propagate_series(P, W0, alpha, theta, tol, n_threads):
     W* at ``tol`` on the candidates and their transposes (the module docstring has the bounds)."""
     n = P.shape[0]
     eps = max(tol * theta, _MIN_EPS)
-    eps_1 = max(tol, CANDIDATE_TOL) * theta
+    eps_1 = max(max(tol, CANDIDATE_TOL) * theta, _MIN_EPS)
     cut = max(theta - eps - eps_1, 0.0)
     transposed = _csr_arrays(P.T)  # row u: the points v with u among their neighbours, P_vu
     initial = _csr_arrays(W0)
