@@ -48,21 +48,22 @@ indefinite kernel raises :class:`IndefiniteKernelWarning`; ``solver="newton"`` r
   smallest eigenvalue (one Lanczos run), never an O(n^3) eigendecomposition.
 
 **The Nystrom model** (``approximation``: by default above 20,000 training points). With M
-centres Z (a uniform sample of the training points by default) and their kernel block W = U S U'
-(pairs with |s| > 1e-10 max |s|), the features phi(x) = k(x, Z) U |S|^-1/2 give the model
-f(x) = phi(x)'beta + s b with penalty (lambda/2)(|beta|^2 + b^2): for a PSD kernel, exactly the
-positive-penalty model with f restricted to the span of k(., z_j); for an indefinite kernel
-(TL1) the features use |S|, the spectrum-flipped Nystrom approximation C |W|^+ C', which is not
-the exact model's shift decomposition. It is solved by Newton-CG in the r <= M feature weights
+centres Z (a uniform sample of the training points by default) and their kernel block
+``W = U S U'`` (the pairs with ``abs(s) > 1e-10 max abs(s)``), the features
+``phi(x) = k(x, Z) U abs(S)^-1/2`` give the model ``f(x) = phi(x)'beta + s b`` with penalty
+``(lambda/2)(beta'beta + b^2)``: for a PSD kernel, exactly the positive-penalty model with f
+restricted to the span of k(., z_j); for an indefinite kernel (TL1) the features use the
+magnitudes of S, the spectrum-flipped Nystrom approximation ``C abs(W)^+ C'``, which is not the
+exact model's shift decomposition. It is solved by Newton-CG in the r <= M feature weights
 (cpp/include/kernlearn/methods/iklr_nystrom.hpp) with Falkon's preconditioner (Rudi, Carratino &
 Rosasco 2017; Meanti et al. 2020): the Hessian estimated at the centres, an r x r Cholesky
-factor per Newton step. Memory O(n M) (the n x M kernel columns; the features C U |S|^-1/2 are
-applied as two factors, never formed), O(n M) per CG step. The certificate is the same as the
-exact Newton's: ``gradient_norm_``, the gradient norm of the Nystrom objective against its value
-at zero. What it gives up: the exact model's optimum (the restriction to M centres); its test
-accuracy against the exact model's, and its time, are in bench/results/iklr_nystrom.md. The
-coefficients are kept on the centres (``dual_coef_``, ``X_fit_``), so new points cost
-O(M d) each.
+factor per Newton step. Memory O(n M) (the n x M kernel columns; the features
+``C U abs(S)^-1/2`` are applied as two factors, never formed), O(n M) per CG step. The
+certificate is the same as the exact Newton's: ``gradient_norm_``, the gradient norm of the
+Nystrom objective against its value at zero. What it gives up: the exact model's optimum (the
+restriction to M centres); its test accuracy against the exact model's, and its time, are in
+bench/results/iklr_nystrom.md. The coefficients are kept on the centres (``dual_coef_``,
+``X_fit_``), so new points cost O(M d) each.
 
 **Kernels that are never formed.** The solvers run in C++ on a kernel operator
 (cpp/include/kernlearn/linalg/operator.hpp), whatever holds the kernel: a dense n x n array, a
@@ -569,9 +570,9 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_ : ndarray
-    dual_coef_ : ndarray of shape (n_classifiers, n_train) or (n_classifiers, n_centers_)
+    dual_coef_ : ndarray of shape (n_classifiers, n_train) or (n_classifiers, M)
         The expansion coefficients a over the points of ``X_fit_`` (one row for binary problems,
-        one per class for one-vs-rest): f(x) = sum_j a_j k(x, X_fit_[j]) + intercept_.
+        one per class for one-vs-rest): ``f(x) = sum_j a_j k(x, X_fit_[j]) + intercept_``.
     intercept_ : ndarray of shape (n_classifiers,)
         b = intercept_scaling**2 * sum_j a_j (0 when ``fit_intercept=False``); for the Nystrom
         model, intercept_scaling times the weight of its constant feature.
