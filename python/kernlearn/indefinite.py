@@ -47,7 +47,7 @@ indefinite kernel raises :class:`IndefiniteKernelWarning`; ``solver="newton"`` r
 - ``"shift"``: K- = s I, K+ = K + s I with s = max(-mu_min, 0): exact, and it needs only the
   smallest eigenvalue (one Lanczos run), never an O(n^3) eigendecomposition.
 
-**The Nystrom model** (``approximation``: by default above 20,000 training points). With M
+**The Nystrom model** (``approximation``: by default above 5,000 training points). With M
 centres Z (a uniform sample of the training points by default) and their kernel block
 ``W = U S U'`` (the pairs with ``abs(s) > 1e-10 max abs(s)``), the features
 ``phi(x) = k(x, Z) U abs(S)^-1/2`` give the model ``f(x) = phi(x)'beta + s b`` with penalty
@@ -524,7 +524,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         model"), O(n M) memory and O(n M) per Newton-CG step; it needs ``solver="newton"``,
         ``penalty="positive"``, ``backend="local"`` and a kernel that can be evaluated at new
         points (ValueError otherwise); its n x M kernel columns are float64 whatever
-        ``kernel_dtype`` and ``kernel_storage`` say. "auto" (default): exact up to 20,000
+        ``kernel_dtype`` and ``kernel_storage`` say. "auto" (default): exact up to 5,000
         training points, Nystrom above (``IKLR_EXACT_MAX_N`` in ``_utils/_solver_choice.py``;
         figures in bench/results/iklr_nystrom.md), and exact whatever n where the Nystrom model
         does not apply.

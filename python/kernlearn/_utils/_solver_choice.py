@@ -109,12 +109,13 @@ def saddle_lanczos_max_rank(n):
 
 # IKLR, approximation="auto": the exact model up to IKLR_EXACT_MAX_N training points, the
 # Nystrom model on IKLR_NYSTROM_CENTERS centres above (n_centers="auto"). On the diamonds table
-# the Nystrom model's test accuracy equals the exact model's to 0.05 points from M = 250 on, at
-# 2,000-30,000 points, while the exact fit grows from 0.4 s to minutes; on digits (64 features)
-# M = 500 is 0.2 points short of exact and M = 100 1.8 points: 1,000 leaves room for data of
-# higher intrinsic dimension at O(n M) memory (800 MB at n = 10^5). The exact model stays below
-# 20,000 points, where it takes under a minute. Figures: bench/results/iklr_nystrom.md.
-IKLR_EXACT_MAX_N = 20_000
+# the Nystrom model's test accuracy equals the exact model's to 0.03 points from M = 250 on, at
+# 2,000-30,000 points, and its fit is faster from about 5,000 points on (exact 18-45 s against
+# 2-7 s at 10,000, one classifier; the scale benchmark's 5-class exact fit took 41 s at 10,000);
+# on digits (64 features) M = 500 is 0.2 points short of exact and M = 100 1.8 points: 1,000
+# leaves room for data of higher intrinsic dimension at O(n M) memory (800 MB at n = 10^5).
+# Figures: bench/results/iklr_nystrom.md, bench/results/scale.md.
+IKLR_EXACT_MAX_N = 5_000
 IKLR_NYSTROM_CENTERS = 1000
 
 
