@@ -119,6 +119,7 @@ from sklearn.metrics import accuracy_score
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .._utils import _solver_choice
 from .._utils._labels import UNLABELLED, encode_labels
 from .._utils._monitor import Monitor
 from .._utils._param_validation import Interval, StrOptions, validate_params
@@ -321,9 +322,9 @@ class _Prep:
     def _spectra(self, rank, rng):
         """The (eigenvalues, eigenvectors) of each S_i, all n or the rank of largest magnitude;
         tau="trace" reads their positive parts."""
-        if isinstance(self.S[0], np.ndarray):
+        if _operators.diagonalised_in_full(self.S, rank):
             return [_operators.dense_leading_eigenpairs(s, rank, self.driver) for s in self.S]
-        return [_operators.leading_eigenpairs(s, rank, rng, self.driver) for s in self.S]
+        return [_operators.leading_eigenpairs(_operators.as_operator(s), rank, rng, self.driver) for s in self.S]
 
     def _in_bases(self):
         """EMKL's kernels (one per similarity): each in the basis of its similarity's eigenvectors
@@ -426,7 +427,7 @@ class _Base(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {
         "loss": [StrOptions(set(md.LOSSES)), "callable"],
-        "rank": [None, Interval(numbers.Integral, 1, None)],
+        "rank": [None, Interval(numbers.Integral, 1, None), StrOptions({"auto"})],
         "rho": [Interval(numbers.Real, 0, None)],
         "tau": [StrOptions({"trace"}), Interval(numbers.Real, 0, None, closed="neither")],
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -503,12 +504,26 @@ class _Base(ClassifierMixin, BaseEstimator):
         return self
 
     def _checked_rank(self, n, operators):
-        """The number of eigenpairs the fit keeps: None (all n, the dense fit) or ``rank``."""
+        """The number of eigenpairs the fit keeps: None (all n, the dense fit) or ``rank``;
+        rank="auto" by :func:`kernlearn._utils._solver_choice.similarity_rank`."""
+        if isinstance(self.rank, str):  # "auto": dense up to a size, the rank path above
+            rank = _solver_choice.similarity_rank(n, operators)
+            if rank is not None and self._rank_loss_check is not None:
+                try:
+                    self._rank_loss_check(self.loss, type(self).__name__)
+                except ValueError as err:
+                    raise ValueError(
+                        f"rank='auto' restricts the fit to rank = {rank} at n = {n} points"
+                        f"{' given as LinearOperators' if operators else ''} (dense up to n = "
+                        f"{_solver_choice.SIMILARITY_DENSE_MAX_N} arrays), and {err}"
+                    ) from None
+            return rank
         if self.rank is None:
             if operators:
                 raise ValueError(
                     f"rank is required when S is given as LinearOperators: {type(self).__name__} then keeps "
-                    f"{self._rank_keeps} (e.g. rank=50); rank=None means all n, a dense eigendecomposition"
+                    f"{self._rank_keeps} (e.g. rank=50, or rank='auto'); rank=None means all n, a dense "
+                    "eigendecomposition"
                 )
             return None
         if self.rank > n:
@@ -533,6 +548,10 @@ class _Base(ClassifierMixin, BaseEstimator):
         self.start_change_ = np.array([r["start_change"] for r in results])
         self.history_ = results[0]["history"] if len(results) == 1 else [r["history"] for r in results]
         self.objective_ = np.array([r["objective"] for r in results])
+        # the certificate of the problem solved (the restricted one with a rank): best f minus the
+        # lower bound of the last iteration, >= the suboptimality of objective_
+        self.gap_ = np.array([r["history"]["gap"][-1] for r in results])
+        self.rank_ = prep.rank
         self._set_kernels(results)
         self.decision_transductive_ = decision[:, 0] if decision.shape[1] == 1 else decision
         self.transduction_ = self._labels(self.decision_transductive_)

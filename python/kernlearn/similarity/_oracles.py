@@ -109,12 +109,18 @@ class MeanSubspace(_Prep):
             mean = sum(self.S) / self.m
             self.mean_eig = eig[0] if self.m == 1 else scipy.linalg.eigh(mean, overwrite_a=True, check_finite=False)
             return eig
-        if isinstance(self.S[0], np.ndarray):
+        if _operators.diagonalised_in_full(self.S, rank):
             mean = sum(self.S) / self.m
             self.mean_eig = _operators.dense_leading_eigenpairs(mean, rank, self.driver)
         else:
-            mean = functools.reduce(operator.add, self.S) * (1.0 / self.m)  # one product per S_i
-            self.mean_eig = _operators.leading_eigenpairs(mean, rank, rng, self.driver)
+            ops = [_operators.as_operator(s) for s in self.S]
+            mean = functools.reduce(operator.add, ops) * (1.0 / self.m)  # one product per S_i
+            found = _operators.leading_eigenpairs(mean, rank, rng, self.driver, parts=ops)
+            self.mean_eig = found[:2]
+            if len(found) == 3:  # the block route: S_i B from its last step, no further product
+                B = self.mean_eig[1]
+                self._compressed = [_symmetric(B.T @ SB) for SB in found[2]]
+                return [scipy.linalg.eigh(P, check_finite=False, driver=self.driver) for P in self._compressed]
         B = self.mean_eig[1]
         self._compressed = [_symmetric(B.T @ _times(s, B)) for s in self.S]
         return [scipy.linalg.eigh(P, check_finite=False, driver=self.driver) for P in self._compressed]
