@@ -62,6 +62,9 @@ CHILD = textwrap.dedent(
     extra, predicted = {}, None
     if method in ("ESKL", "EMKL", "REKL"):
         from kernlearn import similarity
+        from kernlearn._utils import _solver_choice
+        for name, value in params.pop("solver_choice", {}).items():  # e.g. the eigensolver's budget
+            setattr(_solver_choice, name, value)
         model = getattr(similarity, method)(random_state=0, **params).fit(S, y)
         predicted = model.transduction_
         extra = {"rank": model.rank_, "iterations": int(model.n_iter_), "reason": model.stop_reason_,
@@ -119,11 +122,16 @@ def part_accuracy(args):
         "| estimator | n | rank | seconds | peak MB | accuracy | agreement with dense | iterations |",
         "|---|---|---|---|---|---|---|---|",
     ]
+    extra = {"solver_choice": json.loads(args.solver_choice)} if args.solver_choice != "{}" else {}
     for n in args.sizes:
         for method in args.methods:
-            dense = run(method, n, {"rank": None}, True, args.timeout, labels=True, separation=args.separation)
-            results = [(None, dense)] + [
-                (r, run(method, n, {"rank": r}, True, args.timeout, labels=True, separation=args.separation))
+            dense = (
+                {}
+                if args.no_dense
+                else run(method, n, {"rank": None}, True, args.timeout, labels=True, separation=args.separation)
+            )
+            results = ([] if args.no_dense else [(None, dense)]) + [
+                (r, run(method, n, {"rank": r, **extra}, True, args.timeout, labels=True, separation=args.separation))
                 for r in args.ranks
                 if r < n
             ]
@@ -171,6 +179,12 @@ def main():
     parser.add_argument("--ranks", type=int, nargs="+", default=[10, 30, 50])
     parser.add_argument("--methods", nargs="+", default=ESTIMATORS)
     parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--no-dense", action="store_true", help="accuracy part: the rank fits only")
+    parser.add_argument(
+        "--solver-choice",
+        default="{}",
+        help="JSON: _solver_choice constants set in each child, e.g. '{\"SIMILARITY_BLOCK_MAX_STEPS\": 30}'",
+    )
     parser.add_argument("--separation", type=float, default=3.0, help="of the mixture's centres (scale.py: 3)")
     parser.add_argument("--out", default=None, help="append the table to this markdown file")
     args = parser.parse_args()
@@ -180,7 +194,10 @@ def main():
     rows = part_accuracy(args) if args.part == "accuracy" else part_scale(args)
     header = (
         f"\n`python bench/bench_similarity_scale.py --part {args.part} --sizes "
-        f"{' '.join(map(str, args.sizes))} --methods {' '.join(args.methods)} --separation {args.separation}` "
+        f"{' '.join(map(str, args.sizes))} --methods {' '.join(args.methods)} --separation {args.separation}"
+        f"{' --ranks ' + ' '.join(map(str, args.ranks)) if args.part == 'accuracy' else ''}"
+        f"{' --no-dense' if args.no_dense else ''}"
+        f"{' --solver-choice ' + repr(args.solver_choice) if args.solver_choice != '{}' else ''}` "
         f"({started}; load average {load_start} at the start, "
         f"{load()} at the end; 2 cores shared with other work: times are noisy)\n"
     )

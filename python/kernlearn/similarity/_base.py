@@ -98,8 +98,14 @@ Memory and time: every method is O(n^2) memory per kernel (dense n x n); ESKL an
 n x n symmetric eigendecomposition per kernel per iteration (LAPACK ``syevd`` through SciPy,
 measured fastest in ``bench/bench_similarity.py``), REKL one product V_l diag(mu) V_l' over the
 labelled rows. With ``rank=r`` the three restrict the learned kernels to r leading eigenvectors
-and take the S_i as LinearOperators too (e.g. :class:`kernlearn.distributed.KernelOperator`):
-the r eigenpairs come from Lanczos, then O(n r) memory. REKL keeps r eigenpairs per S_i and
+and take the S_i as LinearOperators too (e.g. :class:`kernlearn.kernels.KernelOperator`, or
+:class:`kernlearn.distributed.KernelOperator` on a cluster): the r eigenpairs come from Lanczos
+(up to 2,000 points) or block subspace iteration (above: a few products with r + max(10, r / 2)
+columns, :func:`kernlearn.similarity._operators.block_leading_eigenpairs`), then O(n r) memory.
+The default ``rank="auto"`` is the dense fit for arrays of up to 500 points and rank 30 above it
+and for operators (:func:`kernlearn._utils._solver_choice.similarity_rank`; figures in
+bench/results/similarity_scale.md); ``rank_`` is the rank used, ``gap_`` the final certificate
+(best f - lower bound) of the problem solved, the restricted one with a rank. REKL keeps r eigenpairs per S_i and
 learns their spectra (:class:`REKL`); ESKL and EMKL run the mirror descent on r x r matrices in
 the span of the leading eigenvectors of the mean similarity (ESKL) or of each S_i (EMKL), one
 r x r eigendecomposition per kernel per iteration (:mod:`kernlearn.similarity._oracles`,

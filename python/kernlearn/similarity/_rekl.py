@@ -4,6 +4,7 @@ import numpy as np
 
 from . import _mirror_descent as md
 from ._base import OOS_RCOND, _fit_result, _MKLBase
+from ._mkl import LowRankKernels
 
 __all__ = ["REKL"]
 
@@ -34,7 +35,10 @@ class _REKLOracle:
     def evaluate(self, log_mu):
         est, m = self.est, self.prep.m
         mu = np.exp(log_mu)
-        Ks_lab = np.stack([(self.V_lab[i] * mu[i]) @ self.V_lab[i].T for i in range(m)])
+        if self.prep.rank is None:
+            Ks_lab = np.stack([(self.V_lab[i] * mu[i]) @ self.V_lab[i].T for i in range(m)])
+        else:  # K_i[lab, lab] = F_i F_i' with F_i = V_i,lab diag(sqrt(mu_i)), n_l x rank
+            Ks_lab = LowRankKernels([self.V_lab[i] * np.sqrt(mu[i]) for i in range(m)])
         res = est._mkl(Ks_lab, self.y, self.gamma)
         self.gamma = res["gamma"]
         beta, gamma = res["beta"], res["gamma"]
