@@ -103,11 +103,13 @@ def iklr_nystrom_centers(n):
 # SIMILARITY_DENSE_MAX_N points, the fit restricted to the SIMILARITY_RANK leading eigenvectors
 # above it (and always when the similarities are LinearOperators, which the dense fit cannot
 # take). The dense fit costs an n x n eigendecomposition per kernel per iteration: 128 s for ESKL
-# at n = 1,000 on the five-class mixture (8 times that per doubling), where rank 10-50 gave the
-# same labels in 2-3 s; 500 keeps the exact method where it takes seconds. Rank 30: the SVM's
-# accuracy at rank 30 matched the dense fit's, and the block eigensolves of three 20,000-point
-# KernelOperators (45 columns a product) fit in the 120 s budget where rank 50 (75 columns) took
-# 94 s of it. Figures: bench/results/similarity_scale.md.
+# at n = 1,000 on the five-class mixture (8 times that per doubling; EMKL's did not finish in
+# 600 s), where rank 10-50 took 1-5 s and were as accurate or more; 500 keeps the exact method
+# where it takes seconds. Rank 30: as accurate as the dense fit at n = 1,000 (ESKL, REKL), and
+# the block eigensolves of three 20,000-point KernelOperators (45 columns a product) keep the
+# default fits within 120 s, where rank 50 (75 columns) took 94 s of eigensolves alone (rank 10
+# was more accurate still on that mixture of five classes: the rank is a parameter to tune).
+# Figures: bench/results/similarity_scale.md.
 SIMILARITY_DENSE_MAX_N = 500
 SIMILARITY_RANK = 30
 
