@@ -154,7 +154,7 @@ def part_accuracy(args):
 def part_scale(args):
     rows = ["| method | n | seconds | peak MB | accuracy | details |", "|---|---|---|---|---|---|"]
     for n in args.sizes:
-        for method in args.methods + ["SVC best similarity", "SVC features"]:
+        for method in args.methods + ([] if args.no_baselines else ["SVC best similarity", "SVC features"]):
             res = run(method, n, {}, False, args.timeout, separation=args.separation)
             if "error" in res:
                 rows.append(f"| {method} | {n} | {res['error']} | | | |")
@@ -180,6 +180,7 @@ def main():
     parser.add_argument("--methods", nargs="+", default=ESTIMATORS)
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("--no-dense", action="store_true", help="accuracy part: the rank fits only")
+    parser.add_argument("--no-baselines", action="store_true", help="scale part: the three estimators only")
     parser.add_argument(
         "--solver-choice",
         default="{}",
@@ -196,7 +197,7 @@ def main():
         f"\n`python bench/bench_similarity_scale.py --part {args.part} --sizes "
         f"{' '.join(map(str, args.sizes))} --methods {' '.join(args.methods)} --separation {args.separation}"
         f"{' --ranks ' + ' '.join(map(str, args.ranks)) if args.part == 'accuracy' else ''}"
-        f"{' --no-dense' if args.no_dense else ''}"
+        f"{' --no-dense' if args.no_dense else ''}{' --no-baselines' if args.no_baselines else ''}"
         f"{' --solver-choice ' + repr(args.solver_choice) if args.solver_choice != '{}' else ''}` "
         f"({started}; load average {load_start} at the start, "
         f"{load()} at the end; 2 cores shared with other work: times are noisy)\n"

@@ -102,7 +102,7 @@ def iklr_nystrom_centers(n):
 # ESKL, EMKL and REKL, rank="auto": the dense fit (rank None, the paper's method) up to
 # SIMILARITY_DENSE_MAX_N points, the fit restricted to the SIMILARITY_RANK leading eigenvectors
 # above it (and always when the similarities are LinearOperators, which the dense fit cannot
-# take). The dense fit costs an n x n eigendecomposition per kernel per iteration: 128 s for ESKL
+# take). The dense fit costs an n x n eigendecomposition per kernel per iteration: 48-128 s for ESKL
 # at n = 1,000 on the five-class mixture (8 times that per doubling; EMKL's did not finish in
 # 600 s), where rank 10-50 took 1-5 s and were as accurate or more; 500 keeps the exact method
 # where it takes seconds. Rank 30: as accurate as the dense fit at n = 1,000 (ESKL, REKL), and
@@ -129,7 +129,9 @@ def similarity_rank(n, operators):
 # products: at n = 4,000 three power steps capture 0.9997 of the mean similarity's rank-50
 # energy and 0.92 of TL1's, and one 75-column product of a 20,000-point KernelOperator takes
 # about 6 s, so four steps on three similarities are what 120 s allow), below it by Lanczos on
-# S^2 (single-column products, to eigsh's 1e-10). Figures: bench/results/similarity_scale.md.
+# S^2 (single-column products, to eigsh's 1e-10, as before this rule; 2,000 is where a dense
+# eigendecomposition still takes about a second, not a measured crossover of the two routes).
+# Figures: bench/results/similarity_scale.md.
 SIMILARITY_BLOCK_MIN_N = 2000
 SIMILARITY_BLOCK_OVERSAMPLE = 10
 SIMILARITY_BLOCK_TOL = 1e-4

@@ -462,8 +462,9 @@ class _Base(ClassifierMixin, BaseEstimator):
             last, so that scikit-learn's cross-validation can slice it (the estimator is tagged
             pairwise). A (m, n, n) stack must be passed as ``np.moveaxis(S, 0, -1)`` or as a
             list. Non-symmetric matrices are symmetrised with a warning; S is not modified.
-            With ``rank``, S may also be one symmetric ``scipy.sparse.linalg.LinearOperator``
+            Unless rank=None, S may also be one symmetric ``scipy.sparse.linalg.LinearOperator``
             (n, n), or a list of m of them (dense matrices may be mixed in), e.g.
+            :class:`kernlearn.kernels.KernelOperator` or
             :class:`kernlearn.distributed.KernelOperator`.
         y : array (n,)
             Class labels (numbers or strings); the number -1 marks an unlabelled point.
