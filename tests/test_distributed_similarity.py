@@ -117,7 +117,7 @@ def test_bad_operators_are_refused():
     _, y, S = problem(100)
     ops = [aslinearoperator(s) for s in S]
     with pytest.raises(ValueError, match="rank is required"):
-        REKL().fit(ops, y)
+        REKL(rank=None).fit(ops, y)  # the dense fit, explicitly (the default "auto" takes a rank)
     with pytest.raises(ValueError, match="rank must be <= n = 100"):
         REKL(rank=101).fit(ops, y)
     with pytest.raises(ValueError, match="rank"):

@@ -257,7 +257,7 @@ def test_bad_input_with_a_rank(Est):
     _, y, S = problem(60)
     ops = [aslinearoperator(s) for s in S]
     with pytest.raises(ValueError, match=f"rank is required .*{Est.__name__} then keeps"):
-        Est().fit(ops, y)
+        Est(rank=None).fit(ops, y)  # the dense fit, explicitly (the default "auto" takes a rank)
     with pytest.raises(ValueError, match="rank must be <= n = 60"):
         Est(rank=61).fit(ops, y)
     with pytest.raises(ValueError, match="rank"):

@@ -122,3 +122,43 @@ IKLR_NYSTROM_CENTERS = 1000
 def iklr_nystrom_centers(n):
     """n_centers="auto" of IKLR's Nystrom model: IKLR_NYSTROM_CENTERS, at most n."""
     return min(n, IKLR_NYSTROM_CENTERS)
+
+
+# ESKL, EMKL and REKL, rank="auto": the dense fit (rank None, the paper's method) up to
+# SIMILARITY_DENSE_MAX_N points, the fit restricted to the SIMILARITY_RANK leading eigenvectors
+# above it (and always when the similarities are LinearOperators, which the dense fit cannot
+# take). The dense fit costs an n x n eigendecomposition per kernel per iteration: 48-128 s for ESKL
+# at n = 1,000 on the five-class mixture (8 times that per doubling; EMKL's did not finish in
+# 600 s), where rank 10-50 took 1-5 s and were as accurate or more; 500 keeps the exact method
+# where it takes seconds. Rank 30: as accurate as the dense fit at n = 1,000 (ESKL, REKL), and
+# the block eigensolves of three 20,000-point KernelOperators (45 columns a product) keep the
+# default fits within 120 s, where rank 50 (75 columns) took 94 s of eigensolves alone (rank 10
+# was more accurate still on that mixture of five classes: the rank is a parameter to tune).
+# Figures: bench/results/similarity_scale.md.
+SIMILARITY_DENSE_MAX_N = 500
+SIMILARITY_RANK = 30
+
+
+def similarity_rank(n, operators):
+    """rank="auto" of ESKL / EMKL / REKL: None (dense) up to SIMILARITY_DENSE_MAX_N points given
+    as arrays, else SIMILARITY_RANK (at most n)."""
+    if not operators and n <= SIMILARITY_DENSE_MAX_N:
+        return None
+    return min(n, SIMILARITY_RANK)
+
+
+# The rank eigenpairs of a similarity operator (kernlearn.similarity._operators): above this n by
+# block subspace iteration (one product with rank + max(SIMILARITY_BLOCK_OVERSAMPLE, rank / 2)
+# columns a step, stopped at residuals <= SIMILARITY_BLOCK_TOL max |theta|, when the wanted Ritz
+# values' energy grows by <= SIMILARITY_BLOCK_ENERGY_TOL, or after SIMILARITY_BLOCK_MAX_STEPS
+# products: at n = 4,000 three power steps capture 0.9997 of the mean similarity's rank-50
+# energy and 0.92 of TL1's, and one 75-column product of a 20,000-point KernelOperator takes
+# about 6 s, so four steps on three similarities are what 120 s allow), below it by Lanczos on
+# S^2 (single-column products, to eigsh's 1e-10, as before this rule; 2,000 is where a dense
+# eigendecomposition still takes about a second, not a measured crossover of the two routes).
+# Figures: bench/results/similarity_scale.md.
+SIMILARITY_BLOCK_MIN_N = 2000
+SIMILARITY_BLOCK_OVERSAMPLE = 10
+SIMILARITY_BLOCK_TOL = 1e-4
+SIMILARITY_BLOCK_ENERGY_TOL = 1e-3
+SIMILARITY_BLOCK_MAX_STEPS = 4

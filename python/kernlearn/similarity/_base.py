@@ -98,8 +98,14 @@ Memory and time: every method is O(n^2) memory per kernel (dense n x n); ESKL an
 n x n symmetric eigendecomposition per kernel per iteration (LAPACK ``syevd`` through SciPy,
 measured fastest in ``bench/bench_similarity.py``), REKL one product V_l diag(mu) V_l' over the
 labelled rows. With ``rank=r`` the three restrict the learned kernels to r leading eigenvectors
-and take the S_i as LinearOperators too (e.g. :class:`kernlearn.distributed.KernelOperator`):
-the r eigenpairs come from Lanczos, then O(n r) memory. REKL keeps r eigenpairs per S_i and
+and take the S_i as LinearOperators too (e.g. :class:`kernlearn.kernels.KernelOperator`, or
+:class:`kernlearn.distributed.KernelOperator` on a cluster): the r eigenpairs come from Lanczos
+(up to 2,000 points) or block subspace iteration (above: a few products with r + max(10, r / 2)
+columns, :func:`kernlearn.similarity._operators.block_leading_eigenpairs`), then O(n r) memory.
+The default ``rank="auto"`` is the dense fit for arrays of up to 500 points and rank 30 above it
+and for operators (:func:`kernlearn._utils._solver_choice.similarity_rank`; figures in
+bench/results/similarity_scale.md); ``rank_`` is the rank used, ``gap_`` the final certificate
+(best f - lower bound) of the problem solved, the restricted one with a rank. REKL keeps r eigenpairs per S_i and
 learns their spectra (:class:`REKL`); ESKL and EMKL run the mirror descent on r x r matrices in
 the span of the leading eigenvectors of the mean similarity (ESKL) or of each S_i (EMKL), one
 r x r eigendecomposition per kernel per iteration (:mod:`kernlearn.similarity._oracles`,
@@ -119,6 +125,7 @@ from sklearn.metrics import accuracy_score
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .._utils import _solver_choice
 from .._utils._labels import UNLABELLED, encode_labels
 from .._utils._monitor import Monitor
 from .._utils._param_validation import Interval, StrOptions, validate_params
@@ -321,9 +328,9 @@ class _Prep:
     def _spectra(self, rank, rng):
         """The (eigenvalues, eigenvectors) of each S_i, all n or the rank of largest magnitude;
         tau="trace" reads their positive parts."""
-        if isinstance(self.S[0], np.ndarray):
+        if _operators.diagonalised_in_full(self.S, rank):
             return [_operators.dense_leading_eigenpairs(s, rank, self.driver) for s in self.S]
-        return [_operators.leading_eigenpairs(s, rank, rng, self.driver) for s in self.S]
+        return [_operators.leading_eigenpairs(_operators.as_operator(s), rank, rng, self.driver) for s in self.S]
 
     def _in_bases(self):
         """EMKL's kernels (one per similarity): each in the basis of its similarity's eigenvectors
@@ -426,7 +433,7 @@ class _Base(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {
         "loss": [StrOptions(set(md.LOSSES)), "callable"],
-        "rank": [None, Interval(numbers.Integral, 1, None)],
+        "rank": [None, Interval(numbers.Integral, 1, None), StrOptions({"auto"})],
         "rho": [Interval(numbers.Real, 0, None)],
         "tau": [StrOptions({"trace"}), Interval(numbers.Real, 0, None, closed="neither")],
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -455,8 +462,9 @@ class _Base(ClassifierMixin, BaseEstimator):
             last, so that scikit-learn's cross-validation can slice it (the estimator is tagged
             pairwise). A (m, n, n) stack must be passed as ``np.moveaxis(S, 0, -1)`` or as a
             list. Non-symmetric matrices are symmetrised with a warning; S is not modified.
-            With ``rank``, S may also be one symmetric ``scipy.sparse.linalg.LinearOperator``
+            Unless rank=None, S may also be one symmetric ``scipy.sparse.linalg.LinearOperator``
             (n, n), or a list of m of them (dense matrices may be mixed in), e.g.
+            :class:`kernlearn.kernels.KernelOperator` or
             :class:`kernlearn.distributed.KernelOperator`.
         y : array (n,)
             Class labels (numbers or strings); the number -1 marks an unlabelled point.
@@ -503,12 +511,26 @@ class _Base(ClassifierMixin, BaseEstimator):
         return self
 
     def _checked_rank(self, n, operators):
-        """The number of eigenpairs the fit keeps: None (all n, the dense fit) or ``rank``."""
+        """The number of eigenpairs the fit keeps: None (all n, the dense fit) or ``rank``;
+        rank="auto" by :func:`kernlearn._utils._solver_choice.similarity_rank`."""
+        if isinstance(self.rank, str):  # "auto": dense up to a size, the rank path above
+            rank = _solver_choice.similarity_rank(n, operators)
+            if rank is not None and self._rank_loss_check is not None:
+                try:
+                    self._rank_loss_check(self.loss, type(self).__name__)
+                except ValueError as err:
+                    raise ValueError(
+                        f"rank='auto' restricts the fit to rank = {rank} at n = {n} points"
+                        f"{' given as LinearOperators' if operators else ''} (dense up to n = "
+                        f"{_solver_choice.SIMILARITY_DENSE_MAX_N} arrays), and {err}"
+                    ) from None
+            return rank
         if self.rank is None:
             if operators:
                 raise ValueError(
                     f"rank is required when S is given as LinearOperators: {type(self).__name__} then keeps "
-                    f"{self._rank_keeps} (e.g. rank=50); rank=None means all n, a dense eigendecomposition"
+                    f"{self._rank_keeps} (e.g. rank=50, or rank='auto'); rank=None means all n, a dense "
+                    "eigendecomposition"
                 )
             return None
         if self.rank > n:
@@ -533,6 +555,10 @@ class _Base(ClassifierMixin, BaseEstimator):
         self.start_change_ = np.array([r["start_change"] for r in results])
         self.history_ = results[0]["history"] if len(results) == 1 else [r["history"] for r in results]
         self.objective_ = np.array([r["objective"] for r in results])
+        # the certificate of the problem solved (the restricted one with a rank): best f minus the
+        # lower bound of the last iteration, >= the suboptimality of objective_
+        self.gap_ = np.array([r["history"]["gap"][-1] for r in results])
+        self.rank_ = prep.rank
         self._set_kernels(results)
         self.decision_transductive_ = decision[:, 0] if decision.shape[1] == 1 else decision
         self.transduction_ = self._labels(self.decision_transductive_)

@@ -33,9 +33,12 @@ class EMKL(_MKLBase):
     eq. (6) over the kernels of the spans up to a constant, with "fro" the distance to the
     truncations; "l1" and callable losses are refused). :class:`REKL` is the same restriction
     with Kr_i diagonal. ``fit(S, y)`` then also takes S as LinearOperators (n, n), e.g.
-    :class:`kernlearn.distributed.KernelOperator`, as :class:`REKL` does (one Lanczos eigensolve
-    per S_i; ``rank`` is required then). rank = n is the dense EMKL up to rounding; a dense S with a
-    rank is diagonalised in full and truncated. The out-of-sample rule uses the pseudo-inverses of
+    :class:`kernlearn.kernels.KernelOperator`, as :class:`REKL` does (one eigensolve per S_i;
+    rank=None is refused then). rank = n is the dense EMKL up to rounding; a dense S with a
+    rank is diagonalised in full and truncated up to 2,000 points, and above that its rank
+    eigenpairs come from its products as for an operator. ``rank="auto"`` (the default) is the
+    dense fit up to 500 points given as arrays and rank 30 above (:class:`ESKL`'s ``rank``).
+    The out-of-sample rule uses the pseudo-inverses of
     the truncations, B_i diag(1 / lambda_i) B_i'.
 
     Parameters are those of :class:`ESKL` (``update="paper"`` runs Algorithm 2's printed step on
@@ -103,7 +106,7 @@ class EMKL(_MKLBase):
         self,
         loss="fro",
         *,
-        rank=None,
+        rank="auto",
         rho=1.0,
         tau="trace",
         C=1.0,

@@ -33,11 +33,14 @@ class ESKL(_Base):
     is eq. (4) over the kernels of the span up to a constant, with "fro" the distance to the
     compressed similarities; "l1" and callable losses are refused). ``fit(S, y)`` then also takes
     S as a list of m symmetric ``scipy.sparse.linalg.LinearOperator`` (n, n), or one operator,
-    e.g. :class:`kernlearn.distributed.KernelOperator`: B comes from one Lanczos eigensolve of the
-    operator sum (:mod:`kernlearn.similarity._operators`), then each S_i is multiplied once by B,
-    and the fit holds O(n r) plus the SVM's n_l x n_l kernel on the labelled points; ``rank`` is
-    required then. rank = n is the dense ESKL up to rounding; a dense S with a rank is
-    diagonalised in full and truncated the same way. The out-of-sample rule uses the
+    e.g. :class:`kernlearn.kernels.KernelOperator` (never formed, multiplied in C++) or
+    :class:`kernlearn.distributed.KernelOperator`: B comes from one eigensolve of the operator
+    sum (Lanczos up to 2,000 points, block subspace iteration above:
+    :mod:`kernlearn.similarity._operators`), then each S_i is multiplied once by B, and the fit
+    holds O(n r) plus the SVM's n_l x n_l kernel on the labelled points; rank=None is refused
+    then. rank = n is the dense ESKL up to rounding; a dense S with a rank is diagonalised in
+    full and truncated the same way up to 2,000 points (above, its products give B as for an
+    operator). The out-of-sample rule uses the
     pseudo-inverse of the truncation B diag(1 / lambda) B', so ``decision_function`` takes the
     similarities of new points to the n fitted points as for the dense fit (arrays, or m
     LinearOperators (n_test, n)).
@@ -47,10 +50,15 @@ class ESKL(_Base):
     loss : {"l1", "fro", "sq_fro"} or callable, default "fro"
         L1, L2, L3 of Section 4. A callable ``loss(K, S) -> (value, subgradient)`` must be
         convex in K; its subgradient's symmetric part is used. With ``rank``, "fro" or "sq_fro".
-    rank : int or None, default None
+    rank : int, None or "auto", default "auto"
         Restrict the kernel to the ``rank`` eigenvectors of largest magnitude of the mean
-        similarity (above). None keeps all n (the paper's ESKL); required when S holds
-        LinearOperators; at most n.
+        similarity (above); at most n. None keeps all n (the paper's ESKL; not with
+        LinearOperators).
+        "auto" (the default): the dense fit (None) for S given as arrays of up to
+        ``_solver_choice.SIMILARITY_DENSE_MAX_N`` = 500 points, else rank =
+        ``SIMILARITY_RANK`` = 30 (at most n), and always a rank for LinearOperators; the rule and
+        its figures (accuracy against the dense fit, time and peak memory to 20,000 points):
+        bench/results/similarity_scale.md. ``rank_`` is the rank used.
     rho : float >= 0, default 1.0
         Weight of the losses.
     tau : "trace" or float > 0, default "trace"
@@ -117,6 +125,11 @@ class ESKL(_Base):
         Decision values of all n fitted points.
     objective_ : ndarray of shape (n_problems,)
         Best f per problem.
+    gap_ : ndarray of shape (n_problems,)
+        The certificate of the problem solved (the restricted one with a rank): best f minus the
+        lower bound at the last iteration, an upper bound on ``objective_`` minus the optimum.
+    rank_ : int or None
+        The rank of the fit (None: the dense fit), as ``rank="auto"`` chose it.
     tau_ : float
         The trace used.
     n_iter_ : int
@@ -187,7 +200,7 @@ class ESKL(_Base):
         self,
         loss="fro",
         *,
-        rank=None,
+        rank="auto",
         rho=1.0,
         tau="trace",
         C=1.0,

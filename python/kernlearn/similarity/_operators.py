@@ -119,6 +119,22 @@ def _largest_magnitude(values, vectors, rank):
     return values[order], np.ascontiguousarray(vectors[:, order])
 
 
+def diagonalised_in_full(S, rank):
+    """Whether the fit takes the eigenpairs of the dense arrays S by LAPACK (all n, truncated to
+    the rank): for the dense fit, and with a rank up to SIMILARITY_BLOCK_MIN_N points; above it a
+    rank < n is taken from the arrays' products as from operators (:func:`leading_eigenpairs`), so
+    that a large dense S costs block products, not an O(n^3) eigendecomposition per matrix."""
+    if not isinstance(S[0], np.ndarray):
+        return False
+    n = S[0].shape[0]
+    return rank is None or rank >= n or n <= _solver_choice.SIMILARITY_BLOCK_MIN_N
+
+
+def as_operator(S):
+    """A dense (n, n) array as a LinearOperator (an operator as it is)."""
+    return S if isinstance(S, LinearOperator) else aslinearoperator(S)
+
+
 def dense_leading_eigenpairs(S, rank, driver):
     """The rank pairs of largest magnitude of a dense symmetric S (all of them for rank None)."""
     values, vectors = scipy.linalg.eigh(S, check_finite=False, driver=driver)
@@ -127,7 +143,61 @@ def dense_leading_eigenpairs(S, rank, driver):
     return _largest_magnitude(values, vectors, rank)
 
 
-def leading_eigenpairs(A, rank, rng, driver):
+def block_leading_eigenpairs(A, rank, rng, driver, parts=None):
+    """The rank eigenpairs of largest magnitude of the symmetric operator A by subspace iteration
+    on a block of ``rank + max(SIMILARITY_BLOCK_OVERSAMPLE, rank // 2)`` columns (Rayleigh-Ritz at
+    every step), ascending.
+
+    Every step is one block product ``A @ Q``: a :class:`kernlearn.kernels.KernelOperator`
+    computes its n^2 / 2 entries once per product whatever the number of columns, so a block of
+    b columns costs a few single-column products, where Lanczos on A^2 needs about 2.3 rank
+    single-column products (bench/results/similarity_scale.md). The step's product also gives
+    the Ritz pairs of the block and their residuals ``||A u - theta u||``. It stops when the rank
+    wanted residuals are below ``SIMILARITY_BLOCK_TOL * max |theta|``, when the energy of the
+    wanted Ritz values (sum theta^2, the squared Frobenius norm of the compression) grew by at most
+    ``SIMILARITY_BLOCK_ENERGY_TOL`` (relative) over the step, or after
+    ``SIMILARITY_BLOCK_MAX_STEPS`` products. The pairs returned are then Ritz pairs, not converged
+    eigenpairs when the spectrum decays slowly (TL1): an orthonormal basis of the block's leading
+    directions, which is what the fit restricted to a rank needs (it measures every similarity
+    in that basis by its own products, so its problem is exactly defined for any basis; figures
+    of what the budget costs in accuracy in bench/results/similarity_scale.md). Power iteration
+    on A amplifies by |lambda|, so pairs of both signs come in order of magnitude, as with
+    Lanczos on A^2.
+
+    ``parts``: A given as the mean of these operators (ESKL's mean similarity); each step then
+    multiplies each part, and the last step's products are returned too, as a third value, the
+    list of ``part @ vectors`` (ESKL's compressions need them: no further product).
+    """
+    n = A.shape[0]
+    width = min(n, rank + max(_solver_choice.SIMILARITY_BLOCK_OVERSAMPLE, rank // 2))
+    Q, _ = np.linalg.qr(rng.standard_normal((n, width)))
+    energy = None
+    for step in range(1, _solver_choice.SIMILARITY_BLOCK_MAX_STEPS + 1):
+        if parts is None:
+            Y = np.asarray(A.matmat(Q), dtype=np.float64)
+        else:
+            products = [np.asarray(p.matmat(Q), dtype=np.float64) for p in parts]
+            Y = sum(products) / len(parts)
+        H = Q.T @ Y
+        theta, W = scipy.linalg.eigh((H + H.T) / 2.0, check_finite=False, driver=driver)
+        keep = np.argsort(-np.abs(theta), kind="stable")[:rank]
+        residual = np.linalg.norm(Y @ W[:, keep] - (Q @ W[:, keep]) * theta[keep], axis=0)
+        scale = np.abs(theta).max()
+        previous, energy = energy, float(np.sum(theta[keep] ** 2))
+        if (
+            step == _solver_choice.SIMILARITY_BLOCK_MAX_STEPS
+            or residual.max() <= _solver_choice.SIMILARITY_BLOCK_TOL * scale
+            or (previous is not None and energy - previous <= _solver_choice.SIMILARITY_BLOCK_ENERGY_TOL * energy)
+        ):
+            break
+        Q, _ = np.linalg.qr(Y)
+    values, rotation = _largest_magnitude(theta, W, rank)
+    if parts is None:
+        return values, Q @ rotation
+    return values, Q @ rotation, [P @ rotation for P in products]
+
+
+def leading_eigenpairs(A, rank, rng, driver, parts=None):
     """The rank eigenpairs of largest magnitude of the symmetric operator A, ascending.
 
     Small problems (n <= eigsh's DENSE_MAX_N, or rank above its DENSE_FRACTION of n: the cases
@@ -152,6 +222,8 @@ def leading_eigenpairs(A, rank, rng, driver):
             )
         M = np.asarray(A.matmat(np.eye(n)), dtype=np.float64)
         return dense_leading_eigenpairs((M + M.T) / 2.0, rank, driver)
+    if n > _solver_choice.SIMILARITY_BLOCK_MIN_N:
+        return block_leading_eigenpairs(A, rank, rng, driver, parts)
     _, basis, _ = eigsh(A.dot(A), rank, "LA", random_state=rng)
     projected = basis.T @ np.asarray(A.matmat(basis), dtype=np.float64)
     values, rotation = scipy.linalg.eigh((projected + projected.T) / 2.0, check_finite=False)

@@ -62,7 +62,7 @@ import scipy.linalg
 from . import _mirror_descent as md
 from . import _operators
 from ._base import _fit_result, _pinv_apply, _Prep, _spectraplex_lower_min
-from ._mkl import svm_dual
+from ._mkl import LowRankKernels, svm_dual, svm_dual_features
 
 __all__ = ["MeanSubspace", "check_loss", "solve_single", "solve_multiple"]
 
@@ -109,12 +109,18 @@ class MeanSubspace(_Prep):
             mean = sum(self.S) / self.m
             self.mean_eig = eig[0] if self.m == 1 else scipy.linalg.eigh(mean, overwrite_a=True, check_finite=False)
             return eig
-        if isinstance(self.S[0], np.ndarray):
+        if _operators.diagonalised_in_full(self.S, rank):
             mean = sum(self.S) / self.m
             self.mean_eig = _operators.dense_leading_eigenpairs(mean, rank, self.driver)
         else:
-            mean = functools.reduce(operator.add, self.S) * (1.0 / self.m)  # one product per S_i
-            self.mean_eig = _operators.leading_eigenpairs(mean, rank, rng, self.driver)
+            ops = [_operators.as_operator(s) for s in self.S]
+            mean = functools.reduce(operator.add, ops) * (1.0 / self.m)  # one product per S_i
+            found = _operators.leading_eigenpairs(mean, rank, rng, self.driver, parts=ops)
+            self.mean_eig = found[:2]
+            if len(found) == 3:  # the block route: S_i B from its last step, no further product
+                B = self.mean_eig[1]
+                self._compressed = [_symmetric(B.T @ SB) for SB in found[2]]
+                return [scipy.linalg.eigh(P, check_finite=False, driver=self.driver) for P in self._compressed]
         B = self.mean_eig[1]
         self._compressed = [_symmetric(B.T @ _times(s, B)) for s in self.S]
         return [scipy.linalg.eigh(P, check_finite=False, driver=self.driver) for P in self._compressed]
@@ -168,7 +174,11 @@ class _SingleOracle(md.OneKernelState):
     def evaluate(self, state):
         est = self.est
         Kr = md.dense_from_log(*state)
-        omega, beta, b = svm_dual(self.basis.labelled_kernel(Kr, state), self.y, est.C, est.svm_tol)
+        if self.basis.B is None:
+            omega, beta, b = svm_dual(self.basis.labelled_kernel(Kr, state), self.y, est.C, est.svm_tol)
+        else:  # K[lab, lab] = F F', F = B_lab V diag(exp(l / 2)) (n_l x r): the SVM on F's rows
+            F = (self.basis.B_lab @ state[0]) * np.exp(state[1] / 2.0)
+            omega, beta, b = svm_dual_features(F, self.y, est.C, est.svm_tol)
         G = np.zeros_like(Kr)
         f = omega
         if est.rho > 0:
@@ -193,7 +203,10 @@ class _MultipleOracle(md.KernelListState):
     def evaluate(self, state):
         est = self.est
         Ks = np.stack([md.dense_from_log(V, l) for V, l in state])
-        Ks_lab = np.stack([basis.labelled_kernel(K, st) for basis, K, st in zip(self.bases, Ks, state)])
+        if self.prep.rank is None:
+            Ks_lab = np.stack([basis.labelled_kernel(K, st) for basis, K, st in zip(self.bases, Ks, state)])
+        else:  # K_i[lab, lab] = F_i F_i', F_i = B_i,lab V_i diag(exp(l_i / 2)): n_l x r, never n_l x n_l
+            Ks_lab = LowRankKernels([(basis.B_lab @ V) * np.exp(l / 2.0) for basis, (V, l) in zip(self.bases, state)])
         res = est._mkl(Ks_lab, self.y, self.gamma)
         self.gamma = res["gamma"]
         beta, gamma = res["beta"], res["gamma"]

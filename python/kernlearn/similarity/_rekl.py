@@ -4,6 +4,7 @@ import numpy as np
 
 from . import _mirror_descent as md
 from ._base import OOS_RCOND, _fit_result, _MKLBase
+from ._mkl import LowRankKernels
 
 __all__ = ["REKL"]
 
@@ -34,7 +35,10 @@ class _REKLOracle:
     def evaluate(self, log_mu):
         est, m = self.est, self.prep.m
         mu = np.exp(log_mu)
-        Ks_lab = np.stack([(self.V_lab[i] * mu[i]) @ self.V_lab[i].T for i in range(m)])
+        if self.prep.rank is None:
+            Ks_lab = np.stack([(self.V_lab[i] * mu[i]) @ self.V_lab[i].T for i in range(m)])
+        else:  # K_i[lab, lab] = F_i F_i' with F_i = V_i,lab diag(sqrt(mu_i)), n_l x rank
+            Ks_lab = LowRankKernels([self.V_lab[i] * np.sqrt(mu[i]) for i in range(m)])
         res = est._mkl(Ks_lab, self.y, self.gamma)
         self.gamma = res["gamma"]
         beta, gamma = res["beta"], res["gamma"]
@@ -80,9 +84,11 @@ class REKL(_MKLBase):
     Similarities as operators. ``fit(S, y)`` also takes S as a list of m symmetric
     ``scipy.sparse.linalg.LinearOperator`` of shape (n, n) (or one operator), e.g.
     :class:`kernlearn.distributed.KernelOperator`, whose products run on a Dask cluster; dense
-    (n, n) arrays may be mixed in. ``rank`` is then required. An operator is only multiplied:
-    its ``rank`` eigenpairs of largest magnitude come from :func:`kernlearn.linalg.eigsh` on
-    S_i^2 and a rank x rank Rayleigh-Ritz step with S_i (:mod:`kernlearn.similarity._operators`;
+    (n, n) arrays may be mixed in, or :class:`kernlearn.kernels.KernelOperator` (never formed,
+    multiplied in C++). A rank is then required (``rank="auto"`` gives one). An operator is only
+    multiplied: its ``rank`` eigenpairs of largest magnitude come from :func:`kernlearn.linalg.eigsh`
+    on S_i^2 and a rank x rank Rayleigh-Ritz step with S_i up to 2,000 points, from block
+    subspace iteration above (:func:`kernlearn.similarity._operators.block_leading_eigenpairs`;
     n <= 300 or rank > 0.1 n, where eigsh itself would go dense, multiply it out instead), and
     everything afterwards holds O(n rank) per similarity, plus the SVM's n_l x n_l kernels on the
     n_l labelled points (the method needs them: many unlabelled points are cheap, many labelled
@@ -111,9 +117,14 @@ class REKL(_MKLBase):
 
     Parameters
     ----------
-    rank : int or None, default None
-        Keep the ``rank`` eigenpairs of largest magnitude of each S_i (above). None keeps all n
-        (the paper's REKL); required when S holds LinearOperators.
+    rank : int, None or "auto", default "auto"
+        Keep the ``rank`` eigenpairs of largest magnitude of each S_i (above); at most n. None
+        keeps all n (the paper's REKL; not with LinearOperators).
+        "auto" (the default): the dense fit (None) for S given as arrays of up to
+        ``_solver_choice.SIMILARITY_DENSE_MAX_N`` = 500 points, else rank =
+        ``SIMILARITY_RANK`` = 30 (at most n), and always a rank for LinearOperators; the rule and
+        its figures (accuracy against the dense fit, time and peak memory to 20,000 points):
+        bench/results/similarity_scale.md. ``rank_`` is the rank used.
     **params
         The parameters of :class:`EMKL` but ``update`` (loss, rho, tau, C, max_iter, tol,
         n_iter_no_change, step, init, svm_tol, mkl_tol, mkl_max_iter, oos_rcond, random_state,
@@ -173,7 +184,7 @@ class REKL(_MKLBase):
         self,
         loss="fro",
         *,
-        rank=None,
+        rank="auto",
         rho=1.0,
         tau="trace",
         C=1.0,
