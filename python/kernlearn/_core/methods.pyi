@@ -886,6 +886,8 @@ class KdacOptions:
         "dense_max_n",
         "eig_tol",
         "seed",
+        "n_random_features",
+        "landmarks",
     )
     def __init__(
         self,
@@ -902,6 +904,8 @@ class KdacOptions:
         dense_max_n: int = ...,
         eig_tol: float = ...,
         seed: int = ...,
+        n_random_features: int = ...,
+        landmarks: list[int] = ...,
     ) -> None:
         """
         Options; every field defaults to the C++ member initialiser: KdacOptions._fields.
@@ -950,6 +954,13 @@ class KdacOptions:
     @lambda_.setter
     def lambda_(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
+    def landmarks(self) -> list[int]:
+        """
+        the Nystrom landmark rows of the low-rank path
+        """
+    @landmarks.setter
+    def landmarks(self, arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> None: ...
+    @property
     def max_iter(self) -> int:
         """
         outer (W, D, U) iterations
@@ -964,6 +975,13 @@ class KdacOptions:
     @n_clusters.setter
     def n_clusters(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
+    def n_random_features(self) -> int:
+        """
+        > 0: the low-rank path with this many random Fourier frequencies; 0: exact
+        """
+    @n_random_features.setter
+    def n_random_features(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    @property
     def q(self) -> int | None:
         """
         subspace dimension; None = the largest eigengap (11) (spectral init only)
@@ -973,7 +991,7 @@ class KdacOptions:
     @property
     def seed(self) -> int:
         """
-        seed of the Lanczos start vectors
+        seed of the Lanczos start vectors and of the random features
         """
     @seed.setter
     def seed(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...

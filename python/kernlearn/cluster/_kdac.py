@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_array, check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from .. import _core
+from .._utils import _solver_choice
 from .._utils._labels import encode_labels
 from .._utils._monitor import Monitor, history_arrays
 from .._utils._param_validation import Interval, StrOptions, validate_params
@@ -178,6 +179,12 @@ def _view_summary(fit):
 SIGMA_GRID_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 LAMBDA_GRID = (0.1, 1.0, 10.0)
 
+# The low-rank path's defaults (approximation="low-rank", or "auto" above
+# _solver_choice.KDAC_EXACT_MAX_N points): random Fourier frequencies of Phi(W) and Nystrom
+# landmarks of the U-step's kernel. Figures (NMI against the exact fit, time): bench/results/kdac_scale.md.
+N_RANDOM_FEATURES = 256
+N_LANDMARKS = 300
+
 # ISM's Anderson depth when ism_acceleration is on (past residual differences used).
 ANDERSON_DEPTH = 3
 
@@ -193,6 +200,64 @@ _RECORD_FIELDS = [
     ("ism_damped", "d"),
 ]
 _HISTORY_FIELDS = ("cost", "quality", "hsic_y", "dist_w", "dist_u", "ism_iter", "matvecs", "ism_cycled", "ism_damped")
+
+
+class _NystromExtension:
+    """The low-rank fit's kernel for the out-of-sample extension: the Nystrom kernel of the core
+    (``cpp/include/kernlearn/kernels/hsic_lowrank.hpp``) on the training projections Z (n x q)
+    and landmark rows L, K ~ C K_LL^+ C' with C = K(Z, Z_L), plus diag(1 - (C K_LL^+ C')_ii) on
+    the training points. A new point x has the row k(x, Z_L) K_LL^+ C' (no diagonal term: it is
+    none of the training points), so each costs O(M q)."""
+
+    def __init__(self, Z, landmarks, sigma, n_threads):
+        self._kernel = _core.kernels.PairwiseKernel(kind=_core.kernels.PairwiseKind.rbf, gamma=0.5 / sigma**2)
+        self._n_threads = n_threads
+        self._Z = Z
+        self._ZL = np.ascontiguousarray(Z[landmarks])
+        mu, vectors = np.linalg.eigh(self._cross(self._ZL))
+        keep = mu > max(_core.kernels.NYSTROM_RCOND * max(mu.max(), 0.0), 0.0)
+        self._R = vectors[:, keep] / np.sqrt(mu[keep])  # K_LL^+ = R R'
+
+    def _cross(self, Z):
+        return _core.kernels.pairwise_kernel(
+            np.ascontiguousarray(Z), self._ZL, kernel=self._kernel, n_threads=self._n_threads
+        )
+
+    def _blocks(self, Z):
+        for start in range(0, Z.shape[0], _BLOCK_ROWS * 16):
+            rows = slice(start, min(start + _BLOCK_ROWS * 16, Z.shape[0]))
+            yield rows, self._cross(Z[rows])
+
+    def train_times(self, V):
+        """K V on the training points (V: n x k), with the diagonal term; keeps R R' C' V and
+        R R' C' 1 for the extension."""
+        CtV = np.zeros((self._R.shape[0], V.shape[1]))
+        Ct1 = np.zeros(self._R.shape[0])
+        correction = np.empty(self._Z.shape[0])
+        for rows, C in self._blocks(self._Z):
+            CtV += C.T @ V[rows]
+            Ct1 += C.sum(axis=0)
+            correction[rows] = np.maximum(1.0 - np.square(C @ self._R).sum(axis=1), 0.0)
+        self._CtV = self._R @ (self._R.T @ CtV)
+        self._degree_coef = self._R @ (self._R.T @ Ct1)
+        out = np.empty_like(V)
+        for rows, C in self._blocks(self._Z):
+            out[rows] = C @ self._CtV + correction[rows, None] * V[rows]
+        return out
+
+    def set_coefficients(self, M_inv):
+        """The extension's V is (D^-1/2 U) M^+: R R' C' of it, from train_times' product."""
+        self._coef = self._CtV @ M_inv
+
+    def new_times(self, Z, n_threads):
+        """d(x)^-1/2 K(x, X) (D^-1/2 U M^+) for the rows of Z (0 where d(x) <= 0)."""
+        out = np.empty((Z.shape[0], self._coef.shape[1]))
+        for rows, C in self._blocks(Z):
+            degree = C @ self._degree_coef
+            scale = np.zeros_like(degree)
+            np.divide(1.0, np.sqrt(np.maximum(degree, 0.0)), out=scale, where=degree > 0)
+            out[rows] = scale[:, None] * (C @ self._coef)
+        return out
 
 
 class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):
@@ -513,6 +578,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         "ism_acceleration": ["boolean"],
         "tol": [Interval(numbers.Real, 0, None, closed="neither")],
         "normalize_rows": ["boolean"],
+        "approximation": [StrOptions({"auto", "exact", "low-rank"})],
+        "n_random_features": [Interval(numbers.Integral, 1, None)],
+        "n_landmarks": [Interval(numbers.Integral, 1, None)],
         "random_state": ["random_state"],
         "verbose": [Interval(numbers.Integral, 0, None), "boolean"],
         "callback": [None, "callable"],
@@ -537,6 +605,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         ism_acceleration=False,
         tol=1e-6,
         normalize_rows=True,
+        approximation="auto",
+        n_random_features=N_RANDOM_FEATURES,
+        n_landmarks=N_LANDMARKS,
         random_state=None,
         n_jobs=None,
         backend="local",
@@ -559,6 +630,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         self.ism_acceleration = ism_acceleration
         self.tol = tol
         self.normalize_rows = normalize_rows
+        self.approximation = approximation
+        self.n_random_features = n_random_features
+        self.n_landmarks = n_landmarks
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.backend = backend
@@ -593,6 +667,8 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
             raise ValueError(f"n_components must be <= the number of features ({d}), got {self.n_components}")
         tiles = self._distributed_tiles(X)
         rng = check_random_state(self.random_state)
+        # The low-rank path's landmarks: drawn once, shared by every run of this fit.
+        landmarks = self._landmarks(n, rng) if tiles is None else None
         pairs = None
         if self.search == "inequality":
             sigmas = _grid(self.sigma_grid, "sigma_grid", positive=True)
@@ -615,7 +691,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
                     )
                 views = views + [labels]
                 Y = np.ascontiguousarray(np.hstack([Y, np.eye(k)[labels]]))
-            fits.append(self._fit_view(X, Y, views, pairs, rng, n_threads, tiles))
+            fits.append(self._fit_view(X, Y, views, pairs, rng, n_threads, tiles, landmarks))
 
         first = fits[0]
         out = first["out"]
@@ -642,7 +718,8 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         self.labels_views_ = np.vstack([f["labels"] for f in fits])
         self.projection_views_ = [f["out"].W for f in fits]
         self.views_ = [_view_summary(f) for f in fits]
-        self._fit_nystrom(X, n_threads, tiles)
+        self.approximation_ = "exact" if landmarks is None else "low-rank"
+        self._fit_nystrom(X, n_threads, tiles, landmarks)
         self.n_iter_ = int(out.n_iter)
         self.converged_ = out.status == _core.core.SolverStatus.converged
         self.used_dense_ = bool(out.used_dense)
@@ -656,6 +733,11 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
     def _distributed_tiles(self, X):
         """backend="dask": X centred and sent to the workers (HsicTiles); None for "local". The
         combinations the distributed alternation does not support are refused here."""
+        if self.backend == "dask" and self.approximation == "low-rank":
+            raise ValueError(
+                "approximation='low-rank' runs in this process only; backend='dask' computes the exact sums "
+                "(use approximation='auto' or 'exact' with it)"
+            )
         if self.backend != "dask":
             for name in ("client", "block_size"):
                 if getattr(self, name) is not None:
@@ -670,9 +752,22 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         # Centred as the core centres X: Phi and the kernel only see differences.
         return HsicTiles(np.ascontiguousarray(X - X.mean(axis=0)), cluster, self.block_size)
 
-    def _run(self, X, Y, q, sigma, lam, rng, n_threads, tiles):
+    def _landmarks(self, n, rng):
+        """The low-rank path's Nystrom landmarks (sorted row indices, drawn uniformly without
+        replacement), or None for the exact path (``approximation``, and the size rule
+        ``_solver_choice.kdac_low_rank``)."""
+        if not _solver_choice.kdac_low_rank(n, self.approximation):
+            return None
+        m = int(self.n_landmarks)
+        if m > n:
+            raise ValueError(
+                f"n_landmarks must be <= the number of samples ({n}) on the low-rank path, got n_landmarks={m}"
+            )
+        return np.sort(rng.choice(n, m, replace=False))
+
+    def _run(self, X, Y, q, sigma, lam, rng, n_threads, tiles, landmarks=None):
         """One KDAC alternation, in the core or on the cluster (tiles): q None = the eigengap of
-        Phi_0 (spectral init only)."""
+        Phi_0 (spectral init only); landmarks: the low-rank path's (None: exact sums)."""
         random_init = self.init == "random"
         d = X.shape[1]
         if random_init and q is None:
@@ -691,6 +786,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         )
         if tiles is not None:
             options.dense_max_n = 0  # a distributed fit never forms an n x n matrix
+        if landmarks is not None:
+            options.n_random_features = int(self.n_random_features)
+            options.landmarks = landmarks.tolist()
         monitor = Monitor(
             "KDAC",
             self.verbose,
@@ -707,7 +805,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
                 X, Y, options=options, W0=W0, callback=monitor.core_callback(), sums=tiles, n_threads=n_threads
             )
 
-    def _fit_view(self, X, Y, views, pairs, rng, n_threads, tiles):
+    def _fit_view(self, X, Y, views, pairs, rng, n_threads, tiles, landmarks):
         """One alternative view: the (sigma, lambda) search if asked, the q rule, then k-means."""
         n, d = X.shape
         k = int(self.n_clusters)
@@ -721,9 +819,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         if pairs is None:
             sigma = median_sigma(X, random_state=rng) if self.sigma == "median" else float(self.sigma)
             lam = float(self.lambda_)
-            out = self._run(X, Y, q, sigma, lam, rng, n_threads, tiles)
+            out = self._run(X, Y, q, sigma, lam, rng, n_threads, tiles, landmarks)
         else:
-            sigma, lam, out, fit["search_results"] = self._search(X, Y, q, pairs, rng, n_threads, tiles)
+            sigma, lam, out, fit["search_results"] = self._search(X, Y, q, pairs, rng, n_threads, tiles, landmarks)
             fit["search_best_params"] = {"sigma": sigma, "lambda_": lam}
         if self.n_components == "auto":
             # The paper's q rule: tuned at q = k, and if inequality (10) fails there, q moves to the
@@ -740,7 +838,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
                 "initial_converged": out.status == _core.core.SolverStatus.converged,
             }
             if chosen != q:
-                out = self._run(X, Y, chosen, sigma, lam, rng, n_threads, tiles)
+                out = self._run(X, Y, chosen, sigma, lam, rng, n_threads, tiles, landmarks)
         features = self._clustering_features(out.U)
         # scikit-learn's k-means runs on OpenMP threads. On an n x k embedding it is cheap, and
         # OpenMP's spin-waits cost more than they save, so it gets one thread (bench/results/kdac.md).
@@ -756,7 +854,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         )
         return fit
 
-    def _search(self, X, Y, q, pairs, rng, n_threads, tiles):
+    def _search(self, X, Y, q, pairs, rng, n_threads, tiles, landmarks):
         """The paper's (sigma, lambda) search (Section 4, "Hyperparameter tuning"): every pair of the
         grid is fitted at q; the pair with the highest CQ among those satisfying inequality (10) wins,
         and when none does, the pair closest to satisfying it (largest lhs / rhs; CQ breaks ties)."""
@@ -780,7 +878,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
             # A candidate's non-convergence is recorded in the table; only the chosen fit warns.
             warnings.simplefilter("ignore", ConvergenceWarning)
             for sigma, lam in pairs:
-                out = self._run(X, Y, q, sigma, lam, rng, n_threads, tiles)
+                out = self._run(X, Y, q, sigma, lam, rng, n_threads, tiles, landmarks)
                 cond = _condition(out)
                 rows["sigma"].append(sigma)
                 rows["lambda_"].append(lam)
@@ -863,7 +961,10 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
 
     def _normalized_kernel_times(self, Z, V, n_threads):
         """Ktilde(Z, X_train) V in row blocks: Ktilde(a, b) = K(a, b) / sqrt(d(a) d(b)), d(a) the
-        degree of a over the training points, V already scaled by d(b)^-1/2 (n x k)."""
+        degree of a over the training points, V already scaled by d(b)^-1/2 (n x k). After a
+        low-rank fit K is its Nystrom kernel and V must be ``_nystrom_coef``."""
+        if self._low_rank is not None:
+            return self._low_rank.new_times(Z, n_threads)
         out = np.empty((Z.shape[0], V.shape[1]))
         for rows, K in self._cross_kernel_blocks(Z, n_threads):
             degree = K.sum(axis=1)
@@ -874,14 +975,19 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
             out[rows] = scale[:, None] * (K @ V)
         return out
 
-    def _fit_nystrom(self, X, n_threads, tiles):
+    def _fit_nystrom(self, X, n_threads, tiles, landmarks):
         """The coefficients of the extension u(x) = d(x)^-1/2 K(x, X) C - b (class docstring);
-        with tiles (backend="dask") the kernel products run on the cluster."""
+        with tiles (backend="dask") the kernel products run on the cluster; after a low-rank fit
+        (landmarks) K is the fit's Nystrom kernel, O(n M) here and O(M) per new point."""
         self._x_mean = X.mean(axis=0)
         self._fit_projected = np.ascontiguousarray((X - self._x_mean) @ self.projection_)
         U = self.embedding_
         V = U / np.sqrt(self.degree_)[:, None]  # D^-1/2 U
-        if tiles is None:
+        self._low_rank = None
+        if landmarks is not None:
+            self._low_rank = _NystromExtension(self._fit_projected, landmarks, self.sigma_, n_threads)
+            NU = self._low_rank.train_times(V) / np.sqrt(self.degree_)[:, None]
+        elif tiles is None:
             NU = self._normalized_kernel_times(self._fit_projected, V, n_threads)  # D^-1/2 K D^-1/2 U
         else:
             # The training degrees are degree_ (the same kernel), so N U = D^-1/2 K V.
@@ -895,6 +1001,8 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         # e.g. all projected points equal), whose coordinate is then 0 for every new point.
         M_inv = scipy.linalg.pinvh(M)
         self._nystrom_coef = V @ M_inv
+        if self._low_rank is not None:
+            self._low_rank.set_coefficients(M_inv)
         self._nystrom_offset = offset @ M_inv
         scale = max(float(np.abs(U).max()), np.finfo(float).tiny)
         self.nystrom_residual_ = float(np.abs(QU @ M_inv - U).max()) / scale
