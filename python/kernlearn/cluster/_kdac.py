@@ -281,16 +281,20 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
     ----------
     n_clusters : int, default 2
         k, the number of alternative clusters (and columns of U).
-    n_components : int, "auto" or "init-gap", default "auto"
-        q, the dimension of the subspace. "auto" is the paper's rule (Section 4, "Hyperparameter
-        tuning"): fit at q = min(n_clusters, d); if inequality (10) fails at the result W*, move q
-        to the largest gap (11) between consecutive eigenvalues of Phi(W*) and fit again
-        (``n_components_search_`` records both steps). On the four Table 1 data sets, at the
-        appendix's sigma and lambda, it picks the appendix's q (17, 3, 6, 3:
-        bench/results/kdac_search.md); it costs a second fit. "init-gap" is a shortcut of ours:
-        the largest gap of the spectral-initialisation matrix Phi_0 (eq. 12) instead, one fit
-        instead of two; it picked the same q on those four data sets (with ``init="random"`` it
-        means q = min(n_clusters, d)).
+    n_components : int, "init-gap" or "auto", default "init-gap"
+        q, the dimension of the subspace. "init-gap" (the default): q at the largest gap between
+        consecutive eigenvalues of the spectral-initialisation matrix Phi_0 (eq. 12), known before
+        the alternation starts, so it costs one fit (with ``init="random"`` it means
+        q = min(n_clusters, d)). "auto" is the paper's rule (Section 4, "Hyperparameter tuning"):
+        fit at q = min(n_clusters, d); if inequality (10) fails at the result W*, move q to the
+        largest gap (11) between consecutive eigenvalues of Phi(W*) and fit again
+        (``n_components_search_`` records both steps). (10) almost always fails, so "auto" costs
+        two fits, and the first, at q = k, is the slow one: it often runs all ``max_iter``
+        iterations (Faces: 43 s against 0.4 s). On the four Table 1 data sets, at the appendix's
+        sigma and lambda, both rules pick the appendix's q (17, 3, 6, 3:
+        bench/results/kdac_search.md); at the defaults "init-gap" reached the same NMI as "auto"
+        on the six data sets of bench/suite_kdac.py (before/after table:
+        bench/results/kdac_scale.md), which is why it became the default.
     sigma : float or "median", default "median"
         Bandwidth of the Gaussian kernel ``exp(-|W'(x_i - x_j)|^2 / (2 sigma^2))``. "median" is 0.5 x
         the median pairwise distance of X (see :func:`median_sigma`): a default of ours, not the
@@ -347,6 +351,21 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
     normalize_rows : bool, default True
         Scale the rows of U to unit length before k-means (as the authors do; on the faces NMI
         drops without it: bench/results/kdac.md).
+    approximation : {"auto", "exact", "low-rank"}, default "auto"
+        How the kernel sums are computed. "exact": every Phi(W) streams all n^2 pairs, O(n^2 d)
+        (memory O(n), and an explicit n x n U-step matrix up to the core's ``dense_max_n``).
+        "low-rank": Phi(W) from ``n_random_features`` random Fourier features of the Gaussian
+        kernel of XW, O(n d m F) (m = n_clusters + the existing clusters), and the degrees and the
+        U-step from a Nystrom kernel on ``n_landmarks`` points drawn at random, O(n M) per
+        product; no n x n array anywhere (Notes, "Low-rank path"). "auto": exact up to
+        ``kernlearn._utils._solver_choice.KDAC_EXACT_MAX_N`` = 2,000 points, where the two take
+        about the same time, low-rank above (bench/results/kdac_scale.md). ``approximation_``
+        records the path taken. ``backend="dask"`` computes exact sums only.
+    n_random_features : int, default 256
+        F, the random Fourier frequencies of the low-rank path's Phi(W) (each gives a cosine and a
+        sine feature). The error of each kernel entry shrinks like 1 / sqrt(F).
+    n_landmarks : int, default 300
+        M, the Nystrom landmarks of the low-rank path (at most n_samples when that path is taken).
     random_state : int, RandomState or None
         Seeds the Lanczos start, random init, sigma's subsample and k-means.
     n_jobs : int or None
@@ -393,6 +412,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         exactly :meth:`extend_embedding` reproduces ``embedding_``: the U-step's eigensolver
         accuracy (measured: 1e-14 with the dense eigensolver, n <= 200; 3e-12 with Lanczos at
         n = 600; 3e-9 at n = 5000, where the U-step stores the kernel in float32).
+    approximation_ : str, "exact" or "low-rank", the path the fit took (``approximation``)
     n_features_in_ : int, d
     feature_names_in_ : ndarray of str, when X was a DataFrame with string column names
     quality_ : float, HSIC(XW, U) = Tr(U'QU)
@@ -472,8 +492,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
     Choices of ours (not in the paper):
 
     * Defaults: ``sigma="median"`` (0.5 x the median pairwise distance), ``lambda_=1``,
-      ``n_components="auto"`` (the paper's q rule, run at our sigma and lambda), no search; the
-      coarse default grid of ``search`` and our reading of its fallback (``search``).
+      ``n_components="init-gap"`` (q from Phi_0, one fit; the paper's refitting rule is "auto"),
+      no search; the coarse default grid of ``search`` and our reading of its fallback
+      (``search``); the low-rank path above 2,000 points (``approximation``).
     * U_0 (Algorithm 1's "from the original clustering") is the spectral step on the kernel of the
       full space (W = I).
     * D is recomputed right after each W-step, so the U-step uses Q = H D^-1/2 K D^-1/2 H of the
@@ -502,6 +523,27 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
     * Several views (``n_views``): view v is fitted against y and the k-means labels of views
       0 .. v-1 by the rule just stated, each with the same lambda (or its own search), so a view
       is novel against all earlier ones at once, not only the last.
+
+    Low-rank path (``approximation``), for large n. The alternation, its tests and its attributes
+    are the exact path's; only the kernel sums differ (``cpp/include/kernlearn/kernels/
+    hsic_lowrank.hpp``):
+
+    * Phi(W) and Tr(gamma K) use K ~ Z Z' with Z the 2F random Fourier features of XW
+      (Rahimi & Recht 2007): each entry is unbiased with error O(1 / sqrt F) (Hoeffding), exact on
+      the diagonal. The frequencies are drawn once per fit in the space of X and projected by W,
+      so the features, like the kernel, depend only on the subspace of W. gamma o K is then of
+      rank (k + k_y) 2F and Phi costs O(n d (k + k_y) F), no pair loop.
+    * The degrees D and the U-step use the Nystrom kernel C K_LL^+ C' on M landmarks
+      (C = K(XW, X_L W)), its diagonal set to 1 as the true kernel's; the U-step is Lanczos on
+      it, O(n M) per product.
+    * What it gives up: the fit optimises a surrogate of (2a), so W and U are not the exact
+      path's; ``sigma_condition_["rhs"]`` is estimated from 2^20 sampled pairs. Measured against
+      the exact fit on the 10-feature 2x2 mixture of bench/bench_kdac_scale.py:
+      NMI between the two fits' labels and against the hidden grouping at n = 1,000 to 5,000, and
+      time and memory up to n = 100,000, are in bench/results/kdac_scale.md.
+    * :meth:`extend_embedding` and :meth:`predict` extend with the same Nystrom kernel (O(M q) per
+      new point); ``nystrom_residual_`` includes the diagonal term the training points have and
+      new points do not.
 
     Out-of-sample extension (:meth:`transform`, :meth:`extend_embedding`, :meth:`predict`):
 
@@ -592,7 +634,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         self,
         n_clusters=2,
         *,
-        n_components="auto",
+        n_components="init-gap",
         sigma="median",
         lambda_=1.0,
         search=None,
