@@ -12,20 +12,28 @@ drawn independently and uniformly, unit noise on all ten features. KDAC is given
 Sections:
 
 * accuracy: at n = 1,000, 2,000, 5,000 and three seeds (the data's and the fit's), KDAC with
-  every default but ``approximation`` fitted both ways ("exact" and "low-rank"): NMI between the
+  every default but ``approximation`` fitted both ways ("exact" and "nystrom"): NMI between the
   two fits' labels, each fit's NMI against b and against a, the projection distance between the
   two W (when both have the same q), and the seconds (n_jobs=2).
-* settings: at n = 5,000 (seed 0), the low-rank fit for several n_random_features (F) and
-  n_landmarks (M): NMI against the exact fit and seconds; what the defaults rest on.
-* rff: the relative Frobenius error of Phi(W) from F random features against the exact Phi, at
-  n = 2,000 (X of this data, a random orthonormal W of q columns, a random gamma factor), the
-  mean over 5 draws of the frequencies: the 1 / sqrt(F) law the tests check.
+* settings: at n = 5,000 (seed 0), the Nystrom fit for several n_landmarks (M) and the "rff"
+  fit for two n_random_features (F): NMI against the exact fit, convergence and seconds; what
+  the defaults rest on.
+* rff: Phi(W) from F random Fourier features and from the Nystrom kernel on M random landmarks
+  against the exact Phi, at the exact fit's fixed point (its W, U, D, gamma) on the mixture
+  (n = 2,000), LG1000 and Faces: relative Frobenius error and the distance between the q
+  smallest eigenvectors and W* (what ISM's step sees), the mean over 3 draws.
 * scale: time, peak memory (VmHWM above the data's) and NMI against b of the default fit, each in
   a fresh process with a time limit: KDAC(2) with every default (n_jobs=None: one thread), KDAC
   with n_jobs=2, and the baselines "orthogonal projection + KMeans" (X projected onto the
   orthogonal complement of the span of a's centred class means, then KMeans(2, n_init=10)) and
   "orthogonal projection + SpectralClustering" (the same residual, SpectralClustering(2,
   affinity="nearest_neighbors")).
+* paper-data: the Nystrom path forced (approximation="nystrom", n_landmarks = min(300, n / 2))
+  against the exact one on the six data sets of bench/suite_kdac.py (n = 200 to 1,000, d up to
+  20, so q up to 17: harder for random features than the mixture), every other setting the
+  default, three seeds: NMI between the two fits and of each against the alternative labelling.
+* rff-fits: approximation="rff" (F = 256, Nystrom U-step on min(300, n / 2) landmarks) against
+  "nystrom" on the same data sets, seed 0: NMI against the exact fit, iterations, convergence.
 * q-rule: the default n_components before ("auto", the paper's rule: a fit at q = k, then a refit
   at the largest gap of Phi(W*)) and after ("init-gap", one fit) on the six data sets of
   bench/suite_kdac.py at every other default, three seeds: NMI against the alternative labelling,
@@ -51,7 +59,7 @@ from kernlearn.datasets._mixture import make_alternative_mixture  # noqa: E402
 from kernlearn.evaluation import nmi  # noqa: E402
 from tables import to_markdown, write_report  # noqa: E402
 
-SECTIONS = ("accuracy", "settings", "rff", "scale", "q-rule")
+SECTIONS = ("accuracy", "settings", "rff", "scale", "q-rule", "paper-data", "rff-fits")
 
 
 def projection_distance(W1, W2):
@@ -75,21 +83,21 @@ def accuracy(args):
         for seed in range(3):
             X, a, b = make_alternative_mixture(n, random_state=seed)
             exact, t_exact, _ = fit(X, a, approximation="exact", random_state=seed, n_jobs=2)
-            low, t_low, _ = fit(X, a, approximation="low-rank", random_state=seed, n_jobs=2)
+            low, t_low, _ = fit(X, a, approximation="nystrom", random_state=seed, n_jobs=2)
             same_q = exact.n_components_ == low.n_components_
             distance = projection_distance(exact.projection_, low.projection_) if same_q else float("nan")
             rows.append(
                 {
                     "n": f"{n:,}",
                     "seed": seed,
-                    "NMI(low-rank, exact)": f"{nmi(low.labels_, exact.labels_):.3f}",
+                    "NMI(nystrom, exact)": f"{nmi(low.labels_, exact.labels_):.3f}",
                     "NMI(exact, hidden b)": f"{nmi(exact.labels_, b):.3f}",
-                    "NMI(low-rank, hidden b)": f"{nmi(low.labels_, b):.3f}",
-                    "NMI(low-rank, given a)": f"{nmi(low.labels_, a):.3f}",
-                    "q exact / low-rank": f"{exact.n_components_} / {low.n_components_}",
-                    "dist(W_exact, W_low-rank)": f"{distance:.1e}",
+                    "NMI(nystrom, hidden b)": f"{nmi(low.labels_, b):.3f}",
+                    "NMI(nystrom, given a)": f"{nmi(low.labels_, a):.3f}",
+                    "q exact / nystrom": f"{exact.n_components_} / {low.n_components_}",
+                    "dist(W_exact, W_nystrom)": f"{distance:.1e}",
                     "exact (s)": f"{t_exact:.2f}",
-                    "low-rank (s)": f"{t_low:.2f}",
+                    "nystrom (s)": f"{t_low:.2f}",
                 }
             )
             print(rows[-1], flush=True)
@@ -100,18 +108,35 @@ def settings(args):
     n, seed = 5000, 0
     X, a, b = make_alternative_mixture(n, random_state=seed)
     exact, t_exact, _ = fit(X, a, approximation="exact", random_state=seed, n_jobs=2)
-    rows = [{"F": "-", "M": "-", "NMI vs exact": "1.000", "NMI vs b": f"{nmi(exact.labels_, b):.3f}"}]
-    rows[0]["seconds"] = f"{t_exact:.2f} (exact)"
-    for F, M in ((64, 300), (128, 300), (256, 300), (512, 300), (256, 100), (256, 1000)):
-        low, t_low, _ = fit(
-            X, a, approximation="low-rank", n_random_features=F, n_landmarks=M, random_state=seed, n_jobs=2
-        )
+    rows = [
+        {
+            "approximation": "exact",
+            "M": "-",
+            "F": "-",
+            "NMI vs exact": "1.000",
+            "NMI vs b": f"{nmi(exact.labels_, b):.3f}",
+            "converged": exact.converged_,
+            "seconds": f"{t_exact:.2f}",
+        }
+    ]
+    for approximation, M, F in (
+        ("nystrom", 50, "-"),
+        ("nystrom", 100, "-"),
+        ("nystrom", 300, "-"),
+        ("nystrom", 1000, "-"),
+        ("rff", 300, 256),
+        ("rff", 300, 1024),
+    ):
+        extra = {} if F == "-" else {"n_random_features": F}
+        low, t_low, _ = fit(X, a, approximation=approximation, n_landmarks=M, random_state=seed, n_jobs=2, **extra)
         rows.append(
             {
-                "F": F,
+                "approximation": approximation,
                 "M": M,
+                "F": F,
                 "NMI vs exact": f"{nmi(low.labels_, exact.labels_):.3f}",
                 "NMI vs b": f"{nmi(low.labels_, b):.3f}",
+                "converged": low.converged_,
                 "seconds": f"{t_low:.2f}",
             }
         )
@@ -120,27 +145,69 @@ def settings(args):
 
 
 def rff(args):
-    n, m = 2000, 5
-    X, _, _ = make_alternative_mixture(n, random_state=0)
-    rng = np.random.default_rng(0)
-    A = np.ascontiguousarray(rng.standard_normal((n, m)) / np.sqrt(n))
-    c = np.array([1.0, 1.0, -1.0, -1.0, -1.0])
+    """Phi(W) from random features and from the Nystrom kernel against the exact Phi, at the exact
+    fit's fixed point (its W, U, D and gamma) on three data sets."""
+    from suite_kdac import dataset
+
+    X_mix, a_mix, _ = make_alternative_mixture(2000, random_state=0)
+    cases = {"mixture n = 2,000": (X_mix, a_mix, 2)}
+    for name in ("LG1000", "Faces"):
+        X, existing, _, k = dataset(name)
+        cases[name] = (X, existing, k)
     rows = []
-    for q in (2, 9):
-        W = np.ascontiguousarray(np.linalg.qr(rng.standard_normal((X.shape[1], q)))[0])
-        sigma = 0.5 * np.median(np.linalg.norm(X[:500, None] - X[None, :500], axis=-1))
-        exact = _core.kernels.hsic_phi(X, W, A, c, sigma=sigma, n_threads=2)[0]
-        for F in (16, 64, 256, 1024, 4096):
-            errors = [
-                np.linalg.norm(
-                    _core.kernels.hsic_phi_rff(X, W, A, c, sigma=sigma, n_random_features=F, seed=s, n_threads=2)[0]
-                    - exact
-                )
-                / np.linalg.norm(exact)
-                for s in range(5)
-            ]
-            rows.append({"q": q, "F": F, "relative error of Phi": f"{np.mean(errors):.4f}"})
+    for name, (X, existing, k) in cases.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = KDAC(k, approximation="exact", random_state=0, n_jobs=2).fit(X, existing)
+        n = X.shape[0]
+        Xc = np.ascontiguousarray(X - X.mean(axis=0))
+        U = model.embedding_
+        Y = np.eye(existing.max() + 1)[existing]
+        A = np.hstack([U - U.mean(axis=0), Y - Y.mean(axis=0)]) / np.sqrt(model.degree_)[:, None]
+        A = np.ascontiguousarray(A)
+        c = np.r_[np.ones(k), -model.lambda_ * np.ones(Y.shape[1])]
+        W, sigma, q = np.ascontiguousarray(model.projection_), model.sigma_, model.n_components_
+        exact = _core.kernels.hsic_phi(Xc, W, A, c, sigma=sigma, n_threads=2)[0]
+        values = np.linalg.eigvalsh(exact)
+        gap = values[q] - values[q - 1] if q < X.shape[1] else float("nan")
+
+        def subspace(phi):
+            V = np.linalg.eigh(phi)[1][:, :q]
+            return projection_distance(W, V)
+
+        def add(method, rank, phis):
+            errors = [np.linalg.norm(p - exact) / np.linalg.norm(exact) for p in phis]
+            rows.append(
+                {
+                    "data": f"{name} (q = {q}, eigengap {gap:.3g}, |Phi| {np.linalg.norm(exact):.3g})",
+                    "Phi from": method,
+                    "rank": rank,
+                    "relative error of Phi": f"{np.mean(errors):.1e}",
+                    "dist(eig_min Phi, W*)": f"{np.mean([subspace(p) for p in phis]):.1e}",
+                }
+            )
             print(rows[-1], flush=True)
+
+        for F in (256, 1024, 4096):
+            add(
+                "random features",
+                f"2F = {2 * F}",
+                [
+                    _core.kernels.hsic_phi_rff(Xc, W, A, c, sigma=sigma, n_random_features=F, seed=s, n_threads=2)[0]
+                    for s in range(3)
+                ],
+            )
+        rng = np.random.default_rng(0)
+        for M in (50, 100, 300):
+            if M > n // 2:
+                continue
+            phis = []
+            for _ in range(3):
+                landmarks = np.sort(rng.choice(n, M, replace=False)).tolist()
+                phis.append(
+                    _core.kernels.hsic_phi_nystrom(Xc, W, A, c, sigma=sigma, landmarks=landmarks, n_threads=2)[0]
+                )
+            add("Nystrom", f"M = {M}", phis)
     return rows
 
 
@@ -262,14 +329,85 @@ def q_rule(args):
     return rows
 
 
+def paper_data(args):
+    from suite_kdac import DATASETS, dataset
+
+    rows = []
+    for name in DATASETS:
+        X, existing, alternative, k = dataset(name)
+        agree, ours, theirs, seconds, qs = [], [], [], [], []
+        for seed in range(3):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                exact = KDAC(k, approximation="exact", random_state=seed).fit(X, existing)
+                start = time.perf_counter()
+                low = KDAC(k, approximation="nystrom", n_landmarks=min(300, X.shape[0] // 2), random_state=seed).fit(
+                    X, existing
+                )
+                seconds.append(time.perf_counter() - start)
+            agree.append(nmi(low.labels_, exact.labels_))
+            ours.append(nmi(alternative, low.labels_))
+            theirs.append(nmi(alternative, exact.labels_))
+            qs.append(f"{exact.n_components_}/{low.n_components_}")
+        rows.append(
+            {
+                "data set": f"{name} ({X.shape[0]} x {X.shape[1]}, k = {k})",
+                "NMI(nystrom, exact)": f"{np.mean(agree):.3f} ± {np.std(agree):.3f}",
+                "NMI(exact, alternative)": f"{np.mean(theirs):.3f}",
+                "NMI(nystrom, alternative)": f"{np.mean(ours):.3f}",
+                "q exact/nystrom": ", ".join(sorted(set(qs))),
+                "nystrom median seconds": f"{np.median(seconds):.2f}",
+            }
+        )
+        print(rows[-1], flush=True)
+    return rows
+
+
+def rff_fits(args):
+    from suite_kdac import DATASETS, dataset
+
+    rows = []
+    for name in DATASETS:
+        X, existing, _, k = dataset(name)
+        M = min(300, X.shape[0] // 2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            exact = KDAC(k, approximation="exact", random_state=0).fit(X, existing)
+            for approximation in ("nystrom", "rff"):
+                start = time.perf_counter()
+                low = KDAC(k, approximation=approximation, n_landmarks=M, random_state=0).fit(X, existing)
+                rows.append(
+                    {
+                        "data set": f"{name} ({X.shape[0]} x {X.shape[1]}, k = {k})",
+                        "approximation": approximation,
+                        "NMI vs exact fit": f"{nmi(low.labels_, exact.labels_):.3f}",
+                        "iterations (exact's)": f"{low.n_iter_} ({exact.n_iter_})",
+                        "converged": low.converged_,
+                        "seconds": f"{time.perf_counter() - start:.2f}",
+                    }
+                )
+                print(rows[-1], flush=True)
+    return rows
+
+
 TITLES = {
-    "accuracy": "(a) The low-rank path against the exact path (NMI, n = 1,000 - 5,000)",
-    "settings": "(b) n_random_features and n_landmarks (n = 5,000, seed 0)",
-    "rff": "(c) Random-feature Phi(W) against the exact Phi (n = 2,000)",
+    "accuracy": "(a) The Nystrom path against the exact path (NMI, n = 1,000 - 5,000)",
+    "settings": "(b) n_landmarks, and random features instead (n = 5,000, seed 0)",
+    "rff": "(c) Phi(W) from random features and from Nystrom against the exact Phi, at the exact fixed point",
     "scale": "(d) Default fit: time, peak memory and quality, each in a fresh process",
     "q-rule": "(e) The default q rule before and after, on bench/suite_kdac.py's data sets",
+    "paper-data": "(f) The Nystrom path forced on bench/suite_kdac.py's data sets (n <= 1,000)",
+    "rff-fits": "(g) Random-feature Phi against Nystrom in whole fits, on the same data sets (seed 0)",
 }
-RUNNERS = {"accuracy": accuracy, "settings": settings, "rff": rff, "scale": scale, "q-rule": q_rule}
+RUNNERS = {
+    "accuracy": accuracy,
+    "settings": settings,
+    "rff": rff,
+    "scale": scale,
+    "q-rule": q_rule,
+    "paper-data": paper_data,
+    "rff-fits": rff_fits,
+}
 
 
 def main(argv=None):
@@ -278,6 +416,7 @@ def main(argv=None):
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 30000, 100000])
     parser.add_argument("--timeout", type=float, default=150.0)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "kdac_scale.md")
+    parser.add_argument("--append", action="store_true", help="add the sections to the end of --out")
     args = parser.parse_args(argv)
     command_line = " ".join(sys.argv[1:] if argv is None else argv)
     report = [
@@ -286,6 +425,12 @@ def main(argv=None):
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, 2 cores shared with another engineer's "
         f"jobs; load average (1 min) at the start: {os.getloadavg()[0]:.2f}.\n",
     ]
+    if args.append:
+        report = [
+            args.out.read_text().rstrip("\n"),
+            f"\nAppended by `bench/bench_kdac_scale.py {command_line}`, "
+            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average (1 min): {os.getloadavg()[0]:.2f}.",
+        ]
     start = time.perf_counter()
     for name in args.sections:
         print(f"\n## {TITLES[name]}", flush=True)

@@ -124,6 +124,28 @@ void register_kernels(py::module_& m) {
       "path); the bound is estimated from sampled pairs.");
 
   m.def(
+      "hsic_phi_nystrom",
+      [](const MatrixRef& X, const MatrixRef& W, const MatrixRef& A, const Eigen::Ref<const Eigen::VectorXd>& c,
+         double sigma, const std::vector<Index>& landmarks, std::uint64_t seed, bool with_bound, int n_threads) {
+        if (W.rows() != X.cols() || A.rows() != X.rows() || c.size() != A.cols())
+          throw std::invalid_argument("hsic_phi_nystrom: W must be d x q, A n x m and c of length m");
+        if (!X.allFinite() || !W.allFinite() || !A.allFinite() || !c.allFinite())
+          throw std::invalid_argument("hsic_phi_nystrom: X, W, A and c must be finite");
+        const InterruptPoll poll = python_interrupt_poll();
+        PhiResult r = run_interruptible([&] {
+          const RowMatrixXd Xc = X.rowwise() - X.colwise().mean();
+          const Eigen::MatrixXd Wc = W;
+          ThreadTeam team(n_threads);
+          return hsic_phi_nystrom(Xc, Wc, A, c, sigma, landmarks, seed, with_bound, team, poll);
+        });
+        return py::make_tuple(std::move(r.phi), r.trace_gamma_k, r.bound_rhs);
+      },
+      "X"_a.noconvert(), "W"_a.noconvert(), "A"_a.noconvert(), "c"_a.noconvert(), py::kw_only(), "sigma"_a,
+      "landmarks"_a, "seed"_a = 0, "with_bound"_a = false, "n_threads"_a = 1,
+      "hsic_phi's (Phi, Tr(gamma K), bound) from the Nystrom kernel on the landmark rows (KDAC's low-rank "
+      "path); the bound is estimated from sampled pairs (seed).");
+
+  m.def(
       "nystrom_kernel_times",
       [](const MatrixRef& X, const MatrixRef& W, const Eigen::Ref<const Eigen::MatrixXd>& V, double sigma,
          const std::vector<Index>& landmarks, int n_threads) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -30,11 +31,10 @@ Eigen::MatrixXd draw_frequencies(Index d, Index F, std::uint64_t seed) {
 }
 
 // The b x 2F features of rows i0 .. i0 + b of Z = X W: [cos(Z Om), sin(Z Om)] / sqrt(F).
-void features(const MatrixRef& X, const Eigen::MatrixXd& W, const Eigen::MatrixXd& Om, Index i0, Index b,
-              Eigen::MatrixXd& Z, Eigen::MatrixXd& P, Eigen::MatrixXd& out) {
+void rff_rows(const MatrixRef& X, const Eigen::MatrixXd& W, const Eigen::MatrixXd& Om, Index i0, Index b,
+              Eigen::MatrixXd& out) {
   const Index F = Om.cols();
-  Z.noalias() = X.middleRows(i0, b) * W;
-  P.noalias() = Z * Om;
+  const Eigen::MatrixXd P = (X.middleRows(i0, b) * W) * Om;
   const double scale = 1.0 / std::sqrt(static_cast<double>(F));
   out.resize(b, 2 * F);
   out.leftCols(F) = P.array().cos() * scale;
@@ -52,6 +52,120 @@ void kernel_rows(const RowMatrixXd& Z, const Eigen::VectorXd& sq, const RowMatri
        scale)
           .exp()
           .matrix();
+}
+
+// The Nystrom basis of the Gaussian kernel of Z = X W on the landmark rows: K ~ C R R' C' with
+// C = K(Z, Z_L) (by row blocks, on demand) and R R' = K_LL^+ over the eigenpairs above
+// kNystromRcond x the largest.
+struct NystromBasis {
+  RowMatrixXd Z, ZL;
+  Eigen::VectorXd sq, sqL;
+  Eigen::MatrixXd R;
+  double sigma;
+
+  NystromBasis(const MatrixRef& X, const Eigen::MatrixXd& W, double sigma_, const std::vector<Index>& landmarks)
+      : Z(X * W), sigma(sigma_) {
+    check_sigma(sigma);
+    const Index M = static_cast<Index>(landmarks.size());
+    ZL.resize(M, Z.cols());
+    for (Index l = 0; l < M; ++l) ZL.row(l) = Z.row(landmarks[static_cast<std::size_t>(l)]);
+    sq = Z.rowwise().squaredNorm();
+    sqL = ZL.rowwise().squaredNorm();
+    RowMatrixXd KLL(M, M);
+    kernel_rows(ZL, sqL, ZL, sqL, sigma, 0, M, KLL);
+    KLL.diagonal().setOnes();
+    const Eigen::MatrixXd sym = 0.5 * (KLL + KLL.transpose());
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(sym);
+    if (es.info() != Eigen::Success) throw std::runtime_error("nystrom: the eigensolver of K_LL failed");
+    const Eigen::VectorXd& mu = es.eigenvalues();
+    const double cut = kNystromRcond * std::max(mu.maxCoeff(), 0.0);
+    Index r = 0;
+    for (Index i = 0; i < M; ++i) r += mu[i] > cut && mu[i] > 0.0;
+    R.resize(M, r);
+    for (Index i = M - r, t = 0; i < M; ++i, ++t) R.col(t) = es.eigenvectors().col(i) / std::sqrt(mu[i]);
+  }
+  Index size() const { return ZL.rows(); }
+};
+
+// Phi(W), Tr(gamma K) for K ~ Phi S Phi' (Phi: n x w by row blocks from features(i0, b, out); S:
+// w x w symmetric, or empty for the identity): the algebra of the header, two passes over row
+// blocks on the team.
+using FeatureRows = std::function<void(Index, Index, Eigen::MatrixXd&)>;
+
+PhiResult factor_phi(const MatrixRef& X, Index width, const FeatureRows& features, const Eigen::MatrixXd& S,
+                     const MatrixRef& A, const Eigen::Ref<const Eigen::VectorXd>& c, double sigma, ThreadTeam& team,
+                     const InterruptPoll& poll) {
+  const Index n = X.rows(), d = X.cols(), m = A.cols();
+  const Index blocks = block_count(n);
+  const auto members = static_cast<std::size_t>(team.size());
+  const bool identity = S.size() == 0;
+  struct Scratch {
+    Eigen::MatrixXd Phi, XA;
+    Eigen::MatrixXd V, B;  // pass 1: Phi' A (w x m) and [X o a_r]' Phi (m d x w)
+    Eigen::MatrixXd xdx;   // pass 2: X' diag(G 1) X
+  };
+  std::vector<Scratch> scr(members);
+  for (auto& s : scr) {
+    s.V = Eigen::MatrixXd::Zero(width, m);
+    s.B = Eigen::MatrixXd::Zero(m * d, width);
+    s.xdx = Eigen::MatrixXd::Zero(d, d);
+  }
+  team.for_each(
+      blocks,
+      [&](int t, Index blk) {
+        Scratch& s = scr[static_cast<std::size_t>(t)];
+        const Index i0 = blk * kLowRankRows, b = std::min(kLowRankRows, n - i0);
+        features(i0, b, s.Phi);
+        const auto Ab = A.middleRows(i0, b);
+        const auto Xb = X.middleRows(i0, b);
+        s.V.noalias() += s.Phi.transpose() * Ab;
+        s.XA.resize(b, m * d);
+        for (Index r = 0; r < m; ++r)
+          for (Index j = 0; j < d; ++j) s.XA.col(r * d + j) = Ab.col(r).cwiseProduct(Xb.col(j));
+        s.B.noalias() += s.XA.transpose() * s.Phi;
+      },
+      poll);
+  Eigen::MatrixXd V = scr[0].V, B = scr[0].B;
+  for (std::size_t t = 1; t < members; ++t) {
+    V += scr[t].V;
+    B += scr[t].B;
+  }
+  Eigen::MatrixXd SV = V;
+  if (!identity) SV = S * V;
+  const RowMatrixXd Ac = A * c.asDiagonal();
+  team.for_each(
+      blocks,
+      [&](int t, Index blk) {
+        Scratch& s = scr[static_cast<std::size_t>(t)];
+        const Index i0 = blk * kLowRankRows, b = std::min(kLowRankRows, n - i0);
+        features(i0, b, s.Phi);
+        const Eigen::MatrixXd PV = s.Phi * SV;  // b x m
+        const Eigen::VectorXd g = (PV.array() * Ac.middleRows(i0, b).array()).rowwise().sum();
+        const auto Xb = X.middleRows(i0, b);
+        s.xdx.noalias() += Xb.transpose() * g.asDiagonal() * Xb;
+      },
+      poll);
+  Eigen::MatrixXd xdx = scr[0].xdx;
+  for (std::size_t t = 1; t < members; ++t) xdx += scr[t].xdx;
+  Eigen::MatrixXd xgx = Eigen::MatrixXd::Zero(d, d);
+  PhiResult out;
+  for (Index r = 0; r < m; ++r) {
+    const Eigen::MatrixXd Br = B.middleRows(r * d, d);
+    const Eigen::MatrixXd SBr = identity ? Eigen::MatrixXd(Br.transpose()) : Eigen::MatrixXd(S * Br.transpose());
+    xgx.noalias() += c[r] * (Br * SBr);
+    out.trace_gamma_k += c[r] * V.col(r).dot(SV.col(r));
+  }
+  // sum over ordered pairs of G_ij (x_i - x_j)(x_i - x_j)' = 2 X'(diag(G1) - G)X (hsic.hpp).
+  out.phi = (2.0 / (sigma * sigma)) * (xdx - xgx);
+  out.phi = (0.5 * (out.phi + out.phi.transpose())).eval();
+  return out;
+}
+
+void check_phi_shapes(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W, const MatrixRef& A,
+                      const Eigen::Ref<const Eigen::VectorXd>& c) {
+  if (W.rows() != X.cols()) throw std::invalid_argument("hsic_phi: W must have one row per column of X");
+  if (A.rows() != X.rows() || c.size() != A.cols())
+    throw std::invalid_argument("hsic_phi: A must be n x m and c of length m");
 }
 
 // The sampled (or, for small n, complete) right side of (10) with exact K and gamma per pair.
@@ -86,44 +200,25 @@ double sampled_bound(const MatrixRef& X, const Eigen::MatrixXd& W, const MatrixR
   return sum / (sigma * sigma);
 }
 
-// K ~ C K_LL^+ C' + diag(1 - (C K_LL^+ C')_ii): the Nystrom kernel (header), C stored, the
-// pseudo-inverse as R R' (R = V diag(mu^-1/2) over the kept eigenpairs). Products by row blocks.
+// K ~ C K_LL^+ C' + diag(1 - (C K_LL^+ C')_ii): the Nystrom kernel (header), C stored. Products by
+// row blocks.
 class NystromKernel final : public LinearOperator {
  public:
-  NystromKernel(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W, double sigma,
-                const std::vector<Index>& landmarks, ThreadTeam& team, const InterruptPoll& poll)
+  NystromKernel(const MatrixRef& X, const Eigen::MatrixXd& W, double sigma, const std::vector<Index>& landmarks,
+                ThreadTeam& team, const InterruptPoll& poll)
       : team_(team), poll_(poll) {
-    check_sigma(sigma);
-    const Index n = X.rows(), M = static_cast<Index>(landmarks.size());
-    const RowMatrixXd Z = X * W;
-    RowMatrixXd ZL(M, Z.cols());
-    for (Index l = 0; l < M; ++l) ZL.row(l) = Z.row(landmarks[static_cast<std::size_t>(l)]);
-    const Eigen::VectorXd sq = Z.rowwise().squaredNorm(), sqL = ZL.rowwise().squaredNorm();
+    const NystromBasis basis(X, W, sigma, landmarks);
+    const Index n = X.rows(), M = basis.size();
+    R_ = basis.R;
     C_.resize(n, M);
-    team_.for_each(
-        block_count(n),
-        [&](int, Index blk) {
-          const Index i0 = blk * kLowRankRows, b = std::min(kLowRankRows, n - i0);
-          kernel_rows(Z, sq, ZL, sqL, sigma, i0, b, C_.middleRows(i0, b));
-        },
-        poll_);
-    RowMatrixXd KLL(M, M);
-    kernel_rows(ZL, sqL, ZL, sqL, sigma, 0, M, KLL);
-    KLL.diagonal().setOnes();
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(Eigen::MatrixXd(0.5 * (KLL + KLL.transpose())));
-    if (es.info() != Eigen::Success) throw std::runtime_error("nystrom_kernel: the eigensolver of K_LL failed");
-    const Eigen::VectorXd& mu = es.eigenvalues();
-    const double cut = kNystromRcond * std::max(mu.maxCoeff(), 0.0);
-    Index r = 0;
-    for (Index i = 0; i < M; ++i) r += mu[i] > cut && mu[i] > 0.0;
-    R_.resize(M, r);
-    for (Index i = M - r, t = 0; i < M; ++i, ++t) R_.col(t) = es.eigenvectors().col(i) / std::sqrt(mu[i]);
-    // The diagonal correction 1 - |R' c_i|^2 (>= 0 up to rounding: K - C K_LL^+ C' is PSD).
     correction_.resize(n);
+    // C by row blocks, and the diagonal correction 1 - |R' c_i|^2 (>= 0 up to rounding: K - C
+    // K_LL^+ C' is PSD).
     team_.for_each(
         block_count(n),
         [&](int, Index blk) {
           const Index i0 = blk * kLowRankRows, b = std::min(kLowRankRows, n - i0);
+          kernel_rows(basis.Z, basis.sq, basis.ZL, basis.sqL, sigma, i0, b, C_.middleRows(i0, b));
           const Eigen::MatrixXd CR = C_.middleRows(i0, b) * R_;
           correction_.segment(i0, b) = (1.0 - CR.rowwise().squaredNorm().array()).max(0.0).matrix();
         },
@@ -169,9 +264,7 @@ class NystromKernel final : public LinearOperator {
 
 }  // namespace
 
-void check_low_rank(Index n, Index n_frequencies, const std::vector<Index>& landmarks) {
-  if (n_frequencies < 1)
-    throw std::invalid_argument("n_random_features must be >= 1, got " + std::to_string(n_frequencies));
+void check_low_rank(Index n, const std::vector<Index>& landmarks) {
   const Index M = static_cast<Index>(landmarks.size());
   if (M < 1 || M > n)
     throw std::invalid_argument("n_landmarks must lie in [1, n_samples = " + std::to_string(n) + "], got " +
@@ -188,75 +281,36 @@ PhiResult hsic_phi_rff(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixX
                        const Eigen::Ref<const Eigen::VectorXd>& c, double sigma, Index n_frequencies,
                        std::uint64_t seed, bool with_bound, ThreadTeam& team, const InterruptPoll& poll) {
   check_sigma(sigma);
-  const Index n = X.rows(), d = X.cols(), m = A.cols(), F = n_frequencies;
-  if (F < 1) throw std::invalid_argument("n_random_features must be >= 1, got " + std::to_string(F));
-  if (W.rows() != d) throw std::invalid_argument("hsic_phi: W must have one row per column of X");
-  if (A.rows() != n || c.size() != m) throw std::invalid_argument("hsic_phi: A must be n x m and c of length m");
+  if (n_frequencies < 1)
+    throw std::invalid_argument("n_random_features must be >= 1, got " + std::to_string(n_frequencies));
+  check_phi_shapes(X, W, A, c);
   const Eigen::MatrixXd Wc = W;
   // Frequencies drawn in the d-dimensional space of X and projected, W' omega_s: N(0, I_q) for an
   // orthonormal W, and omega_s' W W' x depends on the subspace only, as the Gaussian kernel of X W
   // does. (Frequencies drawn in q coordinates would change with the basis ISM returns, and ISM
   // then wandered at a distance ~1e-3 instead of converging.)
-  const Eigen::MatrixXd Om = Wc.transpose() * draw_frequencies(d, F, seed) / sigma;
-  const Index blocks = block_count(n);
-  const auto members = static_cast<std::size_t>(team.size());
+  const Eigen::MatrixXd Om = Wc.transpose() * draw_frequencies(X.cols(), n_frequencies, seed) / sigma;
+  const FeatureRows features = [&](Index i0, Index b, Eigen::MatrixXd& out) { rff_rows(X, Wc, Om, i0, b, out); };
+  PhiResult out = factor_phi(X, 2 * n_frequencies, features, Eigen::MatrixXd(), A, c, sigma, team, poll);
+  if (with_bound) out.bound_rhs = sampled_bound(X, Wc, A, Eigen::VectorXd(c), sigma, seed);
+  return out;
+}
 
-  struct Scratch {
-    Eigen::MatrixXd Z, P, Phi, XA;
-    Eigen::MatrixXd V, B;  // pass 1: Phi' A (2F x m) and [X o a_r]' Phi (m d x 2F)
-    Eigen::MatrixXd xdx;   // pass 2: X' diag(G 1) X
+PhiResult hsic_phi_nystrom(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W, const MatrixRef& A,
+                           const Eigen::Ref<const Eigen::VectorXd>& c, double sigma,
+                           const std::vector<Index>& landmarks, std::uint64_t seed, bool with_bound, ThreadTeam& team,
+                           const InterruptPoll& poll) {
+  check_low_rank(X.rows(), landmarks);
+  check_phi_shapes(X, W, A, c);
+  const Eigen::MatrixXd Wc = W;
+  const NystromBasis basis(X, Wc, sigma, landmarks);
+  const Eigen::MatrixXd S = basis.R * basis.R.transpose();  // K_LL^+
+  const FeatureRows features = [&](Index i0, Index b, Eigen::MatrixXd& out) {
+    RowMatrixXd C(b, basis.size());
+    kernel_rows(basis.Z, basis.sq, basis.ZL, basis.sqL, sigma, i0, b, C);
+    out = C;
   };
-  std::vector<Scratch> scr(members);
-  for (auto& s : scr) {
-    s.V = Eigen::MatrixXd::Zero(2 * F, m);
-    s.B = Eigen::MatrixXd::Zero(m * d, 2 * F);
-    s.xdx = Eigen::MatrixXd::Zero(d, d);
-  }
-  team.for_each(
-      blocks,
-      [&](int t, Index blk) {
-        Scratch& s = scr[static_cast<std::size_t>(t)];
-        const Index i0 = blk * kLowRankRows, b = std::min(kLowRankRows, n - i0);
-        features(X, Wc, Om, i0, b, s.Z, s.P, s.Phi);
-        const auto Ab = A.middleRows(i0, b);
-        const auto Xb = X.middleRows(i0, b);
-        s.V.noalias() += s.Phi.transpose() * Ab;
-        s.XA.resize(b, m * d);
-        for (Index r = 0; r < m; ++r)
-          for (Index j = 0; j < d; ++j) s.XA.col(r * d + j) = Ab.col(r).cwiseProduct(Xb.col(j));
-        s.B.noalias() += s.XA.transpose() * s.Phi;
-      },
-      poll);
-  Eigen::MatrixXd V = scr[0].V, B = scr[0].B;
-  for (std::size_t t = 1; t < members; ++t) {
-    V += scr[t].V;
-    B += scr[t].B;
-  }
-  const RowMatrixXd Ac = A * c.asDiagonal();
-  team.for_each(
-      blocks,
-      [&](int t, Index blk) {
-        Scratch& s = scr[static_cast<std::size_t>(t)];
-        const Index i0 = blk * kLowRankRows, b = std::min(kLowRankRows, n - i0);
-        features(X, Wc, Om, i0, b, s.Z, s.P, s.Phi);
-        const Eigen::MatrixXd PV = s.Phi * V;  // b x m
-        const Eigen::VectorXd g = (PV.array() * Ac.middleRows(i0, b).array()).rowwise().sum();
-        const auto Xb = X.middleRows(i0, b);
-        s.xdx.noalias() += Xb.transpose() * g.asDiagonal() * Xb;
-      },
-      poll);
-  Eigen::MatrixXd xdx = scr[0].xdx;
-  for (std::size_t t = 1; t < members; ++t) xdx += scr[t].xdx;
-  Eigen::MatrixXd xgx = Eigen::MatrixXd::Zero(d, d);
-  PhiResult out;
-  for (Index r = 0; r < m; ++r) {
-    const auto Br = B.middleRows(r * d, d);
-    xgx.noalias() += c[r] * (Br * Br.transpose());
-    out.trace_gamma_k += c[r] * V.col(r).squaredNorm();
-  }
-  // sum over ordered pairs of G_ij (x_i - x_j)(x_i - x_j)' = 2 X'(diag(G1) - G)X (hsic.hpp).
-  out.phi = (2.0 / (sigma * sigma)) * (xdx - xgx);
-  out.phi = (0.5 * (out.phi + out.phi.transpose())).eval();
+  PhiResult out = factor_phi(X, basis.size(), features, S, A, c, sigma, team, poll);
   if (with_bound) out.bound_rhs = sampled_bound(X, Wc, A, Eigen::VectorXd(c), sigma, seed);
   return out;
 }
@@ -264,9 +318,9 @@ PhiResult hsic_phi_rff(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixX
 std::unique_ptr<LinearOperator> nystrom_kernel(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W,
                                                double sigma, const std::vector<Index>& landmarks, ThreadTeam& team,
                                                const InterruptPoll& poll) {
-  check_low_rank(X.rows(), 1, landmarks);
+  check_low_rank(X.rows(), landmarks);
   if (W.rows() != X.cols()) throw std::invalid_argument("nystrom_kernel: W must have one row per column of X");
-  return std::make_unique<NystromKernel>(X, W, sigma, landmarks, team, poll);
+  return std::make_unique<NystromKernel>(X, Eigen::MatrixXd(W), sigma, landmarks, team, poll);
 }
 
 LowRankHsicSums::LowRankHsicSums(const MatrixRef& Xc, Index n_frequencies, std::vector<Index> landmarks,
@@ -277,7 +331,14 @@ LowRankHsicSums::LowRankHsicSums(const MatrixRef& Xc, Index n_frequencies, std::
       seed_(seed),
       team_(team),
       poll_(std::move(poll)) {
-  check_low_rank(Xc.rows(), n_frequencies_, landmarks_);
+  if (n_frequencies_ < 0)
+    throw std::invalid_argument("n_random_features must be >= 0 (0: Nystrom), got " + std::to_string(n_frequencies_));
+  check_low_rank(Xc.rows(), landmarks_);
+}
+
+PhiResult LowRankHsicSums::phi(const Eigen::MatrixXd& W, double sigma, bool with_bound) {
+  if (n_frequencies_ > 0) return hsic_phi_rff(Xc_, W, A_, c_, sigma, n_frequencies_, seed_, with_bound, team_, poll_);
+  return hsic_phi_nystrom(Xc_, W, A_, c_, sigma, landmarks_, seed_, with_bound, team_, poll_);
 }
 
 }  // namespace kernlearn

@@ -82,6 +82,22 @@ def hsic_phi(
     (Phi(W) of eq. (8), Tr(gamma K), the right side of (10)).
     """
 
+def hsic_phi_nystrom(
+    X: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    W: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    A: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    c: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
+    *,
+    sigma: typing.SupportsFloat | typing.SupportsIndex,
+    landmarks: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    seed: typing.SupportsInt | typing.SupportsIndex = 0,
+    with_bound: bool = False,
+    n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
+) -> tuple[typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]"], float, float]:
+    """
+    hsic_phi's (Phi, Tr(gamma K), bound) from the Nystrom kernel on the landmark rows (KDAC's low-rank path); the bound is estimated from sampled pairs (seed).
+    """
+
 def hsic_phi_pair(
     X_I: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
     X_J: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],

@@ -886,8 +886,8 @@ class KdacOptions:
         "dense_max_n",
         "eig_tol",
         "seed",
-        "n_random_features",
         "landmarks",
+        "n_random_features",
     )
     def __init__(
         self,
@@ -904,8 +904,8 @@ class KdacOptions:
         dense_max_n: int = ...,
         eig_tol: float = ...,
         seed: int = ...,
-        n_random_features: int = ...,
         landmarks: list[int] = ...,
+        n_random_features: int = ...,
     ) -> None:
         """
         Options; every field defaults to the C++ member initialiser: KdacOptions._fields.
@@ -956,7 +956,7 @@ class KdacOptions:
     @property
     def landmarks(self) -> list[int]:
         """
-        the Nystrom landmark rows of the low-rank path
+        the Nystrom landmark rows of the low-rank path; empty: exact
         """
     @landmarks.setter
     def landmarks(self, arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> None: ...
@@ -977,7 +977,7 @@ class KdacOptions:
     @property
     def n_random_features(self) -> int:
         """
-        > 0: the low-rank path with this many random Fourier frequencies; 0: exact
+        low-rank path: Phi(W) from this many random Fourier frequencies; 0: from the Nystrom kernel
         """
     @n_random_features.setter
     def n_random_features(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...

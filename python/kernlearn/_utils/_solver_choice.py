@@ -83,13 +83,15 @@ def saddle_lanczos_max_rank(n):
     return max(1, min(n - 1, int(min(budget / 1.6, budget - 20))))
 
 
-# KDAC, approximation="auto": the exact kernel sums up to this n; above it the low-rank path
-# (random Fourier features for Phi(W), a Nystrom kernel for the degrees and the U-step: O(n D) per
-# Phi, no n x n array). Figures (time, memory, NMI against the exact fit): bench/results/kdac_scale.md.
+# KDAC, approximation="auto": the exact kernel sums up to this n; above it the Nystrom path (Phi(W),
+# the degrees and the U-step from a Nystrom kernel on random landmarks: O(n M) per Phi, no n x n
+# array). Figures (time, memory, NMI against the exact fit): bench/results/kdac_scale.md.
 KDAC_EXACT_MAX_N = 2000
 
 
-def kdac_low_rank(n, approximation):
-    """Whether KDAC takes the low-rank path: approximation "low-rank", or "auto" above
-    KDAC_EXACT_MAX_N points."""
-    return approximation == "low-rank" or (approximation == "auto" and n > KDAC_EXACT_MAX_N)
+def kdac_approximation(n, approximation):
+    """KDAC's path: "exact", "nystrom" or "rff"; "auto" is "nystrom" above KDAC_EXACT_MAX_N
+    points, else "exact"."""
+    if approximation != "auto":
+        return approximation
+    return "nystrom" if n > KDAC_EXACT_MAX_N else "exact"

@@ -179,9 +179,9 @@ def _view_summary(fit):
 SIGMA_GRID_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 LAMBDA_GRID = (0.1, 1.0, 10.0)
 
-# The low-rank path's defaults (approximation="low-rank", or "auto" above
-# _solver_choice.KDAC_EXACT_MAX_N points): random Fourier frequencies of Phi(W) and Nystrom
-# landmarks of the U-step's kernel. Figures (NMI against the exact fit, time): bench/results/kdac_scale.md.
+# The low-rank paths' defaults (approximation="nystrom" or "rff", "auto" taking "nystrom" above
+# _solver_choice.KDAC_EXACT_MAX_N points): the Nystrom landmarks, and the random Fourier
+# frequencies of "rff"'s Phi(W). Figures (NMI against the exact fit, time): bench/results/kdac_scale.md.
 N_RANDOM_FEATURES = 256
 N_LANDMARKS = 300
 
@@ -351,21 +351,23 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
     normalize_rows : bool, default True
         Scale the rows of U to unit length before k-means (as the authors do; on the faces NMI
         drops without it: bench/results/kdac.md).
-    approximation : {"auto", "exact", "low-rank"}, default "auto"
+    approximation : {"auto", "exact", "nystrom", "rff"}, default "auto"
         How the kernel sums are computed. "exact": every Phi(W) streams all n^2 pairs, O(n^2 d)
         (memory O(n), and an explicit n x n U-step matrix up to the core's ``dense_max_n``).
-        "low-rank": Phi(W) from ``n_random_features`` random Fourier features of the Gaussian
-        kernel of XW, O(n d m F) (m = n_clusters + the existing clusters), and the degrees and the
-        U-step from a Nystrom kernel on ``n_landmarks`` points drawn at random, O(n M) per
-        product; no n x n array anywhere (Notes, "Low-rank path"). "auto": exact up to
-        ``kernlearn._utils._solver_choice.KDAC_EXACT_MAX_N`` = 2,000 points, where the two take
-        about the same time, low-rank above (bench/results/kdac_scale.md). ``approximation_``
-        records the path taken. ``backend="dask"`` computes exact sums only.
+        "nystrom": Phi(W), the degrees and the U-step from the Nystrom kernel
+        C K_LL^+ C' on ``n_landmarks`` points drawn at random (C = K(XW, X_L W)): O(n M (q + d m))
+        per Phi (m = n_clusters + the existing clusters), O(n M) per U-step product, no n x n
+        array anywhere (Notes, "Low-rank paths"). "rff": the same, but Phi(W) from
+        ``n_random_features`` random Fourier features instead (measured far less accurate:
+        Notes). "auto": exact up to ``kernlearn._utils._solver_choice.KDAC_EXACT_MAX_N`` = 2,000
+        points, where the two take about the same time, "nystrom" above
+        (bench/results/kdac_scale.md). ``approximation_`` records the path taken.
+        ``backend="dask"`` computes exact sums only.
     n_random_features : int, default 256
-        F, the random Fourier frequencies of the low-rank path's Phi(W) (each gives a cosine and a
-        sine feature). The error of each kernel entry shrinks like 1 / sqrt(F).
+        F, the random Fourier frequencies of Phi(W) with ``approximation="rff"`` (each gives a
+        cosine and a sine feature); the error of each kernel entry shrinks like 1 / sqrt(F).
     n_landmarks : int, default 300
-        M, the Nystrom landmarks of the low-rank path (at most n_samples when that path is taken).
+        M, the Nystrom landmarks of the low-rank paths (at most n_samples when one is taken).
     random_state : int, RandomState or None
         Seeds the Lanczos start, random init, sigma's subsample and k-means.
     n_jobs : int or None
@@ -412,7 +414,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         exactly :meth:`extend_embedding` reproduces ``embedding_``: the U-step's eigensolver
         accuracy (measured: 1e-14 with the dense eigensolver, n <= 200; 3e-12 with Lanczos at
         n = 600; 3e-9 at n = 5000, where the U-step stores the kernel in float32).
-    approximation_ : str, "exact" or "low-rank", the path the fit took (``approximation``)
+    approximation_ : str, "exact", "nystrom" or "rff", the path the fit took (``approximation``)
     n_features_in_ : int, d
     feature_names_in_ : ndarray of str, when X was a DataFrame with string column names
     quality_ : float, HSIC(XW, U) = Tr(U'QU)
@@ -494,7 +496,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
     * Defaults: ``sigma="median"`` (0.5 x the median pairwise distance), ``lambda_=1``,
       ``n_components="init-gap"`` (q from Phi_0, one fit; the paper's refitting rule is "auto"),
       no search; the coarse default grid of ``search`` and our reading of its fallback
-      (``search``); the low-rank path above 2,000 points (``approximation``).
+      (``search``); the Nystrom path above 2,000 points (``approximation``).
     * U_0 (Algorithm 1's "from the original clustering") is the spectral step on the kernel of the
       full space (W = I).
     * D is recomputed right after each W-step, so the U-step uses Q = H D^-1/2 K D^-1/2 H of the
@@ -524,23 +526,29 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
       0 .. v-1 by the rule just stated, each with the same lambda (or its own search), so a view
       is novel against all earlier ones at once, not only the last.
 
-    Low-rank path (``approximation``), for large n. The alternation, its tests and its attributes
-    are the exact path's; only the kernel sums differ (``cpp/include/kernlearn/kernels/
-    hsic_lowrank.hpp``):
+    Low-rank paths (``approximation``), for large n. The alternation, its tests and its
+    attributes are the exact path's; only the kernel sums differ (``cpp/include/kernlearn/
+    kernels/hsic_lowrank.hpp``):
 
-    * Phi(W) and Tr(gamma K) use K ~ Z Z' with Z the 2F random Fourier features of XW
-      (Rahimi & Recht 2007): each entry is unbiased with error O(1 / sqrt F) (Hoeffding), exact on
-      the diagonal. The frequencies are drawn once per fit in the space of X and projected by W,
-      so the features, like the kernel, depend only on the subspace of W. gamma o K is then of
-      rank (k + k_y) 2F and Phi costs O(n d (k + k_y) F), no pair loop.
-    * The degrees D and the U-step use the Nystrom kernel C K_LL^+ C' on M landmarks
-      (C = K(XW, X_L W)), its diagonal set to 1 as the true kernel's; the U-step is Lanczos on
-      it, O(n M) per product.
-    * What it gives up: the fit optimises a surrogate of (2a), so W and U are not the exact
-      path's; ``sigma_condition_["rhs"]`` is estimated from 2^20 sampled pairs. Measured against
-      the exact fit on the 10-feature 2x2 mixture of bench/bench_kdac_scale.py:
-      NMI between the two fits' labels and against the hidden grouping at n = 1,000 to 5,000, and
-      time and memory up to n = 100,000, are in bench/results/kdac_scale.md.
+    * "nystrom" (the default above 2,000 points): K ~ C K_LL^+ C' on M random landmarks, so
+      gamma o K has rank (k + k_y) M and Phi(W) costs O(n M (q + d (k + k_y))), no pair loop. The
+      degrees and the U-step use the same kernel with its diagonal set to 1 (the true kernel's),
+      the U-step by Lanczos at O(n M) per product. The error is that of the Nystrom
+      approximation, |K - C K_LL^+ C'|, which shrinks quickly with M when the kernel's spectrum
+      decays (a Gaussian kernel on a q-dimensional projection: at the exact fixed point, Phi on 50
+      landmarks was within 2e-8 of the exact one, relative, at q = 2 on LG1000, and on 300
+      landmarks within 8e-4 at q = 17 on the faces).
+    * "rff": Phi(W) from 2F random Fourier features (Rahimi & Recht 2007), each kernel entry
+      unbiased with error O(1 / sqrt F), frequencies drawn once per fit in the space of X and
+      projected by W (so the features depend only on span W, as the kernel does). Phi is the
+      difference of two large terms whose errors do not cancel: at the exact fixed point on
+      LG1000 it was 3e-2 off at F = 256 and its q smallest eigenvectors 0.11 from W* (the eigengap
+      that fixes W is 0.24 of |Phi| = 328), and that fit did not
+      converge; hence Nystrom by default.
+    * What they give up: the fit optimises a surrogate of (2a), so W and U are close to, not
+      equal to, the exact path's; ``sigma_condition_["rhs"]`` is estimated from 2^20 sampled
+      pairs. NMI between the labels of the approximate and the exact fit at n = 1,000 to 5,000,
+      on the paper's data, and time and memory up to n = 100,000: bench/results/kdac_scale.md.
     * :meth:`extend_embedding` and :meth:`predict` extend with the same Nystrom kernel (O(M q) per
       new point); ``nystrom_residual_`` includes the diagonal term the training points have and
       new points do not.
@@ -620,7 +628,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         "ism_acceleration": ["boolean"],
         "tol": [Interval(numbers.Real, 0, None, closed="neither")],
         "normalize_rows": ["boolean"],
-        "approximation": [StrOptions({"auto", "exact", "low-rank"})],
+        "approximation": [StrOptions({"auto", "exact", "nystrom", "rff"})],
         "n_random_features": [Interval(numbers.Integral, 1, None)],
         "n_landmarks": [Interval(numbers.Integral, 1, None)],
         "random_state": ["random_state"],
@@ -709,8 +717,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
             raise ValueError(f"n_components must be <= the number of features ({d}), got {self.n_components}")
         tiles = self._distributed_tiles(X)
         rng = check_random_state(self.random_state)
-        # The low-rank path's landmarks: drawn once, shared by every run of this fit.
-        landmarks = self._landmarks(n, rng) if tiles is None else None
+        # The low-rank paths' landmarks: drawn once, shared by every run of this fit.
+        path = _solver_choice.kdac_approximation(n, self.approximation) if tiles is None else "exact"
+        landmarks = self._landmarks(n, rng) if path != "exact" else None
         pairs = None
         if self.search == "inequality":
             sigmas = _grid(self.sigma_grid, "sigma_grid", positive=True)
@@ -760,7 +769,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         self.labels_views_ = np.vstack([f["labels"] for f in fits])
         self.projection_views_ = [f["out"].W for f in fits]
         self.views_ = [_view_summary(f) for f in fits]
-        self.approximation_ = "exact" if landmarks is None else "low-rank"
+        self.approximation_ = path
         self._fit_nystrom(X, n_threads, tiles, landmarks)
         self.n_iter_ = int(out.n_iter)
         self.converged_ = out.status == _core.core.SolverStatus.converged
@@ -775,10 +784,10 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
     def _distributed_tiles(self, X):
         """backend="dask": X centred and sent to the workers (HsicTiles); None for "local". The
         combinations the distributed alternation does not support are refused here."""
-        if self.backend == "dask" and self.approximation == "low-rank":
+        if self.backend == "dask" and self.approximation in ("nystrom", "rff"):
             raise ValueError(
-                "approximation='low-rank' runs in this process only; backend='dask' computes the exact sums "
-                "(use approximation='auto' or 'exact' with it)"
+                f"approximation={self.approximation!r} runs in this process only; backend='dask' computes the "
+                "exact sums (use approximation='auto' or 'exact' with it)"
             )
         if self.backend != "dask":
             for name in ("client", "block_size"):
@@ -795,15 +804,12 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         return HsicTiles(np.ascontiguousarray(X - X.mean(axis=0)), cluster, self.block_size)
 
     def _landmarks(self, n, rng):
-        """The low-rank path's Nystrom landmarks (sorted row indices, drawn uniformly without
-        replacement), or None for the exact path (``approximation``, and the size rule
-        ``_solver_choice.kdac_low_rank``)."""
-        if not _solver_choice.kdac_low_rank(n, self.approximation):
-            return None
+        """The low-rank paths' Nystrom landmarks: sorted row indices drawn uniformly without
+        replacement."""
         m = int(self.n_landmarks)
         if m > n:
             raise ValueError(
-                f"n_landmarks must be <= the number of samples ({n}) on the low-rank path, got n_landmarks={m}"
+                f"n_landmarks must be <= the number of samples ({n}) on the low-rank paths, got n_landmarks={m}"
             )
         return np.sort(rng.choice(n, m, replace=False))
 
@@ -829,8 +835,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         if tiles is not None:
             options.dense_max_n = 0  # a distributed fit never forms an n x n matrix
         if landmarks is not None:
-            options.n_random_features = int(self.n_random_features)
             options.landmarks = landmarks.tolist()
+            if self.approximation == "rff":
+                options.n_random_features = int(self.n_random_features)
         monitor = Monitor(
             "KDAC",
             self.verbose,
