@@ -290,7 +290,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         largest gap (11) between consecutive eigenvalues of Phi(W*) and fit again
         (``n_components_search_`` records both steps). (10) almost always fails, so "auto" costs
         two fits, and the first, at q = k, is the slow one: it often runs all ``max_iter``
-        iterations (Faces: 43 s against 0.4 s). On the four Table 1 data sets, at the appendix's
+        iterations (Faces: 10.2 s against 0.2 s). On the four Table 1 data sets, at the appendix's
         sigma and lambda, both rules pick the appendix's q (17, 3, 6, 3:
         bench/results/kdac_search.md); at the defaults "init-gap" reached the same NMI as "auto"
         on the six data sets of bench/suite_kdac.py (before/after table:
@@ -360,7 +360,8 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         array anywhere (Notes, "Low-rank paths"). "rff": the same, but Phi(W) from
         ``n_random_features`` random Fourier features instead (measured far less accurate:
         Notes). "auto": exact up to ``kernlearn._utils._solver_choice.KDAC_EXACT_MAX_N`` = 2,000
-        points, where the two take about the same time, "nystrom" above
+        points (faster there: 1.1-2.0 s against 2.5-3.2 s at 2,000; at 3,000 the Nystrom
+        path took 4.1 s against 15 s), "nystrom" above
         (bench/results/kdac_scale.md). ``approximation_`` records the path taken.
         ``backend="dask"`` computes exact sums only.
     n_random_features : int, default 256
