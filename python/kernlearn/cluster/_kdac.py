@@ -535,7 +535,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
       gamma o K has rank (k + k_y) M and Phi(W) costs O(n M (q + d (k + k_y))), no pair loop. The
       degrees and the U-step use the same kernel with its diagonal set to 1 (the true kernel's),
       the U-step by Lanczos at O(n M) per product. The error is that of the Nystrom
-      approximation, |K - C K_LL^+ C'|, which shrinks quickly with M when the kernel's spectrum
+      approximation, the norm of K - C K_LL^+ C', which shrinks quickly with M when the kernel's spectrum
       decays (a Gaussian kernel on a q-dimensional projection: at the exact fixed point, Phi on 50
       landmarks was within 2e-8 of the exact one, relative, at q = 2 on LG1000, and on 300
       landmarks within 8e-4 at q = 17 on the faces).
@@ -544,7 +544,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
       projected by W (so the features depend only on span W, as the kernel does). Phi is the
       difference of two large terms whose errors do not cancel: at the exact fixed point on
       LG1000 it was 3e-2 off at F = 256 and its q smallest eigenvectors 0.11 from W* (the eigengap
-      that fixes W is 0.24 of |Phi| = 328), and that fit did not
+      that fixes W is 0.24 on a Phi of norm 328), and that fit did not
       converge; hence Nystrom by default.
     * What they give up: the fit optimises a surrogate of (2a), so W and U are close to, not
       equal to, the exact path's; ``sigma_condition_["rhs"]`` is estimated from 2^20 sampled
