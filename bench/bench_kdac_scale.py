@@ -179,7 +179,7 @@ def rff(args):
             errors = [np.linalg.norm(p - exact) / np.linalg.norm(exact) for p in phis]
             rows.append(
                 {
-                    "data": f"{name} (q = {q}, eigengap {gap:.3g}, |Phi| {np.linalg.norm(exact):.3g})",
+                    "data": f"{name} (q = {q}, eigengap {gap:.3g}, norm(Phi) {np.linalg.norm(exact):.3g})",
                     "Phi from": method,
                     "rank": rank,
                     "relative error of Phi": f"{np.mean(errors):.1e}",
@@ -420,7 +420,7 @@ SUMMARY = (
     "100 landmarks was 1e-2 off against 8e-4 on 300, section c), and the cost grows faster than M (0."
     "5 s at 50, 6 s at 300, 57 s at 1,000). (c) At the exact fixed point, Phi from random features is"
     " 1e-2 to 7e-2 off and moves the W that ISM would step to by up to 0.11 (LG1000, eigengap 0.24 of"
-    " |Phi| = 328), where Nystrom on 50 landmarks is 2e-8 off: random features cannot resolve a small"
+    " norm(Phi) = 328), where Nystrom on 50 landmarks is 2e-8 off: random features cannot resolve a small"
     ' eigengap, so on LG1000 the "rff" fit never converged (g). (d) The default fit at n = 100,000: 8'
     "0 s and 334 MB above the data under a load of 5 (the other engineer's jobs; 43-63 s measured ear"
     'lier at load 2-3.5). (e) n_components="init-gap" (one fit) reaches the NMI of the former default'
