@@ -14,8 +14,9 @@ Methods, each given k = the number of clusters of the alternative labelling, non
 budget, zero, for every method; the paper's own search is reported in
 bench/results/kdac_search.md):
 
-* KDAC(k) with every default: sigma = 0.5 x the median distance, lambda = 1, q = "auto" (the
-  paper's q rule), spectral initialisation.
+* KDAC(k) with every default: sigma = 0.5 x the median distance, lambda = 1, q = "init-gap" (the
+  largest gap of Phi_0, one fit; until this default changed it was "auto", the paper's refitting
+  rule: bench/results/kdac_scale.md has both), spectral initialisation, exact sums (n <= 2,000).
 * For reference only, outside the budget and without a verdict: KDAC at the (sigma, lambda, q)
   the paper's appendix gives for Table 1 (the 1000-point files reuse their small version's).
 * KMeans(k, n_init=10) and SpectralClustering(k, affinity="nearest_neighbors") on X, ignoring the
@@ -119,7 +120,7 @@ WHY = (
     "Where KDAC loses, and why. At its defaults KDAC beats every baseline that ignores the existing "
     "labels where those find the existing clustering again (novelty 1 on Moon, MoonN and LG), and ties or "
     "beats k-means on the orthogonal residual everywhere, but loses to spectral clustering (10-nearest-"
-    "neighbour graph) on the orthogonal residual on Moon, Moon1000 and MoonN, and by 0.013 on Faces. The "
+    "neighbour graph) on the orthogonal residual on Moon, Moon1000 and MoonN, and by 0.011 on Faces. The "
     "cause is our default sigma, 0.5 x the median distance (about 1.45 on the standardised moons): too "
     "wide for the two parabolas, which the neighbour graph separates. At the paper's sigma = 0.1 KDAC "
     "finds them exactly (the reference row), but that sigma was tuned by the paper's authors, and the "
@@ -127,9 +128,10 @@ WHY = (
     "orthogonal residual suffices on these data because each existing clustering is carried by its class "
     "means. On LG1000 (existing labels pairing the four Gaussians XOR-wise) plain k-means already finds "
     "the alternative. Spectral clustering's 0.346 rows are a neighbour graph that is not connected "
-    "(scikit-learn warns; the warning column). KDAC's default is also the slowest fit: on Faces "
-    "n_components=auto first fits q = k = 4, which runs all 100 outer iterations without converging "
-    "(n_components_search_), before the refit at q = 17 (6 iterations)."
+    '(scikit-learn warns; the warning column). With n_components="init-gap" (one fit) KDAC\'s default '
+    'takes about a second on Faces; the former default "auto" first fitted q = k = 4, which ran all '
+    "100 outer iterations without converging, before the refit at q = 17 (43 s; "
+    "bench/results/kdac_scale.md)."
 )
 
 

@@ -113,7 +113,10 @@ void register_kdac(py::module_& m) {
       .field("ism_tol_factor", &KdacOptions::ism_tol_factor, "W-step t is solved to max(tol, factor x dist_w(t-1))")
       .field("dense_max_n", &KdacOptions::dense_max_n, "U-step on an explicit n x n matrix up to here")
       .field("eig_tol", &KdacOptions::eig_tol, "Lanczos residual tolerance of the U-step")
-      .field("seed", &KdacOptions::seed, "seed of the Lanczos start vectors");
+      .field("seed", &KdacOptions::seed, "seed of the Lanczos start vectors and of the random features")
+      .field("landmarks", &KdacOptions::landmarks, "the Nystrom landmark rows of the low-rank path; empty: exact")
+      .field("n_random_features", &KdacOptions::n_random_features,
+             "low-rank path: Phi(W) from this many random Fourier frequencies; 0: from the Nystrom kernel");
 
   ResultClass<KdacIteration>(m, "KdacIteration", "One outer KDAC iteration.")
       .field("cost", &KdacIteration::cost, "HSIC(XW, U) - lambda HSIC(XW, Y), eq. (2a)")

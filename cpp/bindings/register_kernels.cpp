@@ -2,6 +2,7 @@
 // copied), kernel mat-vecs, and the HSIC blocks Phi(W) and Gaussian degrees. kernlearn/kernels.py
 // and kernlearn/cluster/_kdac.py validate.
 #include "kernlearn/kernels/hsic.hpp"
+#include "kernlearn/kernels/hsic_lowrank.hpp"
 #include "kernlearn/kernels/kernel_matrix.hpp"
 
 #include "common.hpp"
@@ -14,6 +15,8 @@ using namespace pybind11::literals;
 void register_kernels(py::module_& m) {
   // The Gaussian bandwidths the HSIC functions accept (sigma^2 and 1 / sigma^2 finite and normal).
   m.attr("SIGMA_RANGE") = py::make_tuple(kMinSigma, kMaxSigma);
+  // The relative eigenvalue cut of K_LL^+ in KDAC's Nystrom kernel (hsic_lowrank.hpp).
+  m.attr("NYSTROM_RCOND") = kNystromRcond;
   py::native_enum<PairwiseKind>(m, "PairwiseKind", "enum.Enum", "The pairwise kernels.")
       .value("tl1", PairwiseKind::tl1, "max(tau - ||x - y||_1, 0), the truncated l1-distance kernel")
       .value("rbf", PairwiseKind::rbf, "exp(-gamma ||x - y||^2)")
@@ -97,6 +100,72 @@ void register_kernels(py::module_& m) {
       },
       "X"_a.noconvert(), "W"_a.noconvert(), "A"_a.noconvert(), "c"_a.noconvert(), py::kw_only(), "sigma"_a,
       "with_bound"_a = false, "n_threads"_a = 1, "(Phi(W) of eq. (8), Tr(gamma K), the right side of (10)).");
+
+  m.def(
+      "hsic_phi_rff",
+      [](const MatrixRef& X, const MatrixRef& W, const MatrixRef& A, const Eigen::Ref<const Eigen::VectorXd>& c,
+         double sigma, Index n_random_features, std::uint64_t seed, bool with_bound, int n_threads) {
+        if (W.rows() != X.cols() || A.rows() != X.rows() || c.size() != A.cols())
+          throw std::invalid_argument("hsic_phi_rff: W must be d x q, A n x m and c of length m");
+        if (!X.allFinite() || !W.allFinite() || !A.allFinite() || !c.allFinite())
+          throw std::invalid_argument("hsic_phi_rff: X, W, A and c must be finite");
+        const InterruptPoll poll = python_interrupt_poll();
+        PhiResult r = run_interruptible([&] {
+          const RowMatrixXd Xc = X.rowwise() - X.colwise().mean();
+          const Eigen::MatrixXd Wc = W;
+          ThreadTeam team(n_threads);
+          return hsic_phi_rff(Xc, Wc, A, c, sigma, n_random_features, seed, with_bound, team, poll);
+        });
+        return py::make_tuple(std::move(r.phi), r.trace_gamma_k, r.bound_rhs);
+      },
+      "X"_a.noconvert(), "W"_a.noconvert(), "A"_a.noconvert(), "c"_a.noconvert(), py::kw_only(), "sigma"_a,
+      "n_random_features"_a, "seed"_a = 0, "with_bound"_a = false, "n_threads"_a = 1,
+      "hsic_phi's (Phi, Tr(gamma K), bound) from n_random_features random Fourier frequencies (KDAC's low-rank "
+      "path); the bound is estimated from sampled pairs.");
+
+  m.def(
+      "hsic_phi_nystrom",
+      [](const MatrixRef& X, const MatrixRef& W, const MatrixRef& A, const Eigen::Ref<const Eigen::VectorXd>& c,
+         double sigma, const std::vector<Index>& landmarks, std::uint64_t seed, bool with_bound, int n_threads) {
+        if (W.rows() != X.cols() || A.rows() != X.rows() || c.size() != A.cols())
+          throw std::invalid_argument("hsic_phi_nystrom: W must be d x q, A n x m and c of length m");
+        if (!X.allFinite() || !W.allFinite() || !A.allFinite() || !c.allFinite())
+          throw std::invalid_argument("hsic_phi_nystrom: X, W, A and c must be finite");
+        const InterruptPoll poll = python_interrupt_poll();
+        PhiResult r = run_interruptible([&] {
+          const RowMatrixXd Xc = X.rowwise() - X.colwise().mean();
+          const Eigen::MatrixXd Wc = W;
+          ThreadTeam team(n_threads);
+          return hsic_phi_nystrom(Xc, Wc, A, c, sigma, landmarks, seed, with_bound, team, poll);
+        });
+        return py::make_tuple(std::move(r.phi), r.trace_gamma_k, r.bound_rhs);
+      },
+      "X"_a.noconvert(), "W"_a.noconvert(), "A"_a.noconvert(), "c"_a.noconvert(), py::kw_only(), "sigma"_a,
+      "landmarks"_a, "seed"_a = 0, "with_bound"_a = false, "n_threads"_a = 1,
+      "hsic_phi's (Phi, Tr(gamma K), bound) from the Nystrom kernel on the landmark rows (KDAC's low-rank "
+      "path); the bound is estimated from sampled pairs (seed).");
+
+  m.def(
+      "nystrom_kernel_times",
+      [](const MatrixRef& X, const MatrixRef& W, const Eigen::Ref<const Eigen::MatrixXd>& V, double sigma,
+         const std::vector<Index>& landmarks, int n_threads) {
+        if (W.rows() != X.cols() || V.rows() != X.rows())
+          throw std::invalid_argument("nystrom_kernel_times: W must be d x q and V n x p");
+        if (!X.allFinite() || !W.allFinite() || !V.allFinite())
+          throw std::invalid_argument("nystrom_kernel_times: X, W and V must be finite");
+        const InterruptPoll poll = python_interrupt_poll();
+        return run_interruptible([&] {
+          const RowMatrixXd Xc = X.rowwise() - X.colwise().mean();
+          const Eigen::MatrixXd Wc = W;
+          ThreadTeam team(n_threads);
+          const auto K = nystrom_kernel(Xc, Wc, sigma, landmarks, team, poll);
+          Eigen::MatrixXd out(V.rows(), V.cols());
+          K->apply(V, out);
+          return out;
+        });
+      },
+      "X"_a.noconvert(), "W"_a.noconvert(), "V"_a, py::kw_only(), "sigma"_a, "landmarks"_a, "n_threads"_a = 1,
+      "K V for the Nystrom kernel of X W on the landmark rows, its diagonal set to 1 (KDAC's low-rank U-step).");
 
   m.def(
       "hsic_phi_pair",

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <deque>
 #include <limits>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -159,7 +160,9 @@ UStep u_step(HsicSums& sums, const Eigen::MatrixXd& W, const RowMatrixXd& Z, con
   const LanczosOptions lo = u_step_lanczos_options(n, k, warm_start, opt);
   const Eigen::MatrixXd start = warm_start ? warm : random_start(n, opt.seed);
   UStep out;
-  if (n <= opt.dense_max_n && n > solver_choice::kKdacFloatMinN && lo.ncv > k)
+  if (!opt.landmarks.empty() && lo.ncv > k)  // the low-rank path: never an n x n matrix
+    out = u_step_matrix_free(*sums.kernel(W, sigma), dinv_sqrt, Yc, start, lo, team, poll);
+  else if (n <= opt.dense_max_n && n > solver_choice::kKdacFloatMinN && lo.ncv > k)
     out = u_step_float(Z, dinv_sqrt, Yc, sigma, start, lo, team, poll);
   else if (n <= opt.dense_max_n || n <= solver_choice::kKdacFullEigenMaxN || lo.ncv <= k)
     out = u_step_dense(Z, dinv_sqrt, Yc, sigma, start, lo, team, poll);
@@ -474,6 +477,13 @@ void check_kdac_shapes(const MatrixRef& X, const MatrixRef& Y, const std::option
     throw std::invalid_argument("ism_tol_factor must be finite and >= 0");
   if (opt.dense_max_n < 0) throw std::invalid_argument("dense_max_n must be >= 0");
   if (!(opt.eig_tol >= 0.0 && opt.eig_tol < 1.0)) throw std::invalid_argument("eig_tol must lie in [0, 1)");
+  if (opt.n_random_features < 0)
+    throw std::invalid_argument("n_random_features must be >= 0 (0: no random features), got " +
+                                std::to_string(opt.n_random_features));
+  if (!opt.landmarks.empty())
+    check_low_rank(n, opt.landmarks);
+  else if (opt.n_random_features > 0)
+    throw std::invalid_argument("kdac: n_random_features > 0 needs landmarks (the U-step's Nystrom kernel)");
 }
 
 // Eq. (11): q at the largest gap between consecutive ascending eigenvalues of Phi_0.
@@ -525,8 +535,13 @@ class KdacSolver {
         Xc_(X.rowwise() - X.colwise().mean()),
         Yc_(Y.rowwise() - Y.colwise().mean()),
         local_(Xc_, team, poll),
-        sums_(sums ? *sums : local_) {
-    res_.used_dense = X.rows() <= opt.dense_max_n;
+        low_rank_(!opt.landmarks.empty() ? std::make_unique<LowRankHsicSums>(Xc_, opt.n_random_features, opt.landmarks,
+                                                                             opt.seed, team, poll)
+                                         : nullptr),
+        sums_(sums        ? *sums
+              : low_rank_ ? *low_rank_
+                          : static_cast<HsicSums&>(local_)) {
+    res_.used_dense = !low_rank_ && X.rows() <= opt.dense_max_n;
   }
 
   // U_0, then W_0 (eq. 12 or the caller's W0) and the degrees D of its kernel.
@@ -679,7 +694,8 @@ class KdacSolver {
   const InterruptPoll& poll_;
   const RowMatrixXd Xc_, Yc_;
   LocalHsicSums local_;
-  HsicSums& sums_;  // local_ unless the caller's (a cluster's) sums were given
+  std::unique_ptr<LowRankHsicSums> low_rank_;  // the low-rank path's sums (options.landmarks given)
+  HsicSums& sums_;  // the caller's (a cluster's) sums if given, else low_rank_ if set, else local_
   KdacResult res_;
   Eigen::MatrixXd W_, U_;
   RowMatrixXd Z_, A_;  // Z = X W; A, c: the factors of gamma (gamma_factor)
@@ -692,6 +708,8 @@ class KdacSolver {
 KdacResult kdac(const MatrixRef& X, const MatrixRef& Y, const std::optional<MatrixRef>& W0, const KdacOptions& opt,
                 ThreadTeam& team, const Monitor<KdacIteration>& monitor, const InterruptPoll& poll, HsicSums* sums) {
   check_kdac_shapes(X, Y, W0, opt);
+  if (sums && !opt.landmarks.empty())
+    throw std::invalid_argument("kdac: the low-rank path (landmarks) computes its own sums");
   if (sums && sums->rows() != X.rows())
     throw std::invalid_argument("kdac: the kernel sums must be over the n = " + std::to_string(X.rows()) +
                                 " rows of X, got " + std::to_string(sums->rows()));

@@ -4,6 +4,7 @@ Kernel matrices, kernel operators and HSIC blocks.
 
 from __future__ import annotations
 
+import collections.abc
 import enum
 import typing
 
@@ -81,6 +82,22 @@ def hsic_phi(
     (Phi(W) of eq. (8), Tr(gamma K), the right side of (10)).
     """
 
+def hsic_phi_nystrom(
+    X: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    W: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    A: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    c: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
+    *,
+    sigma: typing.SupportsFloat | typing.SupportsIndex,
+    landmarks: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    seed: typing.SupportsInt | typing.SupportsIndex = 0,
+    with_bound: bool = False,
+    n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
+) -> tuple[typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]"], float, float]:
+    """
+    hsic_phi's (Phi, Tr(gamma K), bound) from the Nystrom kernel on the landmark rows (KDAC's low-rank path); the bound is estimated from sampled pairs (seed).
+    """
+
 def hsic_phi_pair(
     X_I: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
     X_J: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
@@ -96,6 +113,22 @@ def hsic_phi_pair(
 ) -> tuple[typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]"], float, float]:
     """
     hsic_phi's (Phi, Tr(gamma K), bound) over the pairs of two row blocks of a column-centred X, both orders counted; same: one block with itself. Summed over the block pairs J >= I: hsic_phi.
+    """
+
+def hsic_phi_rff(
+    X: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    W: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    A: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    c: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"],
+    *,
+    sigma: typing.SupportsFloat | typing.SupportsIndex,
+    n_random_features: typing.SupportsInt | typing.SupportsIndex,
+    seed: typing.SupportsInt | typing.SupportsIndex = 0,
+    with_bound: bool = False,
+    n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
+) -> tuple[typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]"], float, float]:
+    """
+    hsic_phi's (Phi, Tr(gamma K), bound) from n_random_features random Fourier frequencies (KDAC's low-rank path); the bound is estimated from sampled pairs.
     """
 
 def kernel_matvec(
@@ -115,6 +148,19 @@ def kernel_operator(
     k(X, X) + constant 11' as an Operator computed tile by tile on the fly (X copied; single: float32 tiles).
     """
 
+def nystrom_kernel_times(
+    X: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    W: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
+    V: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.f_contiguous"],
+    *,
+    sigma: typing.SupportsFloat | typing.SupportsIndex,
+    landmarks: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    n_threads: typing.SupportsInt | typing.SupportsIndex = 1,
+) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]"]:
+    """
+    K V for the Nystrom kernel of X W on the landmark rows, its diagonal set to 1 (KDAC's low-rank U-step).
+    """
+
 def pairwise_kernel(
     X: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
     Y: typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]", "flags.c_contiguous"],
@@ -127,4 +173,5 @@ def pairwise_kernel(
     k(X, Y), float32 when single (values computed in double), else float64.
     """
 
+NYSTROM_RCOND: float = 1e-10
 SIGMA_RANGE: tuple = (1e-150, 1e150)

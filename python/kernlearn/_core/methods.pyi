@@ -986,6 +986,8 @@ class KdacOptions:
         "dense_max_n",
         "eig_tol",
         "seed",
+        "landmarks",
+        "n_random_features",
     )
     def __init__(
         self,
@@ -1002,6 +1004,8 @@ class KdacOptions:
         dense_max_n: int = ...,
         eig_tol: float = ...,
         seed: int = ...,
+        landmarks: list[int] = ...,
+        n_random_features: int = ...,
     ) -> None:
         """
         Options; every field defaults to the C++ member initialiser: KdacOptions._fields.
@@ -1050,6 +1054,13 @@ class KdacOptions:
     @lambda_.setter
     def lambda_(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
+    def landmarks(self) -> list[int]:
+        """
+        the Nystrom landmark rows of the low-rank path; empty: exact
+        """
+    @landmarks.setter
+    def landmarks(self, arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> None: ...
+    @property
     def max_iter(self) -> int:
         """
         outer (W, D, U) iterations
@@ -1064,6 +1075,13 @@ class KdacOptions:
     @n_clusters.setter
     def n_clusters(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
+    def n_random_features(self) -> int:
+        """
+        low-rank path: Phi(W) from this many random Fourier frequencies; 0: from the Nystrom kernel
+        """
+    @n_random_features.setter
+    def n_random_features(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    @property
     def q(self) -> int | None:
         """
         subspace dimension; None = the largest eigengap (11) (spectral init only)
@@ -1073,7 +1091,7 @@ class KdacOptions:
     @property
     def seed(self) -> int:
         """
-        seed of the Lanczos start vectors
+        seed of the Lanczos start vectors and of the random features
         """
     @seed.setter
     def seed(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...

@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_array, check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from .. import _core
+from .._utils import _solver_choice
 from .._utils._labels import encode_labels
 from .._utils._monitor import Monitor, history_arrays
 from .._utils._param_validation import Interval, StrOptions, validate_params
@@ -178,6 +179,12 @@ def _view_summary(fit):
 SIGMA_GRID_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 LAMBDA_GRID = (0.1, 1.0, 10.0)
 
+# The low-rank paths' defaults (approximation="nystrom" or "rff", "auto" taking "nystrom" above
+# _solver_choice.KDAC_EXACT_MAX_N points): the Nystrom landmarks, and the random Fourier
+# frequencies of "rff"'s Phi(W). Figures (NMI against the exact fit, time): bench/results/kdac_scale.md.
+N_RANDOM_FEATURES = 256
+N_LANDMARKS = 300
+
 # ISM's Anderson depth when ism_acceleration is on (past residual differences used).
 ANDERSON_DEPTH = 3
 
@@ -193,6 +200,64 @@ _RECORD_FIELDS = [
     ("ism_damped", "d"),
 ]
 _HISTORY_FIELDS = ("cost", "quality", "hsic_y", "dist_w", "dist_u", "ism_iter", "matvecs", "ism_cycled", "ism_damped")
+
+
+class _NystromExtension:
+    """The low-rank fit's kernel for the out-of-sample extension: the Nystrom kernel of the core
+    (``cpp/include/kernlearn/kernels/hsic_lowrank.hpp``) on the training projections Z (n x q)
+    and landmark rows L, K ~ C K_LL^+ C' with C = K(Z, Z_L), plus diag(1 - (C K_LL^+ C')_ii) on
+    the training points. A new point x has the row k(x, Z_L) K_LL^+ C' (no diagonal term: it is
+    none of the training points), so each costs O(M q)."""
+
+    def __init__(self, Z, landmarks, sigma, n_threads):
+        self._kernel = _core.kernels.PairwiseKernel(kind=_core.kernels.PairwiseKind.rbf, gamma=0.5 / sigma**2)
+        self._n_threads = n_threads
+        self._Z = Z
+        self._ZL = np.ascontiguousarray(Z[landmarks])
+        mu, vectors = np.linalg.eigh(self._cross(self._ZL))
+        keep = mu > max(_core.kernels.NYSTROM_RCOND * max(mu.max(), 0.0), 0.0)
+        self._R = vectors[:, keep] / np.sqrt(mu[keep])  # K_LL^+ = R R'
+
+    def _cross(self, Z):
+        return _core.kernels.pairwise_kernel(
+            np.ascontiguousarray(Z), self._ZL, kernel=self._kernel, n_threads=self._n_threads
+        )
+
+    def _blocks(self, Z):
+        for start in range(0, Z.shape[0], _BLOCK_ROWS * 16):
+            rows = slice(start, min(start + _BLOCK_ROWS * 16, Z.shape[0]))
+            yield rows, self._cross(Z[rows])
+
+    def train_times(self, V):
+        """K V on the training points (V: n x k), with the diagonal term; keeps R R' C' V and
+        R R' C' 1 for the extension."""
+        CtV = np.zeros((self._R.shape[0], V.shape[1]))
+        Ct1 = np.zeros(self._R.shape[0])
+        correction = np.empty(self._Z.shape[0])
+        for rows, C in self._blocks(self._Z):
+            CtV += C.T @ V[rows]
+            Ct1 += C.sum(axis=0)
+            correction[rows] = np.maximum(1.0 - np.square(C @ self._R).sum(axis=1), 0.0)
+        self._CtV = self._R @ (self._R.T @ CtV)
+        self._degree_coef = self._R @ (self._R.T @ Ct1)
+        out = np.empty_like(V)
+        for rows, C in self._blocks(self._Z):
+            out[rows] = C @ self._CtV + correction[rows, None] * V[rows]
+        return out
+
+    def set_coefficients(self, M_inv):
+        """The extension's V is (D^-1/2 U) M^+: R R' C' of it, from train_times' product."""
+        self._coef = self._CtV @ M_inv
+
+    def new_times(self, Z, n_threads):
+        """d(x)^-1/2 K(x, X) (D^-1/2 U M^+) for the rows of Z (0 where d(x) <= 0)."""
+        out = np.empty((Z.shape[0], self._coef.shape[1]))
+        for rows, C in self._blocks(Z):
+            degree = C @ self._degree_coef
+            scale = np.zeros_like(degree)
+            np.divide(1.0, np.sqrt(np.maximum(degree, 0.0)), out=scale, where=degree > 0)
+            out[rows] = scale[:, None] * (C @ self._coef)
+        return out
 
 
 class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):
@@ -216,16 +281,20 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
     ----------
     n_clusters : int, default 2
         k, the number of alternative clusters (and columns of U).
-    n_components : int, "auto" or "init-gap", default "auto"
-        q, the dimension of the subspace. "auto" is the paper's rule (Section 4, "Hyperparameter
-        tuning"): fit at q = min(n_clusters, d); if inequality (10) fails at the result W*, move q
-        to the largest gap (11) between consecutive eigenvalues of Phi(W*) and fit again
-        (``n_components_search_`` records both steps). On the four Table 1 data sets, at the
-        appendix's sigma and lambda, it picks the appendix's q (17, 3, 6, 3:
-        bench/results/kdac_search.md); it costs a second fit. "init-gap" is a shortcut of ours:
-        the largest gap of the spectral-initialisation matrix Phi_0 (eq. 12) instead, one fit
-        instead of two; it picked the same q on those four data sets (with ``init="random"`` it
-        means q = min(n_clusters, d)).
+    n_components : int, "init-gap" or "auto", default "init-gap"
+        q, the dimension of the subspace. "init-gap" (the default): q at the largest gap between
+        consecutive eigenvalues of the spectral-initialisation matrix Phi_0 (eq. 12), known before
+        the alternation starts, so it costs one fit (with ``init="random"`` it means
+        q = min(n_clusters, d)). "auto" is the paper's rule (Section 4, "Hyperparameter tuning"):
+        fit at q = min(n_clusters, d); if inequality (10) fails at the result W*, move q to the
+        largest gap (11) between consecutive eigenvalues of Phi(W*) and fit again
+        (``n_components_search_`` records both steps). (10) almost always fails, so "auto" costs
+        two fits, and the first, at q = k, is the slow one: it often runs all ``max_iter``
+        iterations (Faces: 10.2 s against 0.2 s). On the four Table 1 data sets, at the appendix's
+        sigma and lambda, both rules pick the appendix's q (17, 3, 6, 3:
+        bench/results/kdac_search.md); at the defaults "init-gap" reached the same NMI as "auto"
+        on the six data sets of bench/suite_kdac.py (before/after table:
+        bench/results/kdac_scale.md), which is why it became the default.
     sigma : float or "median", default "median"
         Bandwidth of the Gaussian kernel ``exp(-|W'(x_i - x_j)|^2 / (2 sigma^2))``. "median" is 0.5 x
         the median pairwise distance of X (see :func:`median_sigma`): a default of ours, not the
@@ -282,6 +351,24 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
     normalize_rows : bool, default True
         Scale the rows of U to unit length before k-means (as the authors do; on the faces NMI
         drops without it: bench/results/kdac.md).
+    approximation : {"auto", "exact", "nystrom", "rff"}, default "auto"
+        How the kernel sums are computed. "exact": every Phi(W) streams all n^2 pairs, O(n^2 d)
+        (memory O(n), and an explicit n x n U-step matrix up to the core's ``dense_max_n``).
+        "nystrom": Phi(W), the degrees and the U-step from the Nystrom kernel
+        C K_LL^+ C' on ``n_landmarks`` points drawn at random (C = K(XW, X_L W)): O(n M (q + d m))
+        per Phi (m = n_clusters + the existing clusters), O(n M) per U-step product, no n x n
+        array anywhere (Notes, "Low-rank paths"). "rff": the same, but Phi(W) from
+        ``n_random_features`` random Fourier features instead (measured far less accurate:
+        Notes). "auto": exact up to ``kernlearn._utils._solver_choice.KDAC_EXACT_MAX_N`` = 2,000
+        points (faster there: 1.1-2.0 s against 2.5-3.2 s at 2,000; at 3,000 the Nystrom
+        path took 4.1 s against 15 s), "nystrom" above
+        (bench/results/kdac_scale.md). ``approximation_`` records the path taken.
+        ``backend="dask"`` computes exact sums only.
+    n_random_features : int, default 256
+        F, the random Fourier frequencies of Phi(W) with ``approximation="rff"`` (each gives a
+        cosine and a sine feature); the error of each kernel entry shrinks like 1 / sqrt(F).
+    n_landmarks : int, default 300
+        M, the Nystrom landmarks of the low-rank paths (at most n_samples when one is taken).
     random_state : int, RandomState or None
         Seeds the Lanczos start, random init, sigma's subsample and k-means.
     n_jobs : int or None
@@ -328,6 +415,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         exactly :meth:`extend_embedding` reproduces ``embedding_``: the U-step's eigensolver
         accuracy (measured: 1e-14 with the dense eigensolver, n <= 200; 3e-12 with Lanczos at
         n = 600; 3e-9 at n = 5000, where the U-step stores the kernel in float32).
+    approximation_ : str, "exact", "nystrom" or "rff", the path the fit took (``approximation``)
     n_features_in_ : int, d
     feature_names_in_ : ndarray of str, when X was a DataFrame with string column names
     quality_ : float, HSIC(XW, U) = Tr(U'QU)
@@ -407,8 +495,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
     Choices of ours (not in the paper):
 
     * Defaults: ``sigma="median"`` (0.5 x the median pairwise distance), ``lambda_=1``,
-      ``n_components="auto"`` (the paper's q rule, run at our sigma and lambda), no search; the
-      coarse default grid of ``search`` and our reading of its fallback (``search``).
+      ``n_components="init-gap"`` (q from Phi_0, one fit; the paper's refitting rule is "auto"),
+      no search; the coarse default grid of ``search`` and our reading of its fallback
+      (``search``); the Nystrom path above 2,000 points (``approximation``).
     * U_0 (Algorithm 1's "from the original clustering") is the spectral step on the kernel of the
       full space (W = I).
     * D is recomputed right after each W-step, so the U-step uses Q = H D^-1/2 K D^-1/2 H of the
@@ -437,6 +526,33 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
     * Several views (``n_views``): view v is fitted against y and the k-means labels of views
       0 .. v-1 by the rule just stated, each with the same lambda (or its own search), so a view
       is novel against all earlier ones at once, not only the last.
+
+    Low-rank paths (``approximation``), for large n. The alternation, its tests and its
+    attributes are the exact path's; only the kernel sums differ (``cpp/include/kernlearn/
+    kernels/hsic_lowrank.hpp``):
+
+    * "nystrom" (the default above 2,000 points): K ~ C K_LL^+ C' on M random landmarks, so
+      gamma o K has rank (k + k_y) M and Phi(W) costs O(n M (q + d (k + k_y))), no pair loop. The
+      degrees and the U-step use the same kernel with its diagonal set to 1 (the true kernel's),
+      the U-step by Lanczos at O(n M) per product. The error is that of the Nystrom
+      approximation, the norm of K - C K_LL^+ C', which shrinks quickly with M when the kernel's spectrum
+      decays (a Gaussian kernel on a q-dimensional projection: at the exact fixed point, Phi on 50
+      landmarks was within 2e-8 of the exact one, relative, at q = 2 on LG1000, and on 300
+      landmarks within 8e-4 at q = 17 on the faces).
+    * "rff": Phi(W) from 2F random Fourier features (Rahimi & Recht 2007), each kernel entry
+      unbiased with error O(1 / sqrt F), frequencies drawn once per fit in the space of X and
+      projected by W (so the features depend only on span W, as the kernel does). Phi is the
+      difference of two large terms whose errors do not cancel: at the exact fixed point on
+      LG1000 it was 3e-2 off at F = 256 and its q smallest eigenvectors 0.11 from W* (the eigengap
+      that fixes W is 0.24 on a Phi of norm 328), and that fit did not
+      converge; hence Nystrom by default.
+    * What they give up: the fit optimises a surrogate of (2a), so W and U are close to, not
+      equal to, the exact path's; ``sigma_condition_["rhs"]`` is estimated from 2^20 sampled
+      pairs. NMI between the labels of the approximate and the exact fit at n = 1,000 to 5,000,
+      on the paper's data, and time and memory up to n = 100,000: bench/results/kdac_scale.md.
+    * :meth:`extend_embedding` and :meth:`predict` extend with the same Nystrom kernel (O(M q) per
+      new point); ``nystrom_residual_`` includes the diagonal term the training points have and
+      new points do not.
 
     Out-of-sample extension (:meth:`transform`, :meth:`extend_embedding`, :meth:`predict`):
 
@@ -513,6 +629,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         "ism_acceleration": ["boolean"],
         "tol": [Interval(numbers.Real, 0, None, closed="neither")],
         "normalize_rows": ["boolean"],
+        "approximation": [StrOptions({"auto", "exact", "nystrom", "rff"})],
+        "n_random_features": [Interval(numbers.Integral, 1, None)],
+        "n_landmarks": [Interval(numbers.Integral, 1, None)],
         "random_state": ["random_state"],
         "verbose": [Interval(numbers.Integral, 0, None), "boolean"],
         "callback": [None, "callable"],
@@ -524,7 +643,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         self,
         n_clusters=2,
         *,
-        n_components="auto",
+        n_components="init-gap",
         sigma="median",
         lambda_=1.0,
         search=None,
@@ -537,6 +656,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         ism_acceleration=False,
         tol=1e-6,
         normalize_rows=True,
+        approximation="auto",
+        n_random_features=N_RANDOM_FEATURES,
+        n_landmarks=N_LANDMARKS,
         random_state=None,
         n_jobs=None,
         backend="local",
@@ -559,6 +681,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         self.ism_acceleration = ism_acceleration
         self.tol = tol
         self.normalize_rows = normalize_rows
+        self.approximation = approximation
+        self.n_random_features = n_random_features
+        self.n_landmarks = n_landmarks
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.backend = backend
@@ -593,6 +718,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
             raise ValueError(f"n_components must be <= the number of features ({d}), got {self.n_components}")
         tiles = self._distributed_tiles(X)
         rng = check_random_state(self.random_state)
+        # The low-rank paths' landmarks: drawn once, shared by every run of this fit.
+        path = _solver_choice.kdac_approximation(n, self.approximation) if tiles is None else "exact"
+        landmarks = self._landmarks(n, rng) if path != "exact" else None
         pairs = None
         if self.search == "inequality":
             sigmas = _grid(self.sigma_grid, "sigma_grid", positive=True)
@@ -615,7 +743,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
                     )
                 views = views + [labels]
                 Y = np.ascontiguousarray(np.hstack([Y, np.eye(k)[labels]]))
-            fits.append(self._fit_view(X, Y, views, pairs, rng, n_threads, tiles))
+            fits.append(self._fit_view(X, Y, views, pairs, rng, n_threads, tiles, landmarks))
 
         first = fits[0]
         out = first["out"]
@@ -642,7 +770,8 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         self.labels_views_ = np.vstack([f["labels"] for f in fits])
         self.projection_views_ = [f["out"].W for f in fits]
         self.views_ = [_view_summary(f) for f in fits]
-        self._fit_nystrom(X, n_threads, tiles)
+        self.approximation_ = path
+        self._fit_nystrom(X, n_threads, tiles, landmarks)
         self.n_iter_ = int(out.n_iter)
         self.converged_ = out.status == _core.core.SolverStatus.converged
         self.used_dense_ = bool(out.used_dense)
@@ -656,6 +785,11 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
     def _distributed_tiles(self, X):
         """backend="dask": X centred and sent to the workers (HsicTiles); None for "local". The
         combinations the distributed alternation does not support are refused here."""
+        if self.backend == "dask" and self.approximation in ("nystrom", "rff"):
+            raise ValueError(
+                f"approximation={self.approximation!r} runs in this process only; backend='dask' computes the "
+                "exact sums (use approximation='auto' or 'exact' with it)"
+            )
         if self.backend != "dask":
             for name in ("client", "block_size"):
                 if getattr(self, name) is not None:
@@ -670,9 +804,19 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         # Centred as the core centres X: Phi and the kernel only see differences.
         return HsicTiles(np.ascontiguousarray(X - X.mean(axis=0)), cluster, self.block_size)
 
-    def _run(self, X, Y, q, sigma, lam, rng, n_threads, tiles):
+    def _landmarks(self, n, rng):
+        """The low-rank paths' Nystrom landmarks: sorted row indices drawn uniformly without
+        replacement."""
+        m = int(self.n_landmarks)
+        if m > n:
+            raise ValueError(
+                f"n_landmarks must be <= the number of samples ({n}) on the low-rank paths, got n_landmarks={m}"
+            )
+        return np.sort(rng.choice(n, m, replace=False))
+
+    def _run(self, X, Y, q, sigma, lam, rng, n_threads, tiles, landmarks=None):
         """One KDAC alternation, in the core or on the cluster (tiles): q None = the eigengap of
-        Phi_0 (spectral init only)."""
+        Phi_0 (spectral init only); landmarks: the low-rank path's (None: exact sums)."""
         random_init = self.init == "random"
         d = X.shape[1]
         if random_init and q is None:
@@ -691,6 +835,10 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         )
         if tiles is not None:
             options.dense_max_n = 0  # a distributed fit never forms an n x n matrix
+        if landmarks is not None:
+            options.landmarks = landmarks.tolist()
+            if self.approximation == "rff":
+                options.n_random_features = int(self.n_random_features)
         monitor = Monitor(
             "KDAC",
             self.verbose,
@@ -707,7 +855,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
                 X, Y, options=options, W0=W0, callback=monitor.core_callback(), sums=tiles, n_threads=n_threads
             )
 
-    def _fit_view(self, X, Y, views, pairs, rng, n_threads, tiles):
+    def _fit_view(self, X, Y, views, pairs, rng, n_threads, tiles, landmarks):
         """One alternative view: the (sigma, lambda) search if asked, the q rule, then k-means."""
         n, d = X.shape
         k = int(self.n_clusters)
@@ -721,9 +869,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         if pairs is None:
             sigma = median_sigma(X, random_state=rng) if self.sigma == "median" else float(self.sigma)
             lam = float(self.lambda_)
-            out = self._run(X, Y, q, sigma, lam, rng, n_threads, tiles)
+            out = self._run(X, Y, q, sigma, lam, rng, n_threads, tiles, landmarks)
         else:
-            sigma, lam, out, fit["search_results"] = self._search(X, Y, q, pairs, rng, n_threads, tiles)
+            sigma, lam, out, fit["search_results"] = self._search(X, Y, q, pairs, rng, n_threads, tiles, landmarks)
             fit["search_best_params"] = {"sigma": sigma, "lambda_": lam}
         if self.n_components == "auto":
             # The paper's q rule: tuned at q = k, and if inequality (10) fails there, q moves to the
@@ -740,7 +888,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
                 "initial_converged": out.status == _core.core.SolverStatus.converged,
             }
             if chosen != q:
-                out = self._run(X, Y, chosen, sigma, lam, rng, n_threads, tiles)
+                out = self._run(X, Y, chosen, sigma, lam, rng, n_threads, tiles, landmarks)
         features = self._clustering_features(out.U)
         # scikit-learn's k-means runs on OpenMP threads. On an n x k embedding it is cheap, and
         # OpenMP's spin-waits cost more than they save, so it gets one thread (bench/results/kdac.md).
@@ -756,7 +904,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         )
         return fit
 
-    def _search(self, X, Y, q, pairs, rng, n_threads, tiles):
+    def _search(self, X, Y, q, pairs, rng, n_threads, tiles, landmarks):
         """The paper's (sigma, lambda) search (Section 4, "Hyperparameter tuning"): every pair of the
         grid is fitted at q; the pair with the highest CQ among those satisfying inequality (10) wins,
         and when none does, the pair closest to satisfying it (largest lhs / rhs; CQ breaks ties)."""
@@ -780,7 +928,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
             # A candidate's non-convergence is recorded in the table; only the chosen fit warns.
             warnings.simplefilter("ignore", ConvergenceWarning)
             for sigma, lam in pairs:
-                out = self._run(X, Y, q, sigma, lam, rng, n_threads, tiles)
+                out = self._run(X, Y, q, sigma, lam, rng, n_threads, tiles, landmarks)
                 cond = _condition(out)
                 rows["sigma"].append(sigma)
                 rows["lambda_"].append(lam)
@@ -863,7 +1011,10 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
 
     def _normalized_kernel_times(self, Z, V, n_threads):
         """Ktilde(Z, X_train) V in row blocks: Ktilde(a, b) = K(a, b) / sqrt(d(a) d(b)), d(a) the
-        degree of a over the training points, V already scaled by d(b)^-1/2 (n x k)."""
+        degree of a over the training points, V already scaled by d(b)^-1/2 (n x k). After a
+        low-rank fit K is its Nystrom kernel and V must be ``_nystrom_coef``."""
+        if self._low_rank is not None:
+            return self._low_rank.new_times(Z, n_threads)
         out = np.empty((Z.shape[0], V.shape[1]))
         for rows, K in self._cross_kernel_blocks(Z, n_threads):
             degree = K.sum(axis=1)
@@ -874,14 +1025,19 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
             out[rows] = scale[:, None] * (K @ V)
         return out
 
-    def _fit_nystrom(self, X, n_threads, tiles):
+    def _fit_nystrom(self, X, n_threads, tiles, landmarks):
         """The coefficients of the extension u(x) = d(x)^-1/2 K(x, X) C - b (class docstring);
-        with tiles (backend="dask") the kernel products run on the cluster."""
+        with tiles (backend="dask") the kernel products run on the cluster; after a low-rank fit
+        (landmarks) K is the fit's Nystrom kernel, O(n M) here and O(M) per new point."""
         self._x_mean = X.mean(axis=0)
         self._fit_projected = np.ascontiguousarray((X - self._x_mean) @ self.projection_)
         U = self.embedding_
         V = U / np.sqrt(self.degree_)[:, None]  # D^-1/2 U
-        if tiles is None:
+        self._low_rank = None
+        if landmarks is not None:
+            self._low_rank = _NystromExtension(self._fit_projected, landmarks, self.sigma_, n_threads)
+            NU = self._low_rank.train_times(V) / np.sqrt(self.degree_)[:, None]
+        elif tiles is None:
             NU = self._normalized_kernel_times(self._fit_projected, V, n_threads)  # D^-1/2 K D^-1/2 U
         else:
             # The training degrees are degree_ (the same kernel), so N U = D^-1/2 K V.
@@ -895,6 +1051,8 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         # e.g. all projected points equal), whose coordinate is then 0 for every new point.
         M_inv = scipy.linalg.pinvh(M)
         self._nystrom_coef = V @ M_inv
+        if self._low_rank is not None:
+            self._low_rank.set_coefficients(M_inv)
         self._nystrom_offset = offset @ M_inv
         scale = max(float(np.abs(U).max()), np.finfo(float).tiny)
         self.nystrom_residual_ = float(np.abs(QU @ M_inv - U).max()) / scale

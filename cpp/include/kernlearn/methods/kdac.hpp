@@ -21,6 +21,7 @@
 #include "kernlearn/core/thread_team.hpp"
 #include "kernlearn/core/types.hpp"
 #include "kernlearn/kernels/hsic.hpp"
+#include "kernlearn/kernels/hsic_lowrank.hpp"
 
 namespace kernlearn {
 
@@ -80,7 +81,12 @@ struct KdacOptions {
   Index dense_max_n =
       solver_choice::kKdacDenseMaxN;  // U-step on an explicit n x n matrix up to here, matrix-free beyond
   double eig_tol = 1e-10;             // Lanczos residual tolerance of the U-step
-  std::uint64_t seed = 0;
+  std::uint64_t seed = 0;             // Lanczos starts; the random features' frequencies
+  // The low-rank path (hsic_lowrank.hpp) when landmarks are given: the degrees and the U-step
+  // (always matrix-free) from the Nystrom kernel on these rows, and Phi(W) from it too, or from
+  // n_random_features random Fourier frequencies when that is > 0. No landmarks: the exact sums.
+  std::vector<Index> landmarks;
+  Index n_random_features = 0;
 };
 
 struct KdacIteration {
