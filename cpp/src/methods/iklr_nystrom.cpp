@@ -206,8 +206,7 @@ class NystromNewton {
   // Preconditioned CG on H p = -g, H v = Phi_aug' D Phi_aug v / n + lambda v, to relative residual
   // `forcing`. Returns the CG steps; p = -g when none could be taken. Phi_p = Phi_aug p accumulates
   // from the products the Hessian already takes, so the line search needs no pass of its own.
-  Index direction(const Eigen::VectorXd& g, double gnorm, double forcing, Eigen::VectorXd& p,
-                  Eigen::VectorXd& Phi_p) {
+  Index direction(const Eigen::VectorXd& g, double gnorm, double forcing, Eigen::VectorXd& p, Eigen::VectorXd& Phi_p) {
     const double inv_n = 1.0 / static_cast<double>(n_);
     const Eigen::LLT<Eigen::MatrixXd> P = preconditioner();
     p.setZero(p_);
