@@ -2548,6 +2548,123 @@ entry(
     min_n=6,
 )((_ccicp_make, _ccicp_call, lambda kw, r: expect(fin(np.asarray(r.alpha)), "non-finite alpha")))
 
+# IKLR's Nystrom model: Newton-CG on the features C T (methods/iklr_nystrom.hpp)
+
+
+def _ikny_make(rng, n):
+    n = max(n, 6)
+    m = max(2, n // 3)
+    C = np.abs(rng.standard_normal((n, m)))
+    return {
+        "C": C,
+        "T": np.ascontiguousarray(np.linalg.qr(rng.standard_normal((m, m)))[0]),
+        "Phi_centers": np.ascontiguousarray(C[:m]),
+        "y": np.where(np.arange(n) % 2 == 0, 1.0, -1.0),
+        "beta0": np.zeros(m),
+        "opt_lambda_": 1e-2,
+    }
+
+
+def _ikny_call(kw):
+    m = _core().methods
+    o = m.IklrNystromOptions(**{k[4:]: v for k, v in kw.items() if k.startswith("opt_")})
+    return m.iklr_nystrom_newton(
+        kw["C"], kw["T"], kw["Phi_centers"], kw["y"], kw["beta0"], options=o, n_threads=kw.get("n_threads", 1)
+    )
+
+
+def _ikny_check(kw, r):
+    """The certificate recomputed: the gradient of the feature-space objective at the answer."""
+    beta = np.asarray(r.beta)
+    expect(fin(beta, np.asarray(r.intercept_weight)), "non-finite weights")
+    Phi = np.asarray(kw["C"], float) @ np.asarray(kw["T"], float)
+    s = kw.get("opt_intercept", 1.0)
+    y = np.asarray(kw["y"], float)
+    z = Phi @ beta + s * r.intercept_weight
+    u = -y / (1.0 + np.exp(np.clip(y * z, -700, 700))) / len(y)
+    lam = kw.get("opt_lambda_", 1e-2)
+    g = np.concatenate([Phi.T @ u, [s * u.sum()]]) + lam * np.concatenate([beta, [r.intercept_weight]])
+    scale = max(1.0, abs(r.reference_gradient_norm))
+    expect(abs(np.linalg.norm(g) - r.gradient_norm) <= 1e-6 * scale, "gradient norm does not match the answer")
+
+
+entry(
+    "_core.methods.iklr_nystrom_newton",
+    "methods",
+    arrays={"C": "data"},
+    params={"opt_lambda_": "float", "opt_max_iter": "count", "n_threads": "threads"},
+    extra={
+        "ex:T_rows": (lambda kw, rng: {**kw, "T": np.ones((1, 1))}, "bad", ("T",)),
+        "ex:centers_cols": (lambda kw, rng: {**kw, "Phi_centers": np.ones((2, 1))}, "bad", ("Phi_centers",)),
+        "ex:y_short": (lambda kw, rng: {**kw, "y": np.ones(1)}, "bad", ("y",)),
+        "ex:beta0_short": (lambda kw, rng: {**kw, "beta0": np.ones(1)}, "bad", ("beta0",)),
+        "ex:intercept_neg": (lambda kw, rng: {**kw, "opt_intercept": -1.0}, "bad", ("intercept",)),
+        "ex:threads_big": (lambda kw, rng: {**kw, "n_threads": 10**6}, "edge", ("n_threads",)),
+    },
+    core=True,
+    min_n=6,
+)((_ikny_make, _ikny_call, _ikny_check))
+
+# S3ML's propagation by residual pushes (methods/affinity_propagation.hpp)
+
+
+def _push_make(rng, n):
+    n = max(n, 6)
+    k = 3
+    X = rng.standard_normal((n, 2))
+    d2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    np.fill_diagonal(d2, np.inf)
+    P = np.zeros((n, n))
+    P[np.repeat(np.arange(n), k), np.argsort(d2, axis=1)[:, :k].ravel()] = 1.0 / k
+    W0 = np.eye(n)
+    W0[0, 1] = W0[1, 0] = 1.0
+    W0[2, 3] = W0[3, 2] = -1.0
+    return {"P": P, "W0": W0, "alpha": 0.5, "eps": 1e-8, "cut": 0.0}
+
+
+def _csr_parts(A):
+    import scipy.sparse as sp
+
+    A = sp.csr_matrix(np.asarray(A, float))
+    A.sort_indices()
+    return A.data.copy(), A.indices.astype(np.int64), A.indptr.astype(np.int64)
+
+
+def _push_call(kw):
+    return _core().methods.affinity_push(
+        *_csr_parts(np.asarray(kw["P"]).T),
+        *_csr_parts(kw["W0"]),
+        alpha=kw["alpha"],
+        eps=kw["eps"],
+        cut=kw["cut"],
+        n_threads=kw.get("n_threads", 1),
+    )
+
+
+def _push_check(kw, r):
+    """Every returned value within eps of the dense solve (1 - a)(I - aP)^-1 W0."""
+    rows, cols, values = (np.asarray(a) for a in r)
+    expect(fin(values), "non-finite affinities")
+    P, W0, a = np.asarray(kw["P"], float), np.asarray(kw["W0"], float), kw["alpha"]
+    exact = (1 - a) * np.linalg.solve(np.eye(len(P)) - a * P, W0)
+    expect(np.abs(values - exact[rows, cols]).max(initial=0.0) <= kw["eps"] * (1 + 1e-9), "a value beyond eps")
+
+
+entry(
+    "_core.methods.affinity_push",
+    "methods",
+    params={"alpha": "float", "eps": "float", "n_threads": "threads"},
+    extra={
+        "ex:W0_shape": (lambda kw, rng: {**kw, "W0": np.eye(2)}, "bad", ("W0",)),
+        "ex:P_not_stochastic": (lambda kw, rng: {**kw, "P": 2.0 * np.asarray(kw["P"])}, "bad", ("P",)),
+        "ex:eps_tiny": (lambda kw, rng: {**kw, "eps": 1e-300}, "bad", ("eps",)),
+        "ex:alpha_one": (lambda kw, rng: {**kw, "alpha": 1.0}, "bad", ("alpha",)),
+        "ex:cut_neg": (lambda kw, rng: {**kw, "cut": -1.0}, "bad", ("cut",)),
+    },
+    core=True,
+    min_n=6,
+)((_push_make, _push_call, _push_check))
+
 # distributed KDAC: the tile-pair entry point of Phi(W) (kernlearn.distributed._hsic)
 
 

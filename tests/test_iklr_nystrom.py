@@ -194,6 +194,7 @@ def test_precomputed_kernel_refuses_nystrom():
         (lambda a: {**a, "beta0": np.zeros(4)}, "beta0 needs"),
         (lambda a: {**a, "C": np.full((10, 6), np.inf)}, "must be finite"),
         (lambda a: {**a, "C": np.zeros((0, 6))}, "at least one row"),
+        (lambda a: {**a, "C": np.full((10, 6), 1e300)}, "rescale C"),
     ],
 )
 def test_core_binding_refuses_bad_shapes(change, match):

@@ -15,6 +15,8 @@ namespace kernlearn {
 
 namespace {
 
+constexpr double kMaxFeature = 1e150;
+
 // The features Phi = C T (C: n x M kernel columns at the centres, T: the M x r projection) with
 // the constant column s appended, as products with a weight vector w = (beta, b): forward
 // Phi_aug w = C (T beta) + s b (n values) and transposed Phi_aug' v = (T' C' v, s sum v) (r + 1
@@ -270,6 +272,12 @@ IklrNystromResult iklr_nystrom_newton(const MatrixRef& C, const MatrixRef& T, co
   if (beta0.size() != r) throw std::invalid_argument(who + "beta0 needs one entry per column of T");
   if (!C.allFinite() || !T.allFinite() || !Phi_centers.allFinite() || !y.allFinite() || !beta0.allFinite())
     throw std::invalid_argument(who + "C, T, Phi_centers, y and beta0 must be finite");
+  // |Phi_ij| <= M max|C| max|T|: beyond 1e150 the squares in the Hessian and the norms overflow.
+  const double feature_bound = static_cast<double>(M) * C.cwiseAbs().maxCoeff() * T.cwiseAbs().maxCoeff();
+  if (!(feature_bound <= kMaxFeature) || !(Phi_centers.cwiseAbs().maxCoeff() <= kMaxFeature))
+    throw std::invalid_argument(who + "C and T (or Phi_centers) give features of magnitude up to " +
+                                std::to_string(feature_bound) +
+                                ", beyond 1e150 where their squares overflow: rescale C");
   if (!(options.lambda > 0.0) || !std::isfinite(options.lambda))
     throw std::invalid_argument(who + "lambda_ must be a positive finite number");
   if (!(options.intercept >= 0.0) || !std::isfinite(options.intercept))
