@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernlearn/methods/line_search.hpp"
 #include "kernlearn/methods/logistic.hpp"
 
 namespace kernlearn {
@@ -225,21 +226,13 @@ class NewtonRun : KernelRun {
         slope = -gnorm * gnorm;
       }
       // Armijo backtracking; z moves with a at no mat-vec cost (K (a + s p) = z + s K p).
-      const double slack = 16.0 * std::numeric_limits<double>::epsilon() * std::abs(f);
-      double step = 1.0, f_new = f;
-      bool accepted = false;
-      for (int halving = 0; halving < 60; ++halving) {
-        f_new = objective(a_ + step * p, z_ + step * Kp);
-        if (std::isfinite(f_new) && f_new <= f + 1e-4 * step * slope + slack) {
-          accepted = true;
-          break;
-        }
-        step *= 0.5;
-      }
-      if (!accepted) {
+      const ArmijoStep search =
+          armijo_backtrack(f, slope, [&](double s) { return objective(a_ + s * p, z_ + s * Kp); });
+      if (!search.accepted) {
         result.status = SolverStatus::not_converged;
         break;
       }
+      const double step = search.step, f_new = search.value;
       if (step < 1.0) forcing_cap = std::max(forcing_cap * 1e-2, 1e-12);
       a_ += step * p;
       z_ += step * Kp;

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <Eigen/Cholesky>
 
+#include "kernlearn/methods/line_search.hpp"
 #include "kernlearn/methods/logistic.hpp"
 
 namespace kernlearn {
@@ -121,21 +121,13 @@ class NystromNewton {
         features_.times(step_dir, Phi_step);
       }
       // Armijo backtracking; the margins move with w at no pass over Phi.
-      const double slack = 16.0 * std::numeric_limits<double>::epsilon() * std::abs(f);
-      double step = 1.0, f_new = f;
-      bool accepted = false;
-      for (int halving = 0; halving < 60; ++halving) {
-        f_new = objective(w_ + step * step_dir, z_ + step * Phi_step);
-        if (std::isfinite(f_new) && f_new <= f + 1e-4 * step * slope + slack) {
-          accepted = true;
-          break;
-        }
-        step *= 0.5;
-      }
-      if (!accepted) {
+      const ArmijoStep search =
+          armijo_backtrack(f, slope, [&](double s) { return objective(w_ + s * step_dir, z_ + s * Phi_step); });
+      if (!search.accepted) {
         result.status = SolverStatus::not_converged;
         break;
       }
+      const double step = search.step, f_new = search.value;
       if (step < 1.0) forcing_cap = std::max(forcing_cap * 1e-2, 1e-12);
       w_ += step * step_dir;
       z_ += step * Phi_step;
