@@ -1,5 +1,5 @@
 """The Nystrom feature map of a kernel at M centres, for models that replace an n x n kernel by
-features (IKLR's Nystrom model).
+features (IKLR's Nystrom model) or extend a Nystrom kernel to new points (KDAC's low-rank fit).
 
 With the centres' block W = U S U' (its eigenpairs with |s| > rcond max |s|), the map is
 phi(x) = k(x, Z) U |S|^-1/2, so that phi(x)' J phi(x') = k(x, Z) W^+ k(Z, x') with J = sign(S):
@@ -11,13 +11,11 @@ is its spectrum-flipped (PSD) version C |W|^+ C'.
 import numpy as np
 import scipy.linalg
 
+from .. import _core
+
 # Entries of one block of k(X, Z) while it is built: 32 MiB of float64 (a callable kernel sees
 # blocks of this size, never the whole n x M array at once besides the result).
 _BLOCK_ENTRIES = 2**22
-
-# Eigenvalues of W at most this fraction of its largest magnitude are dropped (their features
-# would amplify the rounding of k(x, Z) by 1 / sqrt(rcond), about 1e5).
-RCOND = 1e-10
 
 
 class NystromMap:
@@ -34,9 +32,13 @@ class NystromMap:
         phi at the centres, W U |S|^-1/2.
     """
 
-    def __init__(self, kernel, centers, rcond=RCOND):
+    def __init__(self, kernel, centers, rcond=None):
         self.kernel = kernel
         self.centers = centers
+        # Eigenvalues of W at most rcond times its largest magnitude are dropped (their features
+        # would amplify the rounding of k(x, Z) by 1 / sqrt(rcond)); by default the core's cut,
+        # which its Nystrom kernels (KDAC's) use too.
+        rcond = _core.kernels.NYSTROM_RCOND if rcond is None else rcond
         W = np.asarray(kernel(centers, centers), dtype=np.float64)
         W = 0.5 * (W + W.T)
         s, U = scipy.linalg.eigh(W, driver="evd")  # every pair: evd is the fastest route

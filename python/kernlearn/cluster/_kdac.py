@@ -23,6 +23,7 @@ from .. import _core
 from .._utils import _solver_choice
 from .._utils._labels import encode_labels
 from .._utils._monitor import Monitor, history_arrays
+from .._utils._nystrom import NystromMap
 from .._utils._param_validation import Interval, StrOptions, validate_params
 from .._utils._scaling import binary_exponent
 from .._utils._validation import naming, resolve_n_threads, validate_X
@@ -214,9 +215,8 @@ class _NystromExtension:
         self._n_threads = n_threads
         self._Z = Z
         self._ZL = np.ascontiguousarray(Z[landmarks])
-        mu, vectors = np.linalg.eigh(self._cross(self._ZL))
-        keep = mu > max(_core.kernels.NYSTROM_RCOND * max(mu.max(), 0.0), 0.0)
-        self._R = vectors[:, keep] / np.sqrt(mu[keep])  # K_LL^+ = R R'
+        # K_LL^+ = R R' (the Gaussian K_LL is PSD: every kept eigenvalue is positive).
+        self._R = NystromMap(lambda A, B: self._cross(A), self._ZL).projection
 
     def _cross(self, Z):
         return _core.kernels.pairwise_kernel(
