@@ -73,7 +73,10 @@ void register_linalg(py::module_& m) {
       .field("max_rank_reached", &LanczosResult::max_rank_reached,
              "threshold mode: more than max_rank pairs lie beyond the threshold (status converged; "
              "the max_rank most extreme returned)")
-      .field("filtered", &LanczosResult::filtered, "the pairs came from the Chebyshev filter");
+      .field("filtered", &LanczosResult::filtered, "the pairs came from the Chebyshev filter")
+      .field("beyond_value", &LanczosResult::beyond_value,
+             "threshold mode: the converged Ritz value at or below the threshold that certified the rest (NaN: none)")
+      .field("beyond_residual", &LanczosResult::beyond_residual, "its residual norm");
 
   m.def(
       "lanczos",

@@ -46,6 +46,25 @@ void bind_saddle_types(py::module_& m) {
       .field("matvecs", &SaddleIteration::matvecs, "Lanczos mat-vecs spent reaching this point (0: dense)")
       .field("rank", &SaddleIteration::rank, "rank of K");
 
+  py::native_enum<SpectrumMethod>(m, "SpectrumMethod", "enum.Enum",
+                                  "Which eigensolve certified a saddle-point result's spectrum.")
+      .value("lanczos", SpectrumMethod::lanczos)
+      .value("dense", SpectrumMethod::dense)
+      .value("projected", SpectrumMethod::projected)
+      .value("top", SpectrumMethod::top)
+      .finalize();
+
+  ResultClass<SpectrumCertificate>(
+      m, "SpectrumCertificate",
+      "Why K kept every positive eigenpair of A: the pairs above `level` are kept; `next` (NaN: not computed) is "
+      "the largest eigenvalue of A known beyond them, within `residual` of a true one (saddle_point.hpp).")
+      .field("method", &SpectrumCertificate::method, "a SpectrumMethod")
+      .field("level", &SpectrumCertificate::level, "the zero level: eigenvalues at or below it count as zero")
+      .field("next", &SpectrumCertificate::next, "the largest known eigenvalue beyond the kept pairs (NaN: unknown)")
+      .field("residual", &SpectrumCertificate::residual, "the residual norm of next's eigenpair")
+      .field("kept", &SpectrumCertificate::kept, "eigenpairs of A kept")
+      .field("certified", &SpectrumCertificate::certified, "the eigensolve converged");
+
   ResultClass<SaddleResult>(m, "SaddleResult", "K = V diag(eigenvalues) V', the dual point and the history.")
       .field("eigenvalues", &SaddleResult::eigenvalues, "K's eigenvalues, decreasing, all > 0")
       .field("eigenvectors", &SaddleResult::eigenvectors, "n x rank")
@@ -57,7 +76,8 @@ void bind_saddle_types(py::module_& m) {
       .field("used_dense", &SaddleResult::used_dense, "the last eigensolve was LAPACK's")
       .field("used_mixed_precision", &SaddleResult::used_mixed_precision, "... in mixed precision")
       .field("unconverged_eigensolves", &SaddleResult::unconverged_eigensolves,
-             "Lanczos solves stopped by their mat-vec cap");
+             "Lanczos solves stopped by their mat-vec cap")
+      .field("spectrum", &SaddleResult::spectrum, "the SpectrumCertificate of the returned K's eigensolve");
 }
 
 }  // namespace

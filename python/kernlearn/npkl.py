@@ -69,6 +69,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._utils import _solver_choice
+from ._utils._certificate import spectrum_certificate
 from ._utils._graph_arrays import graph_degrees, knn_laplacian_arrays
 from ._utils._monitor import Monitor, history_arrays
 from ._utils._out_of_sample import TrainingNeighbors, harmonic_rows
@@ -293,6 +294,12 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     n_iter_, converged_ : iterations and whether the gap met tol
     history_ : dict of arrays per iteration: dual, primal, gap, step, matvecs, rank
     eigen_solver_ : the solver of the last eigensolve ("lanczos", "dense", "mixed" or "basis")
+    spectrum_certificate_ : dict, why the kernel kept every positive eigenpair of A(alpha) at the
+        returned point: ``method``, ``level`` (eigenvalues at or below it count as zero),
+        ``next_eigenvalue`` (the largest eigenvalue of A known beyond the ``kept`` pairs, within
+        ``residual`` of a true one; None where not computed) and ``certified`` (the eigensolve
+        converged). With Lanczos it is the converged Ritz value below the level that ends the
+        threshold solve, so no dense eigendecomposition is needed to trust a low-rank kernel.
     basis_ : Section 5.4's U (n x basis), or None
 
     Examples
@@ -682,6 +689,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         self.n_iter_ = int(out.n_iter)
         self.converged_ = out.status == _core.core.SolverStatus.converged
         self.history_ = history_arrays(out.history, HISTORY_FIELDS)
+        self.spectrum_certificate_ = spectrum_certificate(out)
 
 
 if SimpleNPKL.__doc__:  # None under python -OO

@@ -579,6 +579,10 @@ class ThickRestart {
     out.norm_estimate = norm_estimate_;
     out.status = status;
     out.max_rank_reached = hit_rank_cap_;
+    if (opt_.threshold && status == SolverStatus::converged && !hit_rank_cap_ && count < m) {
+      out.beyond_value = sign_ * theta_(count);
+      out.beyond_residual = residual_(count);
+    }
     return out;
   }
 

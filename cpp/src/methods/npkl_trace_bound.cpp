@@ -83,7 +83,11 @@ class TraceBoundSolver {
       const double top = top_eigenpair(alpha, matvecs);
       const double dual = dual_value(alpha, top_bound_);
       if (primal < best_primal) best_primal = primal, best = factor(g);
-      if (dual > best_dual) best_dual = dual, best_alpha = alpha;
+      if (dual > best_dual) {
+        best_dual = dual, best_alpha = alpha;
+        // lambda_max(A) at the best dual point, the one eigenvalue the lower bound reads.
+        out.spectrum = SpectrumCertificate{SpectrumMethod::top, 0.0, top, top_bound_ - top, 1, top_converged_};
+      }
       const SaddleIteration record{best_dual, best_primal,       best_primal - best_dual, static_cast<double>(steps),
                                    matvecs,   best.lambda.size()};
       out.history.push_back(record);
@@ -199,6 +203,7 @@ class TraceBoundSolver {
         for (Index q = indptr[i]; q < indptr[i + 1]; ++q) D(i, indices[q]) = data_[q];
       dense_eigenpairs_above(D, -std::numeric_limits<double>::infinity(), 1, opt_.dense_lapack, values, vectors, poll_);
       top_bound_ = values(0);
+      top_converged_ = true;
     } else {
       LanczosOptions lo;
       lo.k = 1;
@@ -217,6 +222,7 @@ class TraceBoundSolver {
       values = std::move(r.values);
       vectors = std::move(r.vectors);
       top_bound_ = values(0) + r.residuals(0);
+      top_converged_ = r.status == SolverStatus::converged;
     }
     top_vector_ = vectors.col(0);
     return values(0);
@@ -377,6 +383,7 @@ class TraceBoundSolver {
   Eigen::MatrixXd Ui_, Uj_;     // U's rows at the pairs' first and second points (m x r)
   Eigen::VectorXd top_vector_;  // the last oracle's eigenvector
   double top_bound_ = 0.0;
+  bool top_converged_ = false;  // the last top_eigenpair's solve converged
   double mu_, step_;
   bool use_dense_ = false;
   Index unconverged_eigensolves_ = 0;

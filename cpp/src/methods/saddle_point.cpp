@@ -26,6 +26,7 @@ struct Kernel {
   double trace_AK = 0.0;
   double trace_Kp = 0.0;
   Index matvecs = 0;
+  SpectrumCertificate certificate;  // of the eigensolve that gave sigma and V
   // Every eigenpair of A, decreasing (only where a Newton step may be taken from this point).
   Eigen::VectorXd all_values;
   Eigen::MatrixXd all_vectors;
@@ -586,10 +587,17 @@ class SaddlePointSolver {
     // Kept for a Newton step from this point (likely when the last point's rank allowed one).
     const bool want_whole =
         second_order_ && (!previous || newton_rank(previous->sigma.size(), solver_choice::kNewtonMaxRank + 0.05));
+    SpectrumCertificate& cert = K.certificate;
+    cert = SpectrumCertificate{};
+    cert.level = zero;
     if (basis_.cols() > 0) {
       projected_spectrum(values, vectors);
+      cert.method = SpectrumMethod::projected;
+      cert.certified = true;
+      whole = true;  // for the certificate only: U_b' A U_b is solved whole
     } else if (use_dense_) {
       whole = dense_spectrum(zero, want_whole, values, vectors);
+      cert.method = SpectrumMethod::dense;
     } else {
       // Automatic choice: Lanczos in threshold mode, its kept block grown until no eigenvalue
       // beyond it is positive, while the positive rank stays below dense_fraction n (where it is
@@ -600,15 +608,22 @@ class SaddlePointSolver {
         require_dense_allowed(cap);
         use_dense_ = automatic_dense_ = true;
         whole = dense_spectrum(zero, want_whole, values, vectors);
+        cert.method = SpectrumMethod::dense;
       } else if (!lanczos_spectrum(previous, zero, automatic ? cap : 0, K, values, vectors)) {
         require_dense_allowed(cap);
         use_dense_ = automatic_dense_ = true;
         whole = dense_spectrum(zero, want_whole, values, vectors);
+        cert.method = SpectrumMethod::dense;
       }
     }
     Index count = 0;
     const Index cap = opt_.p == 1.0 ? values.size() : opt_.rank.value_or(values.size());
     while (count < std::min(cap, values.size()) && values(count) > zero) ++count;
+    if (cert.method != SpectrumMethod::lanczos) {
+      if (cert.method != SpectrumMethod::projected) cert.certified = true;  // dense: LAPACK's exact pairs
+      if (whole && count < values.size()) cert.next = values(count);
+    }
+    cert.kept = count;
     if (opt_.p == 1.0 && count > 0) {  // the eigenspace of the largest eigenvalue
       Index top = 1;
       while (top < count && values(0) - values(top) <= zero) ++top;
@@ -624,7 +639,7 @@ class SaddlePointSolver {
       const Index lanczos_cap = automatic_cap();
       if (4 * count <= lanczos_cap && wanted_count() <= lanczos_cap) use_dense_ = automatic_dense_ = false;
     }
-    if (whole) {
+    if (whole && cert.method != SpectrumMethod::projected) {
       K.all_values = std::move(values);
       K.all_vectors = std::move(vectors);
     }
@@ -718,6 +733,9 @@ class SaddlePointSolver {
     K.matvecs = r.n_matvec;
     if (r.max_rank_reached) return false;
     if (r.status == SolverStatus::max_iter) ++unconverged_eigensolves_;
+    K.certificate.certified = r.status == SolverStatus::converged;
+    K.certificate.next = r.beyond_value;  // the Ritz value below the level that ends the threshold solve
+    K.certificate.residual = std::isnan(r.beyond_residual) ? 0.0 : r.beyond_residual;
     values = std::move(r.values);
     vectors = std::move(r.vectors);
     return true;
@@ -789,6 +807,7 @@ class SaddlePointSolver {
     out.used_dense = use_dense_;
     out.used_mixed_precision = use_dense_ && last_dense_mixed_;
     out.unconverged_eigensolves = unconverged_eigensolves_;
+    out.spectrum = K.certificate;
     return out;
   }
 

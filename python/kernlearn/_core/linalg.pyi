@@ -193,8 +193,20 @@ class LanczosResult:
         "status",
         "max_rank_reached",
         "filtered",
+        "beyond_value",
+        "beyond_residual",
     )
     def __repr__(self) -> str: ...
+    @property
+    def beyond_residual(self) -> float:
+        """
+        its residual norm
+        """
+    @property
+    def beyond_value(self) -> float:
+        """
+        threshold mode: the converged Ritz value at or below the threshold that certified the rest (NaN: none)
+        """
     @property
     def filtered(self) -> bool:
         """

@@ -267,6 +267,54 @@ class SaddleIteration:
         the step that led here
         """
 
+class SpectrumMethod(enum.Enum):
+    """
+    Which eigensolve certified a saddle-point result's spectrum.
+    """
+
+    dense = 1
+    lanczos = 0
+    projected = 2
+    top = 3
+
+class SpectrumCertificate:
+    """
+    Why K kept every positive eigenpair of A: the pairs above `level` are kept; `next` (NaN: not computed) is the largest eigenvalue of A known beyond them, within `residual` of a true one (saddle_point.hpp).
+    """
+    def __init__(self, *args: typing.Any, **kwargs: typing.Any) -> None: ...  # not constructible
+    _fields: typing.ClassVar[tuple] = ("method", "level", "next", "residual", "kept", "certified")
+    def __repr__(self) -> str: ...
+    @property
+    def certified(self) -> bool:
+        """
+        the eigensolve converged
+        """
+    @property
+    def kept(self) -> int:
+        """
+        eigenpairs of A kept
+        """
+    @property
+    def level(self) -> float:
+        """
+        the zero level: eigenvalues at or below it count as zero
+        """
+    @property
+    def method(self) -> SpectrumMethod:
+        """
+        a SpectrumMethod
+        """
+    @property
+    def next(self) -> float:
+        """
+        the largest known eigenvalue beyond the kept pairs (NaN: unknown)
+        """
+    @property
+    def residual(self) -> float:
+        """
+        the residual norm of next's eigenpair
+        """
+
 class SaddleResult:
     """
     K = V diag(eigenvalues) V', the dual point and the history.
@@ -283,6 +331,7 @@ class SaddleResult:
         "used_dense",
         "used_mixed_precision",
         "unconverged_eigensolves",
+        "spectrum",
     )
     def __repr__(self) -> str: ...
     @property
@@ -314,6 +363,11 @@ class SaddleResult:
     def n_iter(self) -> int:
         """
         iterations taken
+        """
+    @property
+    def spectrum(self) -> SpectrumCertificate:
+        """
+        the SpectrumCertificate of the returned K's eigensolve
         """
     @property
     def status(self) -> kernlearn._core.core.SolverStatus:

@@ -37,6 +37,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import _core
 from .._utils import _solver_choice
+from .._utils._certificate import spectrum_certificate
 from .._utils._monitor import Monitor, history_arrays
 from .._utils._out_of_sample import TrainingNeighbors, reconstruction_rows
 from .._utils._param_validation import Interval, StrOptions
@@ -256,6 +257,7 @@ class _SaddleEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         r = min(d, lam.size)
         emb[:, :r] = V[:, :r] * np.sqrt(lam[:r])
         self.embedding_ = emb
+        self.spectrum_certificate_ = spectrum_certificate(out)  # in the solver's units (A of X / 2^e)
 
     def _warn_unconverged(self, converged, what, ranks=()):
         """ranks: the rank histories of the unconverged saddle-point solves behind ``what``."""

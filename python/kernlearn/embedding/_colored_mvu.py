@@ -75,6 +75,8 @@ class ColoredMVU(_DistancePreserving):
     dual_coef_ : alpha, one per kNN pair
     pairs_ : the kNN pairs
     n_iter_, converged_, history_ : as in SimpleNPKL (dual, primal, gap, step, matvecs, rank)
+    spectrum_certificate_ : as in SimpleNPKL, of the last saddle-point solve (in the solver's
+        units: A of the rescaled data)
 
     Examples
     --------

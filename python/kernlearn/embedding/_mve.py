@@ -73,6 +73,8 @@ class MinimumVolumeEmbedding(_DistancePreserving):
     embedding_, eigenvalues_, eigenvectors_, dual_coef_, pairs_
         As in :class:`ColoredMVU`.
     n_iter_ : outer iterations
+    spectrum_certificate_ : as in SimpleNPKL, of the last saddle-point solve (in the solver's
+        units: A of the rescaled data)
     n_inner_iter_ : inner iterations in total
     converged_ : whether the outer loop settled (F changed by less than ``outer_tol`` in a step
         solved to ``tol``)

@@ -76,6 +76,8 @@ class StructurePreservingEmbedding(_SaddleEmbedding):
     slack_ : xi at the returned K
     max_violation_ : max over every triplet of d_ik - d_ij
     n_iter_ : rounds
+    spectrum_certificate_ : as in SimpleNPKL, of the last saddle-point solve (in the solver's
+        units: A of the rescaled data)
     converged_ : whether the last round found no triplet violated beyond the slack (and tol)
     history_ : per round: n_triplets, max_violation, slack, inner_iterations, gap
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 
 #include <Eigen/Core>
@@ -70,6 +71,10 @@ struct LanczosResult {
   SolverStatus status = SolverStatus::max_iter;
   bool max_rank_reached = false;  // more than max_rank pairs lie beyond the threshold
   bool filtered = false;          // the pairs came from a Chebyshev filter (chebyshev_filter.hpp)
+  // Threshold mode: the converged Ritz pair at or below the threshold that certified the rest
+  // (its value and residual; NaN when the solve found all n pairs, hit its cap or was filtered).
+  double beyond_value = std::numeric_limits<double>::quiet_NaN();
+  double beyond_residual = std::numeric_limits<double>::quiet_NaN();
 };
 
 // Throws std::invalid_argument (naming the option) unless A has a row, start is finite with n

@@ -136,6 +136,32 @@ inline bool certified_gap_closed(const SaddleIteration& record, double tol) {
   return record.gap <= tol * std::max(std::abs(record.primal), std::numeric_limits<double>::min());
 }
 
+// Why K(alpha) holds every positive eigenpair of A that it should (issue 45): the kept pairs
+// are those above `level`, the zero level (rounding and the exact zeros of untouched graph
+// components). `next` is the largest eigenvalue of A known beyond the kept block and
+// `residual` its residual norm, so an eigenvalue of A lies within `residual` of `next`:
+//   lanczos    threshold mode: the converged Ritz value at or below the level that ends the
+//              solve (no Ritz value beyond it is above the level). With a rank cap r: the r
+//              largest pairs converged, `next` NaN (not computed).
+//   dense      LAPACK: exact up to rounding. `next` is the largest eigenvalue at or below the
+//              level where the whole spectrum was computed, else NaN (only the pairs above the
+//              level were asked for, bisection-exact).
+//   projected  Section 5.4's basis: the r x r matrix U_b' A U_b solved whole, so the statement
+//              holds in the subspace only (`next` its largest eigenvalue at or below the level).
+//   top        p = 1 with a trace bound (npkl_trace_bound.hpp): the top pair only; `next` is
+//              lambda_max(A) itself and next + residual the bound the dual value uses.
+// certified: the solve that produced it converged (a Lanczos solve stopped by its mat-vec cap
+// is not a certificate; unconverged_eigensolves counts them).
+enum class SpectrumMethod { lanczos, dense, projected, top };
+struct SpectrumCertificate {
+  SpectrumMethod method = SpectrumMethod::lanczos;
+  double level = 0.0;
+  double next = std::numeric_limits<double>::quiet_NaN();
+  double residual = 0.0;
+  Index kept = 0;
+  bool certified = false;
+};
+
 struct SaddleResult {
   Eigen::VectorXd eigenvalues;        // of K, decreasing, all > 0
   Eigen::MatrixXd eigenvectors;       // n x rank
@@ -147,6 +173,7 @@ struct SaddleResult {
   bool used_dense = false;                       // the last solve was LAPACK's
   bool used_mixed_precision = false;             // ... in mixed precision
   Index unconverged_eigensolves = 0;             // Lanczos solves stopped by their mat-vec cap, pairs used as found
+  SpectrumCertificate spectrum;                  // of the returned K's eigensolve
 };
 
 // basis: empty, or n x r with orthonormal columns U_b for the fixed-basis approximation of
