@@ -26,8 +26,9 @@ def _colorbar_mappables(fig):
     for ax in fig.axes:
         bar = getattr(ax, "_colorbar", None)  # set by matplotlib on a colour bar's Axes
         if bar is not None:
-            bars.add(ax)
             explained.add(bar.mappable.axes)
+        if bar is not None or ax.get_label() == "<colorbar>":
+            bars.add(ax)
     return explained, bars
 
 
