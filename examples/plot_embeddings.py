@@ -16,6 +16,7 @@ from sklearn.preprocessing import StandardScaler
 
 from kernlearn.datasets import load_wine
 from kernlearn.embedding import ColoredMVU, MinimumVolumeEmbedding, StructurePreservingEmbedding
+from kernlearn.plot import plot_embedding
 
 X, y = load_wine(return_X_y=True)
 X = StandardScaler().fit_transform(X)
@@ -27,17 +28,22 @@ models = {
     ),
 }
 
-fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+fig, axes = plt.subplots(1, 3, figsize=(13, 4.6))
 for ax, (name, model) in zip(axes, models.items()):
-    Z = model.embedding_
-    ax.scatter(Z[:, 0], Z[:, 1], c=y, s=12, cmap="viridis")
     if hasattr(model, "max_violation_"):
         certificate = f"largest violation {model.max_violation_:.1e}"
     else:  # the last saddle-point solve's relative duality gap
         certificate = f"duality gap {model.history_['gap'][-1]:.1e}"
     status = "converged" if model.converged_ else "not converged"
-    ax.set_title(f"{name}: {status}\n{model.n_iter_} iterations, {certificate}", fontsize=10)
-    ax.set_xticks([])
-    ax.set_yticks([])
+    plot_embedding(
+        model.embedding_,
+        y,
+        ax=ax,
+        title=f"{name}: {status}\n{model.n_iter_} iterations, {certificate}",
+        axis_labels=("embedding dimension 1", "embedding dimension 2"),
+        label_name="cultivar",
+    )
+    ax.title.set_fontsize(10)
+fig.suptitle(f"wine ({len(y)} samples, standardised, 5-NN graph): three 2-D embeddings on SimpleNPKL's solver")
 fig.tight_layout()
 plt.show()

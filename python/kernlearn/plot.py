@@ -1,7 +1,9 @@
 """Plots of kernlearn's results. Needs matplotlib (``pip install "kernlearn[plot]"``).
 
 Each function draws on ``ax`` when given, else on a new figure from the user's pyplot (whatever
-backend is in force: kernlearn never selects one), and returns the Axes.
+backend is in force: kernlearn never selects one), and returns the Axes. Every figure reads on its
+own: both axes are labelled, colours that mean something get a legend (a few classes) or a colour
+bar (a continuous quantity), and ``title`` is where the caller names the data and the method.
 """
 
 import numpy as np
@@ -12,12 +14,58 @@ from ._utils._pyplot import pyplot
 __all__ = ["plot_convergence", "plot_embedding", "plot_graph", "plot_metric"]
 
 
-def _colors(labels, cmap):
-    # A colormap without labels makes matplotlib warn; unlabelled points take the default colour.
-    return {} if labels is None else {"c": labels, "cmap": cmap}
+# Up to this many distinct labels are classes, each with its colour in the legend; more (or
+# non-integer values) are a continuous quantity on a colour bar.
+_MAX_CLASSES = 20
 
 
-def plot_graph(graph, coords, labels=None, *, ax=None, title=None, edge_alpha=0.25):
+def _scatter(ax, coords, labels, label_name, **kwargs):
+    """Scatter ``coords`` coloured by ``labels``, with the legend or colour bar that says what the
+    colours mean. Unlabelled (labels None) points take the default colour and need no key."""
+    if labels is None:
+        return ax.scatter(coords[:, 0], coords[:, 1], **kwargs)
+    labels = np.asarray(labels)
+    if labels.shape != (coords.shape[0],):
+        raise ValueError(f"labels must have shape ({coords.shape[0]},), got {labels.shape}")
+    values, codes = np.unique(labels, return_inverse=True)
+    integral = labels.dtype.kind in "biuOSU" or bool(np.all(np.mod(values, 1) == 0))
+    if integral and values.size <= _MAX_CLASSES:
+        from matplotlib import colormaps
+        from matplotlib.lines import Line2D
+
+        palette = colormaps["tab10" if values.size <= 10 else "tab20"].colors
+        points = ax.scatter(coords[:, 0], coords[:, 1], c=np.asarray(palette)[codes], **kwargs)
+        handles = [
+            Line2D([], [], linestyle="", marker="o", color=palette[i], label=str(value))
+            for i, value in enumerate(values)
+        ]
+        ax.legend(handles=handles, title=label_name, fontsize="small", loc="best")
+        return points
+    points = ax.scatter(coords[:, 0], coords[:, 1], c=labels.astype(float), cmap="viridis", **kwargs)
+    ax.figure.colorbar(points, ax=ax, label=label_name)
+    return points
+
+
+def _label_axes(ax, axis_labels, title):
+    if len(axis_labels) != 2:
+        raise ValueError(f"axis_labels must be two strings (x, y), got {axis_labels!r}")
+    ax.set_xlabel(axis_labels[0])
+    ax.set_ylabel(axis_labels[1])
+    if title:
+        ax.set_title(title)
+
+
+def plot_graph(
+    graph,
+    coords,
+    labels=None,
+    *,
+    ax=None,
+    title=None,
+    edge_alpha=0.25,
+    axis_labels=("coordinate 1", "coordinate 2"),
+    label_name="label",
+):
     """Draw a graph's edges over 2-D node coordinates, nodes coloured by label.
 
     Parameters
@@ -27,12 +75,18 @@ def plot_graph(graph, coords, labels=None, *, ax=None, title=None, edge_alpha=0.
     coords : array of shape (n, 2)
         Node positions.
     labels : array of shape (n,), optional
-        Node colours (the "tab10" colormap).
+        Node colours: up to 20 distinct integer (or string) labels are classes, one colour each
+        and a legend; otherwise a continuous colour scale with a colour bar.
     ax : matplotlib Axes, optional
         Where to draw; default a new figure from pyplot.
     title : str, optional
+        Name the data and the graph here.
     edge_alpha : float, default 0.25
         Opacity of the edges.
+    axis_labels : (str, str), default ("coordinate 1", "coordinate 2")
+        What the node coordinates are (e.g. ``("PC 1", "PC 2")``).
+    label_name : str, default "label"
+        Title of the legend (or label of the colour bar) of ``labels``.
 
     Returns
     -------
@@ -51,12 +105,17 @@ def plot_graph(graph, coords, labels=None, *, ax=None, title=None, edge_alpha=0.
     >>> from kernlearn.plot import plot_graph
     >>> X, y = load_iris(return_X_y=True)
     >>> graph = knn_graph(X, 5)
-    >>> ax = plot_graph(graph, X[:, 2:], y, ax=Figure().subplots(), title="5-NN graph of iris")
-    >>> isinstance(ax, Axes), ax.get_title()
-    (True, '5-NN graph of iris')
+    >>> ax = plot_graph(
+    ...     graph, X[:, 2:], y, ax=Figure().subplots(), title="5-NN graph of iris",
+    ...     axis_labels=("petal length (cm)", "petal width (cm)"), label_name="species",
+    ... )
+    >>> isinstance(ax, Axes), ax.get_title(), ax.get_xlabel()
+    (True, '5-NN graph of iris', 'petal length (cm)')
     >>> edges, points = ax.collections
     >>> len(edges.get_segments()) == graph.nnz // 2, points.get_offsets().shape
     (True, (150, 2))
+    >>> [text.get_text() for text in ax.get_legend().get_texts()]
+    ['0', '1', '2']
     """
     coords = np.asarray(coords, dtype=float)
     if coords.ndim != 2 or coords.shape[1] != 2:
@@ -69,14 +128,15 @@ def plot_graph(graph, coords, labels=None, *, ax=None, title=None, edge_alpha=0.
 
     segments = np.stack([coords[upper.row], coords[upper.col]], axis=1)
     ax.add_collection(LineCollection(segments, colors="0.5", linewidths=0.5, alpha=edge_alpha))
-    ax.scatter(coords[:, 0], coords[:, 1], s=12, zorder=2, **_colors(labels, "tab10"))
+    _scatter(ax, coords, labels, label_name, s=12, zorder=2)
     ax.autoscale_view()
-    if title:
-        ax.set_title(title)
+    _label_axes(ax, axis_labels, title)
     return ax
 
 
-def plot_embedding(embedding, labels=None, *, ax=None, title=None):
+def plot_embedding(
+    embedding, labels=None, *, ax=None, title=None, axis_labels=("dimension 1", "dimension 2"), label_name="label"
+):
     """Scatter the first two columns of an embedding, points coloured by label.
 
     Parameters
@@ -84,10 +144,16 @@ def plot_embedding(embedding, labels=None, *, ax=None, title=None):
     embedding : array of shape (n, d), d >= 2
         E.g. a learned kernel's ``embedding_`` or a ``transform`` output.
     labels : array of shape (n,), optional
-        Point colours (the "tab20" colormap).
+        Point colours: up to 20 distinct integer (or string) labels are classes, one colour each
+        and a legend; otherwise a continuous colour scale with a colour bar.
     ax : matplotlib Axes, optional
         Where to draw; default a new figure from pyplot.
     title : str, optional
+        Name the data and the method here.
+    axis_labels : (str, str), default ("dimension 1", "dimension 2")
+        What the two columns are.
+    label_name : str, default "label"
+        Title of the legend (or label of the colour bar) of ``labels``.
 
     Returns
     -------
@@ -106,18 +172,19 @@ def plot_embedding(embedding, labels=None, *, ax=None, title=None):
     >>> X, y = load_iris(return_X_y=True)
     >>> model = SimpleNPKL(random_state=0).fit(X, np.where(np.arange(len(y)) % 5 == 0, y, -1))
     >>> fig = Figure()
-    >>> ax = plot_embedding(model.embedding_, y, ax=fig.subplots(), title="SimpleNPKL on iris")
+    >>> ax = plot_embedding(model.embedding_, y, ax=fig.subplots(), title="SimpleNPKL on iris", label_name="species")
     >>> len(ax.collections), ax.collections[0].get_offsets().shape
     (1, (150, 2))
+    >>> ax.get_xlabel(), ax.get_ylabel(), ax.get_legend().get_title().get_text()
+    ('dimension 1', 'dimension 2', 'species')
     >>> fig.savefig("embedding.png")
     """
     embedding = np.asarray(embedding, dtype=float)
     if embedding.ndim != 2 or embedding.shape[1] < 2:
         raise ValueError(f"embedding must have shape (n, >= 2), got {embedding.shape}")
     ax = _axes(ax, (6, 5))
-    ax.scatter(embedding[:, 0], embedding[:, 1], s=12, **_colors(labels, "tab20"))
-    if title:
-        ax.set_title(title)
+    _scatter(ax, embedding, labels, label_name, s=12)
+    _label_axes(ax, axis_labels, title)
     return ax
 
 
@@ -152,6 +219,8 @@ def plot_convergence(history, *, ax=None, title=None):
     >>> ax = plot_convergence(model.history_, ax=Figure().subplots(), title="SimpleNPKL on iris")
     >>> [line.get_label() for line in ax.get_lines()], len(ax.figure.axes)
     (['dual J', 'primal P'], 2)
+    >>> ax.get_ylabel(), [text.get_text() for text in ax.get_legend().get_texts()]
+    ('objective', ['dual J', 'primal P', 'gap P - J'])
     """
     for key in ("dual", "primal", "gap"):
         if key not in history:
@@ -161,10 +230,14 @@ def plot_convergence(history, *, ax=None, title=None):
     ax.plot(steps, history["dual"], label="dual J")
     ax.plot(steps, history["primal"], label="primal P")
     ax.set_xlabel("iteration")
+    ax.set_ylabel("objective")
     gap_ax = ax.twinx()
-    gap_ax.semilogy(steps, np.maximum(np.asarray(history["gap"], dtype=float), 1e-300), color="tab:red", label="gap")
-    gap_ax.set_ylabel("gap P - J")
-    ax.legend(loc="center right")
+    (gap,) = gap_ax.semilogy(
+        steps, np.maximum(np.asarray(history["gap"], dtype=float), 1e-300), color="tab:red", label="gap P - J"
+    )
+    gap_ax.set_ylabel("gap P - J (log scale)")
+    # One legend for the three curves, on the Axes returned.
+    ax.legend(handles=[*ax.get_lines(), gap], loc="center right")
     if title:
         ax.set_title(title)
     return ax
@@ -203,8 +276,8 @@ def plot_metric(M, feature_names=None, *, ax=None, title=None):
     >>> ax = plot_metric(model.metric_, data.feature_names, ax=Figure().subplots(), title="S3ML on wine")
     >>> ax.get_title()
     'S3ML on wine: 55 of 169 entries non-zero'
-    >>> len(ax.figure.axes), len(ax.get_xticklabels())
-    (2, 13)
+    >>> len(ax.figure.axes), len(ax.get_xticklabels()), ax.get_xlabel()
+    (2, 13, 'feature')
     """
     M = np.asarray(M, dtype=float)
     if M.ndim != 2 or M.shape[0] != M.shape[1]:
@@ -217,7 +290,9 @@ def plot_metric(M, feature_names=None, *, ax=None, title=None):
     # Masked zeros show the background: the support is read off at a glance.
     shown = np.ma.masked_where(M == 0, M)
     image = ax.imshow(shown, cmap="RdBu_r", vmin=-scale, vmax=scale, interpolation="nearest")
-    ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="entry of M")
+    ax.set_xlabel("feature")
+    ax.set_ylabel("feature")
     if feature_names is not None:
         ax.set_xticks(range(m), labels=list(feature_names), rotation=90, fontsize=7)
         ax.set_yticks(range(m), labels=list(feature_names), fontsize=7)

@@ -44,8 +44,8 @@ AFFINITY_DENSE_MAX_N = 5000
 # many labelled points (124,750 pairs), S3ML_PARTNERS must-link and cannot-link partners per
 # labelled point above (linear in the labelled count; from_labels' rule, SimpleNPKL's default).
 # propagation_tol="auto": exact (1e-12 relative to theta) up to S3ML_EXACT_PROPAGATION_MAX_N
-# points, S3ML_SCALE_PROPAGATION_TOL above: the pushes' cost grows with 1 / tol (2.5 s against
-# 20 s at n = 10^4). Figures: bench/results/s3ml_scale.md.
+# points, S3ML_SCALE_PROPAGATION_TOL above: the pushes' cost grows with 1 / tol (2.8 s at 1e-2
+# against 208 s at 1e-12, n = 10^4, 5 partners). Figures: bench/results/s3ml_scale.md.
 S3ML_ALL_PAIRS_MAX_LABELLED = 500
 S3ML_PARTNERS = 5
 S3ML_EXACT_PROPAGATION_MAX_N = 5000

@@ -30,9 +30,9 @@ from ._row_blocks import BlockRule, check_block_size, check_rows, place_rows
 __all__ = ["knn", "knn_graph"]
 
 # Default blocks: one per worker thread. The (n / b)(n / b + 1) / 2 tasks already give every
-# thread work, and fewer, larger blocks cost less: each task's search starts from empty k-lists,
-# so smaller blocks screen fewer candidates out (2 workers at n = 50,000: n / 4-row blocks took
-# 1.15-1.2x, n / 6-row blocks 1.5-1.7x the default's time; bench/results/distributed.md). A
+# thread work, and fewer, larger blocks cost no more: each task's search starts from empty
+# k-lists, so smaller blocks screen fewer candidates out (2 workers at n = 50,000: n / 4-row
+# blocks took the default's time to within 3 %; bench/results/distributed.md, "Overhead"). A
 # block pair's search costs about 1.7e-9 s per point pair at d = 16 on one thread (the same
 # file), which sets the rows that keep the scheduler's share small on many workers. A task holds
 # two row blocks and their k-lists, O(b (d + k)), and its brute-force work grows as b^2 d: the
