@@ -50,7 +50,9 @@ def test_scores_are_the_leave_one_out_errors_of_the_explicit_candidates():
         np.fill_diagonal(D, np.inf)
         loo = np.mean(ys[known][np.argmin(D, axis=1)] != ys[known])
         assert score == pytest.approx(loo, abs=1e-12)
-    chosen = int(np.argmin(c["score"]))
+    # the one-standard-error rule: the first candidate within sqrt(s (1 - s) / labelled) of the best
+    best = c["score"].min()
+    chosen = int(np.flatnonzero(c["score"] <= best + np.sqrt(best * (1 - best) / known.sum()))[0])
     assert model.prior_ == c["prior"][chosen] and model.beta_ == c["beta"][chosen]
     assert model.beta_max_ == c["beta_max"][chosen]
 
@@ -72,6 +74,21 @@ def test_pairs_are_scored_by_the_auc_of_their_distances():
         explicit = S3ML(prior=prior, beta=float(beta)).fit(X, pairs=pairs, pair_labels=labels)
         distances = explicit.pair_distance(X[pairs[:, 0]], X[pairs[:, 1]])
         assert score == pytest.approx(1.0 - roc_auc_score(labels < 0, distances), abs=1e-12)
+
+
+def test_one_standard_error_rule_prefers_the_former_default(monkeypatch):
+    """Scores 0.30 (the former default), 0.25 and 0.10 over 40 labelled points: one standard
+    error of 0.10 is 0.047, so 0.10 wins; with 0.13 for the first it is the first."""
+    X, _, ys = _size_and_shape()
+    for first, expected in ((0.30, 5), (0.13, 0)):
+
+        def scores(self, *args, first=first):
+            return np.array([first, 0.25, 0.25, 0.2, 0.15, 0.10]), 40
+
+        monkeypatch.setattr(S3ML, "_selection_scores", scores)
+        model = S3ML(random_state=0).fit(X, ys)
+        assert model.beta_ == model.candidates_["beta"][expected]
+        assert model.prior_ == model.candidates_["prior"][expected]
 
 
 def test_explicit_prior_or_beta_restricts_the_candidates():
