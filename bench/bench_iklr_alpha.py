@@ -1,7 +1,7 @@
 """The evidence for IKLR's alpha="auto": test accuracy and fit time against fixed alphas and SVC.
 
     python bench/bench_iklr_alpha.py accuracy [--data pima synth ...] [--splits 5] [--out FILE]
-    python bench/bench_iklr_alpha.py cost [--n 30000] [--out FILE]
+    python bench/bench_iklr_alpha.py cost [--sizes 3000 30000] [--out FILE]
 
 Development sets only (issue 47's held-back rule): bench/suite_iklr.py's six (breast cancer, UCI
 breast, digits, sonar, ionosphere, moons) and bench/heldback_data.py's ``load_development``
@@ -17,11 +17,13 @@ threads; the machine is shared, and CPU time moves less with the other jobs than
 alpha_ per split (as log10).
 
 cost: the Nystrom model (approximation="auto" above 5,000 points) on the diamonds table
-(bench/diamonds.py), ``--n`` training rows and 10,000 test rows: fit seconds and test accuracy of
-alpha=1e-4 and of alpha="auto", and the exact model at 3,000 rows beside it.
+(bench/diamonds.py), ``--sizes`` training rows (3,000: the exact model) and 10,000 test rows:
+fit seconds (wall and CPU) and test accuracy of alpha=1e-4, of alpha="auto" and of one fit at
+the alpha "auto" chose.
 """
 
 import argparse
+import shlex
 import sys
 import time
 import warnings
@@ -79,10 +81,11 @@ def methods():
 
 
 def section_accuracy(args):
+    data = " ".join(shlex.quote(d) for d in args.data)
     lines = [
         f"## Test accuracy (%), {args.splits} stratified 70 / 30 splits, mean ± std",
         "",
-        f"`python bench/bench_iklr_alpha.py accuracy --splits {args.splits} --data {' '.join(args.data)}` "
+        f"`python bench/bench_iklr_alpha.py accuracy --splits {args.splits} --data {data}` "
         f"({time.strftime('%Y-%m-%d')})",
         "",
     ]
@@ -132,24 +135,31 @@ def section_cost(args):
     lines = [
         '## Fit time of alpha="auto" against one fit (diamonds, Ideal cut or not; test set of 10,000 rows)',
         "",
-        f"`python bench/bench_iklr_alpha.py cost --n {args.n}` ({time.strftime('%Y-%m-%d')})",
+        f"`python bench/bench_iklr_alpha.py cost --sizes {' '.join(map(str, args.sizes))}` "
+        f"({time.strftime('%Y-%m-%d')})",
         "",
         "| n | model | alpha | fit seconds (wall / CPU) | test accuracy % | alpha_ | alphas tried "
         "| ratio auto / fixed (wall / CPU) |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for n in (3_000, args.n):
+    for n in args.sizes:
         train = order[10_000 : 10_000 + n]
-        timing = {}
-        for alpha in (1e-4, "auto"):
+        timing, chosen = {}, None
+        for alpha in (1e-4, "auto", "chosen"):
+            if alpha == "chosen":  # one fit at the alpha "auto" chose: the model the path selects
+                alpha = chosen
             model = IKLR(alpha=alpha, random_state=0, n_jobs=2)
             start, cpu = time.perf_counter(), time.process_time()
             model.fit(X[train], y[train])
             timing[alpha] = (time.perf_counter() - start, time.process_time() - cpu)
+            chosen = float(model.alpha_) if alpha == "auto" else chosen
             tried = "" if model.alpha_path_ is None else str(model.alpha_path_.size)
             ratio = ""
             if alpha == "auto":
                 ratio = f"{timing['auto'][0] / timing[1e-4][0]:.2f} / {timing['auto'][1] / timing[1e-4][1]:.2f}"
+            elif alpha != 1e-4:
+                wall, cpu = (timing["auto"][i] / timing[alpha][i] for i in (0, 1))
+                ratio = f"auto / this: {wall:.2f} / {cpu:.2f}"
             cells = [
                 f"{n:,}",
                 model.approximation_,
@@ -170,7 +180,7 @@ def main():
     parser.add_argument("section", choices=("accuracy", "cost"))
     parser.add_argument("--data", nargs="+", default=list(SETS), choices=SETS)
     parser.add_argument("--splits", type=int, default=5)
-    parser.add_argument("--n", type=int, default=30_000)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[3_000, 30_000])
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     lines = section_accuracy(args) if args.section == "accuracy" else section_cost(args)

@@ -23,6 +23,7 @@ default (explicit prior="identity" and its beta), wall and CPU seconds.
 """
 
 import argparse
+import shlex
 import sys
 import time
 import warnings
@@ -60,10 +61,11 @@ def _fit(model, X, ys):
 
 
 def section_error(args):
+    data = " ".join(shlex.quote(d) for d in args.data)
     lines = [
         f"## 1-NN error (%) of the unlabelled points, 20 % labelled, {args.splits} draws, mean ± std",
         "",
-        f"`python bench/bench_s3ml_defaults.py error --splits {args.splits} --data {' '.join(args.data)}` "
+        f"`python bench/bench_s3ml_defaults.py error --splits {args.splits} --data {data}` "
         f"({time.strftime('%Y-%m-%d')})",
         "",
     ]

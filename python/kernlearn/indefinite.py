@@ -438,7 +438,7 @@ _MAX_CG = 1000
 _CROSS_KERNEL_BLOCK_ENTRIES = 2**22
 
 # alpha="auto" (module docstring, "Choosing alpha"; figures in bench/results/iklr_alpha.md): the
-# grid, largest first, one per decade (half-decades cost twice as much and chose no better); the
+# grid, largest first, one per decade (half-decades cost 1.2-1.5x as much and chose no better); the
 # folds of the exact model (the Nystrom model holds out the first fold's third only); the path
 # stops ALPHA_PATIENCE grid points past the best mean validation log-loss. The paper's solvers
 # keep alpha = ALPHA_PAPER_SOLVERS under "auto" (their step schedule is part of the model; no
