@@ -3,8 +3,11 @@
 scikit-learn's roc_auc_score), the choice on a constructed case where only the covariance prior
 separates the classes, explicit values as before, bad values refused by name."""
 
+import warnings
+
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import roc_auc_score
 from sklearn.neighbors import KNeighborsClassifier
 
@@ -89,6 +92,24 @@ def test_one_standard_error_rule_prefers_the_former_default(monkeypatch):
         model = S3ML(random_state=0).fit(X, ys)
         assert model.beta_ == model.candidates_["beta"][expected]
         assert model.prior_ == model.candidates_["prior"][expected]
+
+
+def test_only_the_chosen_candidates_warnings_reach_the_user(monkeypatch):
+    X, _, ys = _size_and_shape()
+    solve = S3ML._solve
+    calls = []
+
+    def warning_solve(self, Sigma, rho):
+        calls.append(len(calls))
+        warnings.warn(f"candidate {calls[-1]}", ConvergenceWarning, stacklevel=2)
+        return solve(self, Sigma, rho)
+
+    monkeypatch.setattr(S3ML, "_solve", warning_solve)
+    with pytest.warns(ConvergenceWarning) as records:
+        model = S3ML(random_state=0).fit(X, ys)
+    c = model.candidates_
+    chosen = int(np.flatnonzero((c["beta"] == model.beta_) & (c["prior"] == model.prior_))[0])
+    assert len(calls) == 6 and [str(r.message) for r in records] == [f"candidate {chosen}"]
 
 
 def test_explicit_prior_or_beta_restricts_the_candidates():

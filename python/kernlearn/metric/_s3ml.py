@@ -92,6 +92,7 @@ k = 6, a = 0.5, theta = 0.01, not from an implementation choice; weighing the co
 """
 
 import time
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -507,7 +508,13 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"sigma = {self.sigma!r} > 0 smooths the 'alm' solver only; got solver = {self.solver!r}")
         rho = float(self.rho)
         candidates = self._candidates(Xs, T, rho)
-        fits = [self._solve(prior_inverse + beta * T, rho) for _, _, beta, _, prior_inverse in candidates]
+        fits, caught = [], []
+        for _, _, beta, _, prior_inverse in candidates:
+            # A candidate's warnings (a SICE solve stopping early) reach the user only if it is chosen.
+            with warnings.catch_warnings(record=True) as records:
+                warnings.simplefilter("always")
+                fits.append(self._solve(prior_inverse + beta * T, rho))
+            caught.append(records)
         self.candidates_ = None
         chosen = 0
         if len(candidates) > 1:
@@ -524,6 +531,8 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 "beta_max": np.array([c[3] for c in candidates], dtype=float),
                 "score": scores,
             }
+        for record in caught[chosen]:
+            warnings.warn_explicit(record.message, record.category, record.filename, record.lineno)
         prior, _, beta, beta_max, prior_inverse = candidates[chosen]
         result = fits[chosen]
         Sigma = prior_inverse + beta * T
