@@ -278,8 +278,8 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     prior_ : {"identity", "covariance"}
         The prior used.
     candidates_ : dict of ndarray or None
-        The candidates of ``prior="auto"`` / ``beta="auto"``, in the order tried (ties go to the
-        first): ``prior``, ``beta_fraction`` (of beta_max; NaN for an explicit beta), ``beta``,
+        The candidates of ``prior="auto"`` / ``beta="auto"``, in the order of preference (the
+        former default first): ``prior``, ``beta_fraction`` (of beta_max; NaN for an explicit beta), ``beta``,
         ``beta_max`` and ``score`` (the label-only criterion, lower is better: leave-one-out 1-NN
         error of the labelled points, or 1 - AUC of the pair distances when fit got pairs; the
         first within one standard error of the lowest is chosen).
