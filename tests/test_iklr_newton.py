@@ -269,9 +269,10 @@ def test_intercept_is_a_constant_added_to_the_kernel():
     X = rng.normal(size=(60, 3))
     y = (X[:, 0] + 0.3 > 0).astype(int)
     s = 1.7
-    model = IK(intercept_scaling=s, gamma=0.5).fit(X, y)
+    model = IK(intercept_scaling=s, gamma=0.5, random_state=0).fit(X, y)  # alpha="auto": the same folds
     K = rbf_kernel(X, X, 0.5)
-    ref = IK(kernel="precomputed", fit_intercept=False).fit(K + s**2, y)
+    ref = IK(kernel="precomputed", fit_intercept=False, random_state=0).fit(K + s**2, y)
+    assert model.alpha_ == ref.alpha_
     np.testing.assert_allclose(model.dual_coef_, ref.dual_coef_, rtol=1e-6, atol=1e-9)
     assert model.intercept_[0] == pytest.approx(s**2 * model.dual_coef_.sum())
     np.testing.assert_allclose(model.decision_function(X), K @ model.dual_coef_[0] + model.intercept_[0], rtol=1e-10)

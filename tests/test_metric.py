@@ -119,8 +119,15 @@ def test_transform_distances_are_the_learned_metric(supervised, prior):
 def test_pairs_and_labels_give_the_same_fit():
     X, _, ys = _semi_supervised()
     pairs, labels = from_labels(ys)
+    # The same candidates (prior="auto", beta="auto"); only their scores differ (labels: the
+    # leave-one-out 1-NN error; pairs: the pair distances' AUC), so one candidate is compared.
     a = S3ML(rho=0.05).fit(X, ys)
     b = S3ML(rho=0.05).fit(X, pairs=pairs, pair_labels=labels)
+    for key in ("prior", "beta", "beta_max"):
+        np.testing.assert_array_equal(a.candidates_[key], b.candidates_[key])
+    beta = float(a.candidates_["beta"][0])
+    a = S3ML(rho=0.05, prior="identity", beta=beta).fit(X, ys)
+    b = S3ML(rho=0.05, prior="identity", beta=beta).fit(X, pairs=pairs, pair_labels=labels)
     np.testing.assert_allclose(a.metric_, b.metric_, rtol=1e-12, atol=1e-14)
 
 

@@ -322,7 +322,9 @@ def test_iklr_on_the_fly_equals_dense(kernel, solver, options):
     at a loose tol (4e-9 at the default 1e-6, alpha = 1e-4); solved to 1e-10 both reach the
     optimum to 1e-14, and the CCICP schedules take identical steps."""
     X, y = iklr_problem()
-    settings = {"solver": solver, "random_state": 0, **options}
+    # a fixed alpha: the final fit of alpha="auto" starts from the path's solutions, which
+    # the two storages give to the path's tolerance only
+    settings = {"solver": solver, "random_state": 0, "alpha": 1e-4, **options}
     dense = IKLR(kernel, kernel_storage="dense", **settings).fit(X, y)
     fly = IKLR(kernel, kernel_storage="operator", **settings).fit(X, y)
     scores = dense.decision_function(X)
@@ -335,8 +337,13 @@ def test_iklr_on_the_fly_equals_dense(kernel, solver, options):
 def test_iklr_precomputed_kernel_operator_and_the_memory_rule(monkeypatch):
     X, y = iklr_problem(300)
     gamma = 0.3
-    dense = IKLR("precomputed", tol=1e-10).fit(rbf_kernel(X, gamma=gamma), y)
-    fly = IKLR("precomputed", tol=1e-10).fit(KernelOperator(X, gamma=gamma, n_jobs=2), y)
+    # alpha="auto" on both: the same folds (random_state), the operator's restricted to a fold
+    # by products with zero-padded blocks
+    dense = IKLR("precomputed", tol=1e-10, random_state=0).fit(rbf_kernel(X, gamma=gamma), y)
+    fly = IKLR("precomputed", tol=1e-10, random_state=0).fit(KernelOperator(X, gamma=gamma, n_jobs=2), y)
+    assert fly.alpha_ == dense.alpha_
+    # the path's fits stop at ALPHA_PATH_TOL = 1e-6, so their scores agree to about that
+    np.testing.assert_allclose(fly.alpha_scores_, dense.alpha_scores_, rtol=1e-4)
     K_test = rbf_kernel(X[:20], X, gamma=gamma)
     np.testing.assert_allclose(fly.decision_function(K_test), dense.decision_function(K_test), atol=1e-10)
     # "auto" stores the kernel while it fits the dense limit, and goes on the fly above it

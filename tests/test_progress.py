@@ -47,8 +47,9 @@ def _fits(X, y):
             lambda v: StructurePreservingEmbedding(verbose=v, n_neighbors=5, max_rounds=2, random_state=0).fit(X)
         ),
         "KDAC": (lambda v: KDAC(3, verbose=v, max_iter=3, random_state=0).fit(X, y)),
-        "IKLR": (lambda v: IndefiniteKernelLogisticRegression(verbose=v).fit(X, y == 0)),
-        "S3ML": (lambda v: S3ML(verbose=v).fit(X, partial)),
+        "IKLR": (lambda v: IndefiniteKernelLogisticRegression(verbose=v, random_state=0).fit(X, y == 0)),
+        # explicit prior and beta: "auto" may pick beta = 0, whose SICE problem starts at its optimum
+        "S3ML": (lambda v: S3ML(verbose=v, prior="identity", beta=5e-4).fit(X, partial)),
         "ESKL": (lambda v: ESKL(verbose=v, max_iter=3).fit(S, y == 0)),
     }
 

@@ -136,4 +136,4 @@ def test_default_fit_is_warning_free(loader):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         model = S3ML().fit(X, ys)
-    assert model.converged_ and model.prior == "identity"
+    assert model.converged_ and model.prior == "auto" and model.prior_ in ("identity", "covariance")

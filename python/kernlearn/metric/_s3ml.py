@@ -51,11 +51,26 @@ Conventions the paper leaves open, chosen here:
   condition number reaches 1e11, and a uniform rho penalises features by their units.
 * **Prior.** ``prior="covariance"`` is the paper's M0 = inverse covariance, so M0^-1 is the
   (standardised) covariance itself: it is used as is, never inverted twice. ``"identity"``:
-  M0 = I, the default: with label-only selection (the LOO rows of bench/results/s3ml_table2.md)
-  the identity prior's error is below the covariance prior's on iris and breast cancer (4-7
-  points) and equal on wine; the covariance prior is competitive only at large rho, where M is
-  nearly diagonal (close to standardised Euclidean), and the inverse-covariance metric "Mah" is
-  itself far worse than Euclidean there.
+  M0 = I. With label-only selection (the LOO rows of bench/results/s3ml_table2.md) the identity
+  prior's error is below the covariance prior's on iris and breast cancer (4-7 points) and equal
+  on wine; on the crabs (4 groups, species x sex, which a common size factor hides from
+  Euclidean distances) it is the other way round: 1-NN error 0.49-0.52 with the identity prior
+  against 0.15 with the covariance prior. No fixed prior serves both, hence ``prior="auto"``.
+* **Choosing the prior and beta** (``prior="auto"``, ``beta="auto"``, the defaults; the
+  RidgeCV pattern inside fit): T and the affinities are computed once, then SICE is solved for
+  each candidate (prior in {identity, covariance}) x (beta in {1, 0.5, 0} x ``beta_fraction`` x
+  beta_max, ``S3ML_BETA_FRACTIONS``; beta = 0 is Sigma = M0^-1 alone, no affinity term), and
+  each is scored by a label-only criterion: the leave-one-out 1-NN error of the labelled points
+  among themselves in the candidate's metric (fit with ``y``), or, fit with ``pairs``, 1 - AUC
+  of the pair distances (the chance that a cannot-link pair is no farther apart than a
+  must-link one). Only the labels given to fit are read. The one-standard-error rule picks: the
+  first candidate, in the order above (the former default, identity prior and ``beta_fraction``
+  x beta_max, first), whose score is within one binomial standard error sqrt(s (1 - s) / count)
+  of the best score s (count: the labelled points, or the smaller set of pairs); the plain
+  minimum switched on noise where a few labelled points decide (wine, sonar). The extra cost
+  is five m x m SICE solves and kNN searches among the labelled points; the propagation, which
+  dominates at scale, runs once. Evidence (1-NN error of the old default, the new one, every
+  candidate and Euclidean, and the fit-time ratio): bench/results/s3ml_defaults.md.
 * **Penalised diagonal.** The paper's ||M||_1 includes the diagonal (``penalize_diagonal=True``).
 * **Admissible beta.** T is built from signed affinities: cannot-link pairs make it strongly
   indefinite, so Sigma = M0^-1 + beta T loses positive definiteness for large beta and problem
@@ -77,10 +92,12 @@ k = 6, a = 0.5, theta = 0.01, not from an implementation choice; weighing the co
 """
 
 import time
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
+import scipy.stats
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
@@ -91,10 +108,16 @@ from .._utils._param_validation import Interval, StrOptions, validate_params
 from .._utils._scaling import binary_exponent
 from .._utils._validation import check_data, naming
 from ..constraints import check_pairs, from_labels
+from ..graph import knn
 from ._affinity import initial_affinities, laplacian_quadratic_form, propagate_affinities
 from ._sice import sparse_inverse_covariance
 
 __all__ = ["S3ML", "admissible_beta"]
+
+# prior="auto" / beta="auto" (module docstring, "Choosing the prior and beta"; figures in
+# bench/results/s3ml_defaults.md): the candidate betas, as fractions of beta_fraction * beta_max
+# (1: the former beta="auto"; 0: Sigma = M0^-1, no affinity term).
+S3ML_BETA_FRACTIONS = (1.0, 0.5, 0.0)
 
 
 def admissible_beta(prior_inverse, T, rho):
@@ -178,22 +201,27 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Affinities below theta in magnitude are dropped (eq. 10).
     beta : float or "auto"
         Weight of the affinity term, Sigma = M0^-1 + beta T. It must lie in [0, beta_max)
-        (see the module docstring); ``fit`` raises a ValueError stating beta_max otherwise.
-        ``"auto"`` uses ``beta_fraction * beta_max`` (or 1 / ||T||_2 scaled to the prior
-        when T >= 0 and beta_max is infinite). T grows with the number of points and pairs,
-        so a fixed float does not transfer between data sets; the fraction does.
+        (see the module docstring); ``fit`` raises a ValueError stating beta_max otherwise
+        (with ``prior="auto"``, when no prior admits it; a prior that does not is left out).
+        ``"auto"`` (default) chooses among ``beta_fraction * beta_max`` times 1, 0.5 and 0 by
+        the label-only criterion of the module docstring ("Choosing the prior and beta"); when
+        T >= 0 and beta_max is infinite, 1 / ||T||_2 takes the place of ``beta_fraction *
+        beta_max``. T grows with the number of points and pairs, so a fixed float does not
+        transfer between data sets; the fraction does.
     beta_fraction : float in (0, 1)
-        Used by ``beta="auto"``. Default 0.9, with ``rho=0.01`` and ``prior="identity"``, set by
-        bench/results/suite_metric.md (20 % labelled, 6 data sets: below standardised Euclidean
-        on 5, equal on the sixth). At the paper's 5 % (bench/results/s3ml_table2.md, grid f in
-        0.01-0.999, rho in 0-10) the error is flat near these values (within 0.6 points of the
-        best at 30 of 36 grid points); f >= 0.99 with rho <= 0.01 is worse.
+        The largest candidate of ``beta="auto"``, as a fraction of beta_max. Default 0.9, with
+        ``rho=0.01`` and ``prior="identity"``, set by bench/results/suite_metric.md (20 %
+        labelled, 6 data sets: below standardised Euclidean on 5, equal on the sixth). At the
+        paper's 5 % (bench/results/s3ml_table2.md, grid f in 0.01-0.999, rho in 0-10) the error
+        is flat near these values (within 0.6 points of the best at 30 of 36 grid points);
+        f >= 0.99 with rho <= 0.01 is worse.
     rho : float
         l1 weight (on every entry, diagonal included, as in the paper's eq. 13), >= 0. Large rho
         (about 1 on standardised data) makes M diagonal, i.e. close to standardised Euclidean.
-    prior : {"identity", "covariance"}
-        M0: I (default, see the module docstring) or the paper's inverse covariance of the
-        (standardised) data.
+    prior : {"auto", "identity", "covariance"}
+        M0: I, or the paper's inverse covariance of the (standardised) data; "auto" (default)
+        chooses between them by the label-only criterion (module docstring, "Choosing the prior
+        and beta"; the default before was "identity").
     standardize : bool
         Centre and scale the features to unit variance first (part of ``transform``).
     supervised : bool
@@ -246,7 +274,16 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     beta_ : float
         The beta used.
     beta_max_ : float
-        Admissible bound on beta for this fit (inf when none).
+        Admissible bound on beta for this fit and ``prior_`` (inf when none).
+    prior_ : {"identity", "covariance"}
+        The prior used.
+    candidates_ : dict of ndarray or None
+        The candidates of ``prior="auto"`` / ``beta="auto"``, in the order of preference (the
+        former default first): ``prior``, ``beta_fraction`` (of beta_max; NaN for an explicit beta), ``beta``,
+        ``beta_max`` and ``score`` (the label-only criterion, lower is better: leave-one-out 1-NN
+        error of the labelled points, or 1 - AUC of the pair distances when fit got pairs; the
+        first within one standard error of the lowest is chosen).
+        None when prior and beta were both given (or only one candidate was admissible).
     affinity_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         W (W0 for S2ML).
     covariance_ : ndarray of shape (n_features, n_features)
@@ -305,7 +342,7 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         "beta": [StrOptions({"auto"}), Interval(Real, 0, None)],
         "beta_fraction": [Interval(Real, 0, 1, closed="neither")],
         "rho": [Interval(Real, 0, None)],
-        "prior": [StrOptions({"covariance", "identity"})],
+        "prior": [StrOptions({"auto", "covariance", "identity"})],
         "standardize": ["boolean"],
         "supervised": ["boolean"],
         "solver": [StrOptions({"auto", "alm", "newton"})],
@@ -327,7 +364,7 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         beta="auto",
         beta_fraction=0.9,
         rho=0.01,
-        prior="identity",
+        prior="auto",
         standardize=True,
         supervised=False,
         solver="auto",
@@ -467,30 +504,38 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 n_jobs=self.n_jobs,
             )
         T = laplacian_quadratic_form(Xs, W)
-        if self.prior == "covariance":
-            centred = Xs - Xs.mean(axis=0)
-            prior_inverse = centred.T @ centred / n  # M0^-1 is the covariance: used, not inverted
-        else:
-            prior_inverse = np.eye(m)
-        rho = float(self.rho)
-        beta_max = admissible_beta(prior_inverse, T, rho)
-        if isinstance(self.beta, str):
-            beta = self.beta_fraction * beta_max if np.isfinite(beta_max) else 1.0 / max(np.linalg.norm(T, 2), 1e-300)
-        else:
-            beta = float(self.beta)
-            if beta >= beta_max:
-                raise ValueError(
-                    f"beta = {beta!r} makes Sigma + rho I = M0^-1 + rho I + beta T indefinite (T = X'LX from "
-                    f"signed affinities is indefinite), so problem (13) is unbounded; the admissible "
-                    f"range for this data, prior and rho = {rho!r} is 0 <= beta < {beta_max:.6g}"
-                )
-        Sigma = prior_inverse + beta * T  # sparse_inverse_covariance checks and symmetrises it
         if self.sigma > 0 and self.solver != "alm":
             raise ValueError(f"sigma = {self.sigma!r} > 0 smooths the 'alm' solver only; got solver = {self.solver!r}")
-        extra = {"sigma": float(self.sigma)} if self.solver == "alm" else {}
-        result = sparse_inverse_covariance(
-            Sigma, rho, penalize_diagonal=True, solver=self.solver, tol=self.tol, max_iter=self.max_iter, **extra
-        )  # warns itself if it stops early
+        rho = float(self.rho)
+        candidates = self._candidates(Xs, T, rho)
+        fits, caught = [], []
+        for _, _, beta, _, prior_inverse in candidates:
+            # A candidate's warnings (a SICE solve stopping early) reach the user only if it is chosen.
+            with warnings.catch_warnings(record=True) as records:
+                warnings.simplefilter("always")
+                fits.append(self._solve(prior_inverse + beta * T, rho))
+            caught.append(records)
+        self.candidates_ = None
+        chosen = 0
+        if len(candidates) > 1:
+            scores, n_scored = self._selection_scores(Xs, y, pairs, labels, fits)
+            # The one-standard-error rule: the first candidate (the former default leads) whose
+            # score is within one binomial standard error of the best; the plain minimum switched
+            # on noise (bench/results/s3ml_defaults.md).
+            best = float(scores.min())
+            chosen = int(np.flatnonzero(scores <= best + np.sqrt(best * (1.0 - best) / n_scored))[0])
+            self.candidates_ = {
+                "prior": np.array([c[0] for c in candidates]),
+                "beta_fraction": np.array([c[1] for c in candidates], dtype=float),
+                "beta": np.array([c[2] for c in candidates], dtype=float),
+                "beta_max": np.array([c[3] for c in candidates], dtype=float),
+                "score": scores,
+            }
+        for record in caught[chosen]:
+            warnings.warn_explicit(record.message, record.category, record.filename, record.lineno)
+        prior, _, beta, beta_max, prior_inverse = candidates[chosen]
+        result = fits[chosen]
+        Sigma = prior_inverse + beta * T
         M = np.array(result.precision, dtype=np.float64)
         self.metric_ = M
         self.support_ = np.array(result.support, dtype=bool)
@@ -500,11 +545,91 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.converged_ = bool(result.converged)
         self.history_ = np.asarray(result.history)
         self.beta_, self.beta_max_ = float(beta), float(beta_max)
+        self.prior_ = prior
         self.affinity_ = W
         self.covariance_ = Sigma
         self.pairs_, self.pair_labels_ = pairs, labels.astype(np.int64)
         self._report(result, beta, beta_max, m, start)
         return self
+
+    def _solve(self, Sigma, rho):
+        """The SICE problem (13) for one Sigma (``sparse_inverse_covariance`` checks and
+        symmetrises it, and warns itself if it stops early)."""
+        extra = {"sigma": float(self.sigma)} if self.solver == "alm" else {}
+        return sparse_inverse_covariance(
+            Sigma, rho, penalize_diagonal=True, solver=self.solver, tol=self.tol, max_iter=self.max_iter, **extra
+        )
+
+    def _candidates(self, Xs, T, rho):
+        """(prior, beta fraction, beta, beta_max, M0^-1) of every candidate, the old default
+        (identity prior, ``beta_fraction``) first: one for explicit prior and beta, else the
+        priors of ``prior`` times the betas of ``beta`` ("auto": S3ML_BETA_FRACTIONS of
+        beta_max, the largest being ``beta_fraction``). A candidate whose prior is singular or
+        whose explicit beta is not admissible is left out under prior="auto"; with nothing left
+        (or with one prior) the ValueError says why."""
+        n, m = Xs.shape
+        priors = ("identity", "covariance") if self.prior == "auto" else (self.prior,)
+        out, errors = [], []
+        for prior in priors:
+            if prior == "covariance":
+                centred = Xs - Xs.mean(axis=0)
+                prior_inverse = centred.T @ centred / n  # M0^-1 is the covariance: used, not inverted
+            else:
+                prior_inverse = np.eye(m)
+            try:
+                beta_max = admissible_beta(prior_inverse, T, rho)
+            except ValueError as error:
+                errors.append(error)
+                continue
+            if isinstance(self.beta, str):
+                # The largest candidate is the former beta="auto": beta_fraction * beta_max, or
+                # 1 / ||T||_2 when every beta is admissible (T >= 0).
+                top = (
+                    self.beta_fraction * beta_max if np.isfinite(beta_max) else 1.0 / max(np.linalg.norm(T, 2), 1e-300)
+                )
+                for fraction in dict.fromkeys(f * self.beta_fraction for f in S3ML_BETA_FRACTIONS):
+                    out.append((prior, fraction, top * fraction / self.beta_fraction, beta_max, prior_inverse))
+                continue
+            beta = float(self.beta)
+            if beta >= beta_max:
+                errors.append(
+                    ValueError(
+                        f"beta = {beta!r} makes Sigma + rho I = M0^-1 + rho I + beta T indefinite (T = X'LX from "
+                        f"signed affinities is indefinite) with prior={prior!r}, so problem (13) is unbounded; the "
+                        f"admissible range for this data, prior and rho = {rho!r} is 0 <= beta < {beta_max:.6g}"
+                    )
+                )
+                continue
+            out.append((prior, np.nan, beta, beta_max, prior_inverse))
+        if not out:
+            raise errors[0]
+        return out
+
+    def _selection_scores(self, Xs, y, pairs, labels, fits):
+        """The label-only criterion of each candidate's metric (lower is better) and the count
+        its standard error is taken over: with y, the leave-one-out 1-NN error of the labelled
+        points among themselves (over the labelled points); with pairs, 1 - AUC of the pair
+        distances, the chance that a cannot-link pair is no farther apart than a must-link one
+        (over the smaller of the two sets of pairs). Only the labels fit was given are read."""
+        scores = np.empty(len(fits))
+        if y is not None:
+            labelled = np.flatnonzero(y != -1) if y.dtype.kind in "iuf" else np.arange(y.size)
+            for i, result in enumerate(fits):
+                Z = Xs[labelled] @ _factor(np.asarray(result.precision, dtype=np.float64)).T
+                nearest, _ = knn(Z, 1, n_jobs=self.n_jobs)
+                scores[i] = np.mean(y[labelled][nearest[:, 0]] != y[labelled])
+            return scores, labelled.size
+        cannot = labels < 0
+        n_cannot, n_must = int(cannot.sum()), int((~cannot).sum())
+        if n_must == 0:  # no must-link pair: nothing to rank against, every candidate ties
+            return np.zeros(len(fits)), n_cannot
+        for i, result in enumerate(fits):
+            L = _factor(np.asarray(result.precision, dtype=np.float64))
+            diff = (Xs[pairs[:, 0]] - Xs[pairs[:, 1]]) @ L.T
+            ranks = scipy.stats.rankdata(np.einsum("ij,ij->i", diff, diff))
+            auc = (ranks[cannot].sum() - n_cannot * (n_cannot + 1) / 2) / (n_cannot * n_must)
+            scores[i] = 1.0 - auc
+        return scores, min(n_cannot, n_must)
 
     def _standardized(self, X, name="X"):
         check_is_fitted(self, "components_")
