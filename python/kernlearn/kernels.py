@@ -701,6 +701,9 @@ def make_psd(K, method="clip", *, random_state=None, n_jobs=None):
     0.272
     """
     check_choice(method, "method", _METHODS)
+    # Checked here: the dense routes below pass neither on.
+    validate_params({"random_state": ["random_state"]}, {"random_state": random_state}, "make_psd")
+    resolve_n_threads(n_jobs)
     K = _check_kernel(K)
     if method == "shift":
         if K.shape[0] <= _solver_choice.MAKE_PSD_DENSE_MAX_N:  # the smallest eigenvalue only
