@@ -126,7 +126,10 @@ def test_make_psd_matches_dense_formula(method):
     assert np.linalg.eigvalsh(out)[0] > -1e-9 * np.abs(mu).max()
 
 
-def test_negative_part_by_lanczos():
+def test_negative_part_by_lanczos(monkeypatch):
+    from kernlearn._utils import _solver_choice
+
+    monkeypatch.setattr(_solver_choice, "MAKE_PSD_DENSE_MAX_N", 300)  # the iterative route at 700
     X = np.random.default_rng(5).random((700, 2))
     K = tl1_kernel(X, tau=0.5)
     values, vectors = negative_part(K)
@@ -134,6 +137,33 @@ def test_negative_part_by_lanczos():
     expected = w[w < -1e-10 * np.abs(w).max()]
     np.testing.assert_allclose(values, expected, rtol=1e-7, atol=1e-9 * np.abs(w).max())
     np.testing.assert_allclose(K @ vectors, vectors * values, atol=1e-7 * np.abs(w).max())
+
+
+def test_make_psd_of_a_psd_kernel_is_dense_and_silent():
+    """Issue 47: an already PSD RBF kernel of a few hundred points sent make_psd to Lanczos, which
+    cannot settle the eigenvalues clustered at zero and warned "largest residual 0 > tol" (here
+    after 32,010 products). Up to MAKE_PSD_DENSE_MAX_N points it is LAPACK's (filterwarnings=error:
+    no warning), and K comes back."""
+    from kernlearn._utils import _solver_choice
+
+    K = rbf_kernel(np.random.default_rng(0).standard_normal((320, 3)))  # spectrum decays fast to 0
+    assert _solver_choice.DENSE_MAX_N < K.shape[0] <= _solver_choice.MAKE_PSD_DENSE_MAX_N
+    for method in ("clip", "shift"):
+        np.testing.assert_allclose(make_psd(K, method), K, atol=1e-12)
+
+
+def test_eigsh_unsettled_threshold_warning_does_not_contradict_itself():
+    """Lanczos in threshold mode on that kernel, cut short: no pair misses tol, so the warning
+    says what did not converge (the search near the threshold), not "largest residual 0 > tol"."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from kernlearn.linalg import eigsh
+
+    K = rbf_kernel(np.random.default_rng(0).standard_normal((320, 3)))
+    with pytest.warns(ConvergenceWarning, match="was not settled") as caught:
+        values, _, info = eigsh(K, which="SA", threshold=0.0, method="lanczos", maxiter=2000, random_state=0)
+    assert values.size == 0 and info["status"] == "not_converged"
+    assert "largest residual" not in str(caught[0].message)
 
 
 def test_kernel_bad_input():

@@ -162,3 +162,42 @@ def test_default_fit_carries_labels_to_unlabelled_points_at_3000():
     assert model.converged_ and model.eigenvalues_.size <= 10
     predicted = KernelKMeans(5, random_state=0).fit(model.embedding_).labels_
     assert adjusted_rand_score(truth[y < 0], predicted[y < 0]) > 0.95
+
+
+def test_linear_default_C_never_gives_a_zero_kernel():
+    """Issue 47: with every pair among 45 labelled points of classes the geometry does not hold
+    (the skulls' situation), 0.5 / d leaves A = C T - L without a positive eigenvalue, and the
+    kernel is zero. The default is max(0.5 / d, 2 C_0), C_0 the smallest C with a positive
+    eigenvalue, checked here against dense eigenvalues on both sides of C_0."""
+    from kernlearn.npkl import LINEAR_C_OVER_THRESHOLD
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((150, 4))
+    y = np.where(rng.random(150) < 0.3, rng.integers(0, 5, 150), -1)
+    pairs, labels = from_labels(y, random_state=0)
+    n = X.shape[0]
+    d = 2 * len(pairs) / np.unique(pairs).size
+    L = laplacian(knn_graph(X, 5, mode="symmetric"), "normalized")
+    acc = ConstraintAccumulator(pairs, n, base=-L, pair_labels=labels)
+
+    def top(C):
+        return scipy.linalg.eigvalsh(acc.assemble(np.full(len(pairs), C)).toarray())[-1]
+
+    assert top(0.5 / d) < 0
+    with pytest.warns(UserWarning, match=r"the learned kernel is zero.*nonzero from C = "):
+        zero = SimpleNPKL("linear", C=0.5 / d, random_state=0).fit(X, pairs=pairs, pair_labels=labels)
+    assert zero.embedding_.shape == (n, 0)
+    with pytest.raises(ValueError, match="kernel is zero"):
+        KernelKMeans(5).fit(zero.embedding_)
+    model = SimpleNPKL("linear", random_state=0).fit(X, pairs=pairs, pair_labels=labels)
+    C_0 = model.C_ / LINEAR_C_OVER_THRESHOLD
+    assert top(0.999 * C_0) < 1e-12 < top(1.01 * C_0)
+    assert model.embedding_.shape[1] >= 1
+    assert KernelKMeans(5, random_state=0).fit(model.embedding_).labels_.shape == (n,)
+    # Where 0.5 / d already gives a kernel well above the threshold, the default stays 0.5 / d.
+    iris_X, iris_y = load_iris(return_X_y=True)
+    partial = np.where(np.random.default_rng(1).random(150) < 0.3, iris_y, -1)
+    iris_pairs, iris_labels = from_labels(partial, random_state=0)
+    d = 2 * len(iris_pairs) / np.unique(iris_pairs).size
+    fitted = SimpleNPKL("linear", random_state=0).fit(iris_X, pairs=iris_pairs, pair_labels=iris_labels)
+    assert fitted.C_ == pytest.approx(0.5 / d)

@@ -17,10 +17,13 @@ method     eigenvalues become                 what it needs
 "shift"    mu - min(mu_min, 0)                the smallest eigenvalue only
 ========== ================================ ==========================================
 
-None of them needs a full eigendecomposition when the negative part is small: K_clip = K -
-V_- diag(mu_-) V_-' and K_flip = K - 2 V_- diag(mu_-) V_-' use the eigenpairs below zero, which
-the threshold mode of :func:`kernlearn.linalg.eigsh` finds (it switches to LAPACK by itself when
-they are a large share of the spectrum).
+None of them needs a full eigendecomposition: K_clip = K - V_- diag(mu_-) V_-' and K_flip =
+K - 2 V_- diag(mu_-) V_-' use the eigenpairs below zero only, "shift" the smallest eigenvalue.
+Up to ``_solver_choice.MAKE_PSD_DENSE_MAX_N`` points (3,000) LAPACK computes just those, faster
+than a full ``scipy.linalg.eigh``; above it the threshold mode of :func:`kernlearn.linalg.eigsh`
+finds them (switching to LAPACK by itself when they are a large share of the spectrum). Lanczos
+lost to LAPACK from 500 points on in every measured case: a kernel's eigenvalues cluster near
+zero, and there it must settle them one by one (figures: bench/results/make_psd.md).
 """
 
 import numbers
@@ -619,6 +622,8 @@ def negative_part(K, *, tol=1e-10, random_state=None, n_jobs=None):
     """Every eigenpair of K with a negative eigenvalue: ``(mu_-, V_-)``, most negative first.
 
     Eigenvalues within ``tol * ||K||`` of zero count as zero (Lanczos cannot tell them from it).
+    LAPACK up to ``_solver_choice.MAKE_PSD_DENSE_MAX_N`` points, threshold-mode Lanczos above
+    (module docstring).
 
     Examples
     --------
@@ -639,8 +644,18 @@ def negative_part(K, *, tol=1e-10, random_state=None, n_jobs=None):
     if K.shape[0] == 1:
         neg = K[0, 0] < 0
         return (K[0].copy() if neg else np.empty(0)), (np.ones((1, 1)) if neg else np.empty((1, 0)))
+    # LAPACK up to MAKE_PSD_DENSE_MAX_N: a kernel's eigenvalues cluster near zero, where Lanczos
+    # has to resolve them one by one (figures: bench/results/make_psd.md).
+    method = "dense" if K.shape[0] <= _solver_choice.MAKE_PSD_DENSE_MAX_N else "auto"
     values, vectors, _ = eigsh(
-        K, which="SA", threshold=0.0, tol=tol, random_state=random_state, check_symmetric=False, n_jobs=n_jobs
+        K,
+        which="SA",
+        threshold=0.0,
+        tol=tol,
+        method=method,
+        random_state=random_state,
+        check_symmetric=False,
+        n_jobs=n_jobs,
     )
     return values, vectors
 
@@ -664,6 +679,13 @@ def make_psd(K, method="clip", *, random_state=None, n_jobs=None):
     K_psd : ndarray of shape (n, n)
         A new array; K is not modified.
 
+    Notes
+    -----
+    Up to ``_solver_choice.MAKE_PSD_DENSE_MAX_N`` points the negative eigenpairs (or, for
+    "shift", the smallest eigenvalue) come from LAPACK, which takes 0.2-0.9 of the time of a full
+    ``scipy.linalg.eigh``; above it from threshold-mode Lanczos (module docstring; figures:
+    bench/results/make_psd.md).
+
     Examples
     --------
     >>> from sklearn.preprocessing import minmax_scale
@@ -679,9 +701,15 @@ def make_psd(K, method="clip", *, random_state=None, n_jobs=None):
     0.272
     """
     check_choice(method, "method", _METHODS)
+    # Checked here: the dense routes below pass neither on.
+    validate_params({"random_state": ["random_state"]}, {"random_state": random_state}, "make_psd")
+    resolve_n_threads(n_jobs)
     K = _check_kernel(K)
     if method == "shift":
-        mu_min, _ = spectrum_bounds(K, random_state=random_state, n_jobs=n_jobs)
+        if K.shape[0] <= _solver_choice.MAKE_PSD_DENSE_MAX_N:  # the smallest eigenvalue only
+            mu_min = float(scipy.linalg.eigvalsh(K, subset_by_index=[0, 0], check_finite=False)[0])
+        else:
+            mu_min, _ = spectrum_bounds(K, random_state=random_state, n_jobs=n_jobs)
         out = K.copy()
         if mu_min < 0:
             out[np.diag_indices_from(out)] -= mu_min

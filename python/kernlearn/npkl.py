@@ -93,11 +93,14 @@ LOSSES = ("linear", "squared_hinge", "hinge", "square")
 DEFAULT_G = 1e-3
 G_TIMES_N = 0.3
 # C when not given, with d the pairs per point: min(DEFAULT_C, SADDLE_C_TIMES_PAIRS_PER_POINT / d)
-# for the saddle-point losses, LINEAR_C_TIMES_PAIRS_PER_POINT / d for the linear loss (see the C
-# parameter).
+# for the saddle-point losses; for the linear loss max(LINEAR_C_TIMES_PAIRS_PER_POINT / d,
+# LINEAR_C_OVER_THRESHOLD * C_0), C_0 the smallest C for which A = C T - L has a positive
+# eigenvalue (below it the kernel is zero; see the C parameter and _zero_kernel_threshold).
+# Figures: bench/results/npkl_linear_c.md.
 DEFAULT_C = 0.3
 SADDLE_C_TIMES_PAIRS_PER_POINT = 2.0
 LINEAR_C_TIMES_PAIRS_PER_POINT = 0.5
+LINEAR_C_OVER_THRESHOLD = 2.0
 # Pairs from partially labelled y: this many must- and cannot-link partners per labelled point
 # (see the partners parameter).
 DEFAULT_PARTNERS = 5
@@ -110,6 +113,50 @@ HISTORY_FIELDS = ("dual", "primal", "gap", "step", "matvecs", "rank")
 def _csr(L, n):
     """The Laplacian's CSR arrays (data, indices, indptr) as a scipy matrix."""
     return sp.csr_matrix(L, shape=(n, n))
+
+
+def _zero_kernel_threshold(L, n, pairs, labels, C_start, stop_below, seed, n_jobs=None):
+    """C_0 (from above): the smallest C for which A(C) = C T - L has a positive eigenvalue, i.e. the
+    linear loss's kernel is not zero, or an upper bound of it below ``stop_below`` once that is
+    enough to know that C_0 < stop_below.
+
+    f(C) = lambda_max(C T - L) is convex in C (a maximum of functions linear in C), f(0) = 0 (L is
+    psd and singular) and f(C) > 0 for large C (T has a positive eigenvalue whenever there is a
+    pair), so C_0 = inf {C > 0 : f(C) > 0} exists. From any C with f(C) > 0 and top eigenvector v,
+    the tangent's zero ``C' = v'Lv / v'Tv`` (Newton's step) satisfies C_0 <= C' < C; the iterates
+    fall monotonically to C_0, quadratically near it. Each step is one top eigenpair of the
+    sparse A (no dense matrix above eigsh's dense size), usually 1-2 of them when C_0 is far
+    below ``stop_below``, 5-8 on data where the default would give a zero kernel."""
+    Lcsr = _csr(L, n)
+    acc = ConstraintAccumulator(pairs, n, base=-Lcsr, pair_labels=labels)
+    t = labels.astype(np.float64)
+
+    def top(C):
+        values, vectors, _ = eigsh(
+            acc.assemble(np.full(len(pairs), C)), 1, "LA", tol=1e-10, random_state=seed, n_jobs=n_jobs
+        )
+        return float(values[0]), vectors[:, 0]
+
+    C = float(C_start)
+    value, v = top(C)
+    for _ in range(200):  # f grows at least linearly in C beyond C_0: a few factors of 4 suffice
+        if value > 0:
+            break
+        C *= 4.0
+        value, v = top(C)
+    for _ in range(50):
+        vTv = 2.0 * float(np.dot(t, v[pairs[:, 0]] * v[pairs[:, 1]]))  # v'Tv, each pair counted twice
+        vLv = float(v @ (Lcsr @ v))
+        if not vTv > 0:  # only if f(C) <= 0 still (unreachable for finite pairs): no better bound
+            return C
+        C_next = max(vLv, 0.0) / vTv  # vTv > 0: C v'Tv = f(C) + v'Lv > 0
+        if C_next <= stop_below or C - C_next <= 1e-3 * C:
+            return C_next
+        value, v_next = top(C_next)
+        if value <= 0:  # C_next within the eigensolver's tolerance of C_0
+            return C_next
+        C, v = C_next, v_next
+    return C
 
 
 class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -187,7 +234,16 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         (eigenvalues <= 2) unless C d stays of order one; past that the points outside the pairs
         get no mass, and far below it A has no positive part and K = 0. So its default is 0.5 / d,
         which is 0.3 on the paper's protocol (d about 1.5) (figures:
-        bench/results/npkl_defaults.md). The C used is ``C_``.
+        bench/results/npkl_defaults.md), raised where needed so that the kernel is never zero:
+        C = max(0.5 / d, %(OVER)g C_0), C_0 the smallest C for which C T - L has a positive
+        eigenvalue (Newton's method on lambda_max(C T - L), convex in C: 1-2 top eigenpairs of
+        the sparse A, 5-8 where the rule binds). Where pairs and graph disagree (classes the
+        kNN graph does not separate, as the skull measurements of 5 epochs) 0.5 / d lies below
+        C_0 and gave K = 0 on 5 of 5 draws; the rule binds on 3 of 12 development sets and moves
+        ARI by -0.3 to +3 points there (figures: bench/results/npkl_linear_c.md). A given C is
+        used as it is; if the kernel it gives is zero, ``fit`` warns with C_0 (a zero kernel
+        puts every point at the origin, and :class:`kernlearn.cluster.KernelKMeans` refuses its
+        0-column factor). The C used is ``C_``.
     partners : int >= 1 or "all", default %(DEFAULT_PARTNERS)d
         The pairs ``fit`` draws from partially labelled y (-1 marks an unlabelled point): each
         labelled point with this many must- and cannot-link partners
@@ -449,19 +505,29 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         if self.active_constraints is not None:
             # Section 5.3 on the linear-loss closed form (one eigensolve), so that the selection
             # costs less than the fit it shortens (figures: bench/results/simplenpkl_fig2_defaults.md).
-            pilot = self._solve(L, n, pairs, labels, seed, None, n_threads, loss="linear")
+            C_pilot = self._C_for("linear", L, n, pairs, labels, seed)
+            pilot = self._solve(L, n, pairs, labels, seed, None, n_threads, C_pilot, loss="linear")
             keep = self._active_pairs(pairs, labels, pilot)
             pairs, labels = pairs[keep], labels[keep]
-        basis = self._basis(L, n, pairs, labels, seed)
-        out = self._solve(L, n, pairs, labels, seed, basis, n_threads)
-        self._store(out, pairs, labels)
+        C = self._C_for(self.loss, L, n, pairs, labels, seed)
+        basis = self._basis(L, n, pairs, labels, seed, C if self.loss == "linear" else None)
+        out = self._solve(L, n, pairs, labels, seed, basis, n_threads, C)
+        self._store(out, pairs, labels, C)
         self.basis_ = basis
         self._training = TrainingNeighbors(X, self.n_neighbors)
         self._degrees = graph_degrees(L)
         if self.eigenvalues_.size == 0:
+            advice = "a larger C gives the pairs more weight against the graph"
+            if self.loss == "linear":  # the default C never gets here: it is above the threshold
+                C_0 = _zero_kernel_threshold(L, n, pairs, labels, self.C_, 0.0, seed, self.n_jobs)
+                advice = (
+                    f"the kernel is nonzero from C = {C_0:.3g} on (C=None chooses at least "
+                    f"{LINEAR_C_OVER_THRESHOLD:g} times that)"
+                )
             warnings.warn(
                 f"the learned kernel is zero: A = C T - L had no positive eigenvalue at the optimum "
-                f"(C = {self.C_:g}); a larger C gives the pairs more weight against the graph",
+                f"(C = {self.C_:g}), so every point has the same (zero) embedding and a clustering of "
+                f"it has nothing to separate; {advice}",
                 UserWarning,
                 stacklevel=2,
             )
@@ -567,28 +633,34 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             return self.eigen_solver, _solver_choice.saddle_lanczos_max_rank(n) / n
         return self.eigen_solver, _solver_choice.auto_dense_fraction(n)
 
-    def _basis(self, L, n, pairs, labels, seed):
+    def _basis(self, L, n, pairs, labels, seed, C_linear=None):
         """Section 5.4's U (None: no basis): the top eigenvectors of A(C) = C T - L, the
         linear-loss kernel's eigenvectors extended by its next directions ("kernel", the
-        paper's), or the smoothest eigenvectors of L, as the largest of 2I - L ("laplacian")."""
+        paper's; C the linear loss's, ``C_linear`` when already known), or the smoothest
+        eigenvectors of L, as the largest of 2I - L ("laplacian")."""
         if self.basis is None:
             return None
         if self.basis_from == "kernel":
-            C = self._C_for("linear", pairs)
+            C = C_linear if C_linear is not None else self._C_for("linear", L, n, pairs, labels, seed)
             M = ConstraintAccumulator(pairs, n, base=-_csr(L, n), pair_labels=labels).assemble(np.full(len(pairs), C))
         else:
             M = (2.0 * sp.identity(n, format="csr") - _csr(L, n)).tocsr()
         _, U, _ = eigsh(M, int(self.basis), random_state=seed, n_jobs=self.n_jobs)
         return np.ascontiguousarray(U, dtype=np.float64)
 
-    def _C_for(self, loss, pairs):
-        """The C parameter, or its default for this loss and these pairs."""
+    def _C_for(self, loss, L, n, pairs, labels, seed):
+        """The C parameter, or its default for this loss, these pairs and this graph (the C
+        parameter's docstring states the rules)."""
         if self.C is not None:
             return float(self.C)
         per_point = 2.0 * len(pairs) / np.unique(pairs).size
         if loss != "linear":
             return min(DEFAULT_C, SADDLE_C_TIMES_PAIRS_PER_POINT / per_point)
-        return LINEAR_C_TIMES_PAIRS_PER_POINT / per_point
+        C = LINEAR_C_TIMES_PAIRS_PER_POINT / per_point
+        # Never a zero kernel: at least LINEAR_C_OVER_THRESHOLD times the smallest C with one
+        # (bench/results/npkl_linear_c.md). The threshold is sought only as far as it can bind.
+        C_0 = _zero_kernel_threshold(L, n, pairs, labels, C, C / LINEAR_C_OVER_THRESHOLD, seed, self.n_jobs)
+        return max(C, LINEAR_C_OVER_THRESHOLD * C_0)
 
     def _G_for(self, n):
         """The G parameter, its default for n, or None when a bound B is used."""
@@ -598,7 +670,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             return None
         return min(DEFAULT_G, G_TIMES_N / n)
 
-    def _options(self, solver, fraction, seed, loss, n, pairs):
+    def _options(self, solver, fraction, seed, loss, n, C):
         """NpklOptions: the user's parameters, and for the rest the core's defaults."""
         methods = _core.methods
         spectral = dict(
@@ -625,11 +697,11 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
                 spectral["step"] = float(self.step)
         return methods.NpklOptions(
             loss=methods.NpklLoss.__members__[loss],
-            C=self._C_for(loss, pairs),
+            C=C,
             spectral=methods.SpectralOptions(**spectral),
         )
 
-    def _solve(self, L, n, pairs, labels, seed, basis, n_threads, loss=None):
+    def _solve(self, L, n, pairs, labels, seed, basis, n_threads, C, loss=None):
         if basis is not None:
             solver, fraction = "lanczos", _solver_choice.DENSE_FRACTION  # unused: every solve is r x r
         else:
@@ -649,7 +721,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
                 _core.methods.Csr(n=n, indptr=indptr, indices=indices, data=data),
                 pairs,
                 labels,
-                options=self._options(solver, fraction, seed, loss or self.loss, n, pairs),
+                options=self._options(solver, fraction, seed, loss or self.loss, n, C),
                 basis=basis,
                 callback=monitor.core_callback(),
                 n_threads=n_threads,
@@ -678,13 +750,13 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         mask[chosen] = True
         return mask[pairs[:, 0]] | mask[pairs[:, 1]]
 
-    def _store(self, out, pairs, labels):
+    def _store(self, out, pairs, labels, C):
         self.eigenvalues_ = np.array(out.eigenvalues)
         self.eigenvectors_ = np.array(out.eigenvectors)
         self.embedding_ = self.eigenvectors_ * np.sqrt(self.eigenvalues_)
         self.dual_coef_ = np.array(out.alpha)
         self.pairs_, self.pair_labels_ = pairs, labels.astype(np.int64)
-        self.C_ = self._C_for(self.loss, pairs)
+        self.C_ = C
         self.G_ = self._G_for(self.eigenvectors_.shape[0])
         self.n_iter_ = int(out.n_iter)
         self.converged_ = out.status == _core.core.SolverStatus.converged
@@ -703,5 +775,6 @@ if SimpleNPKL.__doc__:  # None under python -OO
         "DEFAULT_G": DEFAULT_G,
         "G_TIMES_N": G_TIMES_N,
         "SADDLE_C": SADDLE_C_TIMES_PAIRS_PER_POINT,
+        "OVER": LINEAR_C_OVER_THRESHOLD,
         "DEFAULT_PARTNERS": DEFAULT_PARTNERS,
     }

@@ -12,6 +12,13 @@ so a test can move a threshold with ``monkeypatch.setattr``. The C++ layer's cou
 DENSE_MAX_N = 300
 DENSE_FRACTION = 0.1
 
+# kernlearn.kernels.make_psd and negative_part: LAPACK (only the negative eigenpairs computed) up
+# to this n, threshold-mode Lanczos above. A kernel's spectrum clusters near zero, where Lanczos
+# converges slowly (an already PSD RBF kernel of 532 points took 53,205 products and did not
+# converge), so the dense route wins far beyond DENSE_MAX_N; 3,000 is the largest size measured
+# (the machine's load kept 5,000 out of a 10-minute run). Figures: bench/results/make_psd.md.
+MAKE_PSD_DENSE_MAX_N = 3000
+
 # SimpleNPKL and the embeddings, eigen_solver="auto", up to DENSE_MAX_N points: the rank fraction
 # from which the core switches from Lanczos to LAPACK. Figures: bench/results/solver_choice.md.
 SMALL_N_DENSE_FRACTION = 0.12
