@@ -814,7 +814,8 @@ for _fname, _param, _check in (("tl1_kernel", "tau", _tl1_check), ("rbf_kernel",
             ),
             "ex:float32": (lambda kw, rng: {**kw, "dtype": np.float32}, "valid", ()),
         },
-        valid_muts=("huge", "tiny", "subnormal"),
+        # Entries beyond 1e150 are refused by name (squared distances must stay finite): edge.
+        valid_muts=("tiny", "subnormal"),
     )((lambda rng, n, p=_param: _feat_make(rng, n, p), _kern_call(_fname), _check))
 
 
@@ -2169,7 +2170,7 @@ entry(
     "_core.kernels.kernel_operator",
     "kernels",
     arrays={"X": "data", "V": "data"},
-    params={"tau": "float", "gamma": "float", "constant": "float", "n_threads": "threads"},
+    params={"tau": "float", "gamma": "float", "constant": "float_any", "n_threads": "threads"},  # K + c: any c
     extra={
         "ex:single": (lambda kw, rng: {**kw, "single": True}, "valid", ()),
         "ex:V_rows": (lambda kw, rng: {**kw, "V": np.ones((np.shape(kw["X"])[0] + 1, 2))}, "bad", ("V",)),
@@ -2216,7 +2217,7 @@ entry(
     "_core.linalg.sum_operator",
     "linalg",
     arrays={"A": "sym", "U": "data", "c": "vec"},
-    params={"a": "float", "shift": "float", "constant": "float"},
+    params={"a": "float_any", "shift": "float_any", "constant": "float_any"},  # signed coefficients are valid
     extra={
         "ex:U_rows": (
             lambda kw, rng: {**kw, "U": np.ones((np.shape(kw["A"])[0] + 1, 2)), "c": np.ones(2)},
