@@ -7,6 +7,7 @@ one class: crash / hang / nan / wrong / accepted / weak / clear / ok (fuzz_cases
     python bench/fuzz_classify.py                       # ~3.8k cases, 2 workers, writes bench/results/fuzz.md
     python bench/fuzz_classify.py --filter graph.knn    # only the entries whose name contains this
     python bench/fuzz_classify.py --report-only         # rewrite the table from the saved results
+    python bench/fuzz_classify.py --interrupt           # Ctrl-C latency of the long paths, into the report
 
 Resumable: every verdict is appended to ``--state`` (build/fuzz_state.jsonl); a rerun skips the cases
 it holds (``--fresh`` starts over). Repro of one case: the one-liner printed next to it.
@@ -95,7 +96,108 @@ def load(state_path):
     return results
 
 
-def report(results, out_path, seconds=None, note=""):
+# The long paths of issue 48 whose Ctrl-C latency the report lists: (name, setup, call, seconds
+# before the signal). Each runs in its own process (tests/test_interrupt.py's harness), which gets
+# SIGINT that long after printing "ready" and must reach its KeyboardInterrupt handler within 1 s.
+INTERRUPT_PATHS = [
+    (
+        "IKLR approximation='nystrom' fit, n = 30,000 (n_centers 'auto' = 1,000)",
+        "import numpy as np\nfrom kernlearn.indefinite import IndefiniteKernelLogisticRegression as I\n"
+        "rng = np.random.default_rng(0); X = rng.standard_normal((30000, 10)); y = (X[:, 0] > 0).astype(int)\n",
+        "I(approximation='nystrom', alpha=1e-8, tol=1e-300, max_iter=1000).fit(X, y)",
+        2.0,
+    ),
+    (
+        "IKLR approximation='nystrom' fit, n = 30,000, n_centers = 3,000",
+        "import numpy as np\nfrom kernlearn.indefinite import IndefiniteKernelLogisticRegression as I\n"
+        "rng = np.random.default_rng(0); X = rng.standard_normal((30000, 10)); y = (X[:, 0] > 0).astype(int)\n",
+        "I(approximation='nystrom', n_centers=3000, alpha=1e-8, tol=1e-300, max_iter=1000).fit(X, y)",
+        2.0,
+    ),
+    (
+        "KDAC approximation='nystrom' fit, n = 20,000",
+        "import numpy as np\nfrom kernlearn.cluster import KDAC\n"
+        "rng = np.random.default_rng(0); X = rng.standard_normal((20000, 10)); y = (X[:, 0] > 0).astype(int)\n",
+        "KDAC(approximation='nystrom', n_landmarks=1000, max_iter=1000, tol=1e-300, random_state=0).fit(X, y)",
+        2.0,
+    ),
+    (
+        "KDAC approximation='rff' fit, n = 20,000",
+        "import numpy as np\nfrom kernlearn.cluster import KDAC\n"
+        "rng = np.random.default_rng(0); X = rng.standard_normal((20000, 10)); y = (X[:, 0] > 0).astype(int)\n",
+        "KDAC(approximation='rff', n_random_features=2048, max_iter=1000, tol=1e-300, random_state=0).fit(X, y)",
+        2.0,
+    ),
+    (
+        "S3ML's affinity_push (propagate_affinities, method='series'), n = 100,000",
+        "import numpy as np\nfrom kernlearn.metric import propagate_affinities\n"
+        "rng = np.random.default_rng(0); X = rng.standard_normal((100000, 3))\n"
+        "pairs = rng.choice(100000, size=(5000, 2), replace=False); labels = np.where(rng.random(5000) < 0.5, 1, -1)\n",
+        "propagate_affinities(X, pairs, labels, alpha=0.99, theta=1e-6, tol=1e-12)",
+        2.0,
+    ),
+    (
+        "ESKL rank path (rank=100), n = 4,000",
+        "import numpy as np\nfrom kernlearn.similarity import ESKL\n"
+        "rng = np.random.default_rng(0); Z = rng.standard_normal((4000, 200)); S = Z @ Z.T / 200\n"
+        "y = (rng.random(4000) < 0.5).astype(int)\n",
+        "ESKL(rank=100, max_iter=1000, tol=1e-300, n_iter_no_change=1000).fit(S, y)",
+        2.0,
+    ),
+    (
+        "SimpleNPKL fit, n = 10,000",
+        "import numpy as np\nfrom kernlearn.npkl import SimpleNPKL\n"
+        "rng = np.random.default_rng(0); X = rng.standard_normal((10000, 5)); y = (X[:, 0] > 0).astype(int)\n",
+        "SimpleNPKL(max_iter=1000, tol=1e-300, random_state=0).fit(X, y)",
+        2.0,
+    ),
+]
+
+
+def measure_interrupts(path):
+    """Seconds from SIGINT to the KeyboardInterrupt of each long path; saved as JSON at path."""
+    from test_interrupt import interruptible, seconds_to_interrupt
+
+    rows = []
+    for name, setup, call, after in INTERRUPT_PATHS:
+        try:
+            latency = seconds_to_interrupt(interruptible(setup, call), after=after)
+            rows.append({"path": name, "seconds": latency, "after": after})
+        except AssertionError as err:  # the call ended before the signal
+            rows.append({"path": name, "seconds": None, "after": after, "detail": str(err)[:200]})
+        print(rows[-1], flush=True)
+    with open(path, "w") as f:
+        json.dump(rows, f, indent=1)
+
+
+def interrupt_lines(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        rows = json.load(f)
+    worst = max((r["seconds"] for r in rows if r["seconds"] is not None), default=None)
+    verdict = (
+        f"Verdict: every path stopped within {worst:.2f} s of the signal (the bound is 1 s)."
+        if worst is not None and worst < 1.0 and all(r["seconds"] is not None for r in rows)
+        else "Verdict: see the rows; a path above 1 s or one that ended first needs attention."
+    )
+    lines = [
+        "## Ctrl-C latency of the long paths",
+        "",
+        "`python bench/fuzz_classify.py --interrupt`: each path in its own process, SIGINT the stated "
+        "seconds after it starts, then the seconds until its KeyboardInterrupt handler ran "
+        "(tests/test_interrupt.py's harness). " + verdict,
+        "",
+        "| path | signal after (s) | latency (s) |",
+        "|---|---:|---:|",
+    ]
+    for r in rows:
+        latency = f"{r['seconds']:.3f}" if r["seconds"] is not None else f"ended first: {r.get('detail', '')}"
+        lines.append(f"| {r['path']} | {r['after']:g} | {latency} |")
+    return lines + [""]
+
+
+def report(results, out_path, seconds=None, note="", interrupt_path=None):
     classes = list(fz.CLASSES) + (["harness"] if any(r["cls"] == "harness" for r in results.values()) else [])
     by_fam = collections.defaultdict(collections.Counter)
     by_area = collections.defaultdict(collections.Counter)
@@ -133,7 +235,8 @@ def report(results, out_path, seconds=None, note=""):
         "|---|---:|",
     ]
     lines += [f"| {CLASS_TITLES[c]} | {total[c]} |" for c in classes]
-    lines += ["", "## Per entry-point family", ""]
+    lines += [""] + (interrupt_lines(interrupt_path) if interrupt_path else [])
+    lines += ["## Per entry-point family", ""]
     lines.append("| family | " + " | ".join(classes) + " | total |")
     lines.append("|---|" + "---:|" * (len(classes) + 1))
     for fam in sorted(by_fam):
@@ -173,7 +276,12 @@ def main():
     ap.add_argument("--fresh", action="store_true", help="forget saved verdicts")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--note", default="", help="a paragraph for the report (conditions of the run)")
+    ap.add_argument("--interrupt", action="store_true", help="measure the Ctrl-C latencies (then report)")
+    ap.add_argument("--interrupt-state", default=os.path.join(ROOT, "build", "interrupt_latency.json"))
     args = ap.parse_args()
+    if args.interrupt:
+        measure_interrupts(args.interrupt_state)
+        args.report_only = True
     os.makedirs(os.path.dirname(args.state), exist_ok=True)
     if args.fresh and os.path.exists(args.state):
         os.remove(args.state)
@@ -185,7 +293,8 @@ def main():
         print(f"{len(cases)} cases, {len(cases) - len(todo)} already classified, {len(todo)} to run", flush=True)
         run(todo, args.state, args.workers, args.timeout)
     results = {c: r for c, r in load(args.state).items() if c in set(cases)}
-    report(results, args.out, None if args.report_only else time.monotonic() - t0, args.note)
+    seconds = None if args.report_only else time.monotonic() - t0
+    report(results, args.out, seconds, args.note, args.interrupt_state)
     total = collections.Counter(r["cls"] for r in results.values())
     print(" ".join(f"{c}={total[c]}" for c in list(fz.CLASSES) + ["harness"]))
     print(f"wrote {args.out}")

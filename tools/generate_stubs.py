@@ -8,6 +8,7 @@ pybind11-stubgen writes one .pyi per submodule from the built extension; then
 - a class that Python cannot construct (results, records) gets pybind11's ``__init__(*args,
   **kwargs)``, which raises TypeError, as at run time; the enums (``enum.Enum`` subclasses) keep
   Enum's constructor;
+- each options class's ``_field_types`` (the rule of each field) is declared without its value;
 - ``__all__`` goes (the extension's submodules define none), and the package stub re-exports its
   submodules (``from . import linalg as linalg``), which are attributes of ``_core`` at run time;
 - every class is allowlisted for stubtest's one unavoidable complaint, that its metaclass is
@@ -30,6 +31,9 @@ CLASS = re.compile(r"^class (\w+)[:(]", re.MULTILINE)
 GETTER = re.compile(r"    @property\n    def (\w+)\(self\) -> (.+?):\n")
 KWARGS_INIT = re.compile(r"    def __init__\(self, \*\*kwargs\) -> None:\n")
 ALL = re.compile(r"^__all__: list\[str\] = \[.*?\]\n", re.MULTILINE | re.DOTALL)
+# stubgen prints each field's rule with a 1-tuple as a parenthesised string: only the type stays.
+FIELD_TYPES = re.compile(r"^    _field_types: typing\.ClassVar\[dict\] = \{.*?\}\n", re.MULTILINE | re.DOTALL)
+FIELD_TYPES_STUB = "    _field_types: typing.ClassVar[dict[str, tuple]]  # each field's rule (option_fields.hpp)\n"
 ALLOWLIST = ROOT / "tools" / "stubtest_allowlist.txt"
 ENUM_CLASS = re.compile(r"class (\w+)\(enum\.Enum\):")
 ENUM_MEMBER = re.compile(r"    (\w+): typing\.ClassVar\[\w+\]\n")
@@ -78,7 +82,8 @@ def main():
         classes = []
         for stub in sorted(generated.glob("*.pyi")):
             module = "kernlearn._core" + ("" if stub.stem == "__init__" else f".{stub.stem}")
-            text = keyword_inits(ALL.sub("", stub.read_text()), importlib.import_module(module))
+            text = FIELD_TYPES.sub(FIELD_TYPES_STUB, ALL.sub("", stub.read_text()))
+            text = keyword_inits(text, importlib.import_module(module))
             # The submodules are attributes of _core at run time: re-export them explicitly.
             text = re.sub(r"^from \. import (\w+)$", r"from . import \1 as \1", text, flags=re.MULTILINE)
             (TARGET / stub.name).write_text(text)

@@ -31,6 +31,8 @@
 #include "kernlearn/core/monitor.hpp"
 #include "kernlearn/core/status.hpp"
 
+#include "option_fields.hpp"
+
 namespace kernlearn::bindings {
 
 namespace py = pybind11;
@@ -73,9 +75,10 @@ class FieldClass {
 
 }  // namespace detail
 
-// An options struct as a Python class: Options(**fields), each field read-write and type-checked
-// by pybind11 on assignment, unknown names rejected with a TypeError, a repr that lists them all.
-// The fields list is kept on the class as _fields.
+// An options struct as a Python class: Options(**fields), each field read-write and checked by
+// the rule of its C++ type (option_fields.hpp) on construction and on assignment, with a
+// TypeError / ValueError naming Class.field; unknown names rejected with a TypeError; a repr that
+// lists them all. The fields are kept on the class as _fields, their rules as _field_types.
 template <class T>
 class OptionsClass : detail::FieldClass<T> {
  public:
@@ -83,12 +86,22 @@ class OptionsClass : detail::FieldClass<T> {
 
   template <class M>
   OptionsClass& field(const char* field_name, M T::* member, const char* doc) {
-    this->cls_.def_readwrite(field_name, member, doc);
+    const std::string where = std::string(this->name_) + "." + field_name;
+    // The getter as def_readwrite's (a nested options object is returned by reference, so
+    // options.spectral.tol = ... changes options); the setter through the field's rule.
+    this->cls_.def_property(
+        field_name, [member](const T& self) -> const M& { return self.*member; },
+        [member, where](T& self, const detail::FieldValue<M>& value) {
+          self.*member = detail::Rule<M>::convert(value.object, where);
+        },
+        py::return_value_policy::reference_internal, doc);
     this->fields_.emplace_back(field_name);
+    field_types_[field_name] = detail::Rule<M>::describe();
     return *this;
   }
 
   ~OptionsClass() {
+    this->cls_.attr("_field_types") = field_types_;
     auto fields = this->fields_;
     const char* name = this->name_;
     this->cls_.def(
@@ -105,6 +118,9 @@ class OptionsClass : detail::FieldClass<T> {
         }),
         (std::string("Options; every field defaults to the C++ member initialiser: ") + name + "._fields.").c_str());
   }
+
+ private:
+  py::dict field_types_;
 };
 
 // A result (or per-iteration record) struct as a read-only Python class. field() exposes a member

@@ -26,6 +26,7 @@ class PairwiseKernel:
     A pairwise kernel: its kind and parameter.
     """
 
+    _field_types: typing.ClassVar[dict[str, tuple]]  # each field's rule (option_fields.hpp)
     _fields: typing.ClassVar[tuple] = ("kind", "tau", "gamma")
     def __init__(self, *, kind: PairwiseKind = ..., tau: float = ..., gamma: float = ...) -> None:
         """
@@ -38,21 +39,21 @@ class PairwiseKernel:
         RBF width
         """
     @gamma.setter
-    def gamma(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def gamma(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def kind(self) -> PairwiseKind:
         """
         PairwiseKind.tl1 or PairwiseKind.rbf
         """
     @kind.setter
-    def kind(self, arg0: PairwiseKind) -> None: ...
+    def kind(self, arg1: PairwiseKind) -> None: ...
     @property
     def tau(self) -> float:
         """
         TL1 truncation
         """
     @tau.setter
-    def tau(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def tau(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
 
 def affine_invariant_kernel(
     W: numpy.typing.NDArray[numpy.float64],

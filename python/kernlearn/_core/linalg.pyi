@@ -60,6 +60,7 @@ class LanczosFilter:
     Chebyshev filter of filtered Lanczos (chebyshev_filter.hpp).
     """
 
+    _field_types: typing.ClassVar[dict[str, tuple]]  # each field's rule (option_fields.hpp)
     _fields: typing.ClassVar[tuple] = ("level", "degree")
     def __init__(self, *, level: float = ..., degree: int = ...) -> None:
         """
@@ -72,20 +73,21 @@ class LanczosFilter:
         the polynomial's degree (odd)
         """
     @degree.setter
-    def degree(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def degree(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def level(self) -> float:
         """
         level on the unwanted side of the wanted pairs (in threshold mode at or beyond the threshold)
         """
     @level.setter
-    def level(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def level(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
 
 class LanczosOptions:
     """
     Options of thick-restart Lanczos (lanczos.hpp).
     """
 
+    _field_types: typing.ClassVar[dict[str, tuple]]  # each field's rule (option_fields.hpp)
     _fields: typing.ClassVar[tuple] = (
         "k",
         "which",
@@ -120,63 +122,63 @@ class LanczosOptions:
         None, or LanczosFilter: Lanczos on a Chebyshev polynomial of A
         """
     @filter.setter
-    def filter(self, arg0: LanczosFilter | None) -> None: ...
+    def filter(self, arg1: LanczosFilter | None) -> None: ...
     @property
     def k(self) -> int:
         """
         eigenpairs wanted; in threshold mode the first guess of the count
         """
     @k.setter
-    def k(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def k(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def max_matvec(self) -> int | None:
         """
         products with A at most (None: 100 n)
         """
     @max_matvec.setter
-    def max_matvec(self, arg0: typing.SupportsInt | typing.SupportsIndex | None) -> None: ...
+    def max_matvec(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None: ...
     @property
     def max_rank(self) -> int | None:
         """
         threshold mode: at most this many pairs (None: n)
         """
     @max_rank.setter
-    def max_rank(self, arg0: typing.SupportsInt | typing.SupportsIndex | None) -> None: ...
+    def max_rank(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None: ...
     @property
     def ncv(self) -> int | None:
         """
         basis size, k < ncv <= n (None: k + max(20, 0.6 k))
         """
     @ncv.setter
-    def ncv(self, arg0: typing.SupportsInt | typing.SupportsIndex | None) -> None: ...
+    def ncv(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None: ...
     @property
     def seed(self) -> int:
         """
         seeds the vectors that replace an invariant Krylov basis
         """
     @seed.setter
-    def seed(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def seed(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def threshold(self) -> float | None:
         """
         None, or every eigenvalue beyond it (above for largest, below for smallest)
         """
     @threshold.setter
-    def threshold(self, arg0: typing.SupportsFloat | typing.SupportsIndex | None) -> None: ...
+    def threshold(self, arg1: typing.SupportsFloat | typing.SupportsIndex | None) -> None: ...
     @property
     def tol(self) -> float:
         """
         converged when the residual <= tol * |A|_est
         """
     @tol.setter
-    def tol(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def tol(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def which(self) -> LanczosWhich:
         """
         LanczosWhich: the end of the spectrum
         """
     @which.setter
-    def which(self, arg0: LanczosWhich) -> None: ...
+    def which(self, arg1: LanczosWhich) -> None: ...
 
 class LanczosResult:
     """

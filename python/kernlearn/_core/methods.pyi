@@ -83,6 +83,7 @@ class SpectralOptions:
     Options of the saddle-point iteration (saddle_point.hpp).
     """
 
+    _field_types: typing.ClassVar[dict[str, tuple]]  # each field's rule (option_fields.hpp)
     _fields: typing.ClassVar[tuple] = (
         "p",
         "G",
@@ -129,105 +130,105 @@ class SpectralOptions:
         the trace bound (unused with G)
         """
     @B.setter
-    def B(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def B(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def G(self) -> float | None:
         """
         None: the bound tr K^p <= B; a float: the penalty (G/p) tr K^p instead
         """
     @G.setter
-    def G(self, arg0: typing.SupportsFloat | typing.SupportsIndex | None) -> None: ...
+    def G(self, arg1: typing.SupportsFloat | typing.SupportsIndex | None) -> None: ...
     @property
     def accelerate(self) -> bool:
         """
         Nesterov momentum with restart (L-BFGS for a free alpha) and an adaptive step
         """
     @accelerate.setter
-    def accelerate(self, arg0: bool) -> None: ...
+    def accelerate(self, arg1: bool) -> None: ...
     @property
     def dense_fraction(self) -> float:
         """
         auto: the rank fraction of n from which LAPACK
         """
     @dense_fraction.setter
-    def dense_fraction(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def dense_fraction(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def dense_max_n(self) -> int:
         """
         auto: no dense solve above this n (a larger positive rank is then an error)
         """
     @dense_max_n.setter
-    def dense_max_n(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def dense_max_n(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def eig_tol(self) -> float:
         """
         Lanczos residual tolerance relative to |A|
         """
     @eig_tol.setter
-    def eig_tol(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def eig_tol(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def eigen_solver(self) -> SpectralSolver:
         """
         a SpectralSolver
         """
     @eigen_solver.setter
-    def eigen_solver(self, arg0: SpectralSolver) -> None: ...
+    def eigen_solver(self, arg1: SpectralSolver) -> None: ...
     @property
     def max_iter(self) -> int:
         """
         iteration cap
         """
     @max_iter.setter
-    def max_iter(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def max_iter(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def newton(self) -> bool:
         """
         Newton steps where they apply (free alpha, distance pairs, p = 2)
         """
     @newton.setter
-    def newton(self, arg0: bool) -> None: ...
+    def newton(self, arg1: bool) -> None: ...
     @property
     def p(self) -> float:
         """
         the capacity regulariser tr K^p, p >= 1
         """
     @p.setter
-    def p(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def p(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def rank(self) -> int | None:
         """
         None: every positive eigenpair of A; r: the r largest only
         """
     @rank.setter
-    def rank(self, arg0: typing.SupportsInt | typing.SupportsIndex | None) -> None: ...
+    def rank(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None: ...
     @property
     def seed(self) -> int:
         """
         the eigensolvers' random start
         """
     @seed.setter
-    def seed(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def seed(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def step(self) -> float | None:
         """
         None: 1 / L_t with backtracking; a float: a fixed step
         """
     @step.setter
-    def step(self, arg0: typing.SupportsFloat | typing.SupportsIndex | None) -> None: ...
+    def step(self, arg1: typing.SupportsFloat | typing.SupportsIndex | None) -> None: ...
     @property
     def tol(self) -> float:
         """
         relative duality gap at which the iteration stops
         """
     @tol.setter
-    def tol(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def tol(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def warm_start(self) -> bool:
         """
         start each Lanczos solve from the last eigenvectors
         """
     @warm_start.setter
-    def warm_start(self, arg0: bool) -> None: ...
+    def warm_start(self, arg1: bool) -> None: ...
 
 class SaddleIteration:
     """
@@ -405,6 +406,7 @@ class NpklOptions:
     SimpleNPKL's options (npkl.hpp).
     """
 
+    _field_types: typing.ClassVar[dict[str, tuple]]  # each field's rule (option_fields.hpp)
     _fields: typing.ClassVar[tuple] = ("loss", "C", "spectral")
     def __init__(self, *, loss: NpklLoss = ..., C: float = ..., spectral: SpectralOptions = ...) -> None:
         """
@@ -417,21 +419,21 @@ class NpklOptions:
         loss weight, each constraint counted twice
         """
     @C.setter
-    def C(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def C(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def loss(self) -> NpklLoss:
         """
         an NpklLoss
         """
     @loss.setter
-    def loss(self, arg0: NpklLoss) -> None: ...
+    def loss(self, arg1: NpklLoss) -> None: ...
     @property
     def spectral(self) -> SpectralOptions:
         """
         the saddle-point iteration's SpectralOptions
         """
     @spectral.setter
-    def spectral(self, arg0: SpectralOptions) -> None: ...
+    def spectral(self, arg1: SpectralOptions) -> None: ...
 
 class DualSet(enum.Enum):
     """
@@ -465,6 +467,7 @@ class SaddleProblem:
     max_alpha -phi(A(alpha)) + w'alpha - (rho/2)|alpha|^2, A = M + sum_c alpha_c C_c, M = S + U diag(c) U' + shift I (saddle_point.hpp).
     """
 
+    _field_types: typing.ClassVar[dict[str, tuple]]  # each field's rule (option_fields.hpp)
     _fields: typing.ClassVar[tuple] = (
         "sparse",
         "lowrank",
@@ -507,91 +510,91 @@ class SaddleProblem:
         the starting point (projected onto the set)
         """
     @alpha0.setter
-    def alpha0(self, arg0: typing.Annotated[numpy.typing.ArrayLike, numpy.float64, "[m, 1]"]) -> None: ...
+    def alpha0(self, arg1: typing.Annotated[numpy.typing.ArrayLike, numpy.float64, "[m, 1]"]) -> None: ...
     @property
     def center(self) -> bool:
         """
         replace A by H A H (K 1 = 0)
         """
     @center.setter
-    def center(self, arg0: bool) -> None: ...
+    def center(self, arg1: bool) -> None: ...
     @property
     def dual_set(self) -> DualSet:
         """
         a DualSet
         """
     @dual_set.setter
-    def dual_set(self, arg0: DualSet) -> None: ...
+    def dual_set(self, arg1: DualSet) -> None: ...
     @property
     def lowrank(self) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]"]:
         """
         U, n x r (r may be 0)
         """
     @lowrank.setter
-    def lowrank(self, arg0: typing.Annotated[numpy.typing.ArrayLike, numpy.float64, "[m, n]"]) -> None: ...
+    def lowrank(self, arg1: typing.Annotated[numpy.typing.ArrayLike, numpy.float64, "[m, n]"]) -> None: ...
     @property
     def lowrank_coef(self) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"]:
         """
         c, r values
         """
     @lowrank_coef.setter
-    def lowrank_coef(self, arg0: typing.Annotated[numpy.typing.ArrayLike, numpy.float64, "[m, 1]"]) -> None: ...
+    def lowrank_coef(self, arg1: typing.Annotated[numpy.typing.ArrayLike, numpy.float64, "[m, 1]"]) -> None: ...
     @property
     def pairs(self) -> typing.Annotated[numpy.typing.NDArray[numpy.int64], "[m, n]"]:
         """
         m_pairs x 2 distinct unordered pairs
         """
     @pairs.setter
-    def pairs(self, arg0: typing.Annotated[numpy.typing.ArrayLike, numpy.int64, "[m, n]"]) -> None: ...
+    def pairs(self, arg1: typing.Annotated[numpy.typing.ArrayLike, numpy.int64, "[m, n]"]) -> None: ...
     @property
     def pattern(self) -> PairPattern:
         """
         a PairPattern
         """
     @pattern.setter
-    def pattern(self, arg0: PairPattern) -> None: ...
+    def pattern(self, arg1: PairPattern) -> None: ...
     @property
     def rho(self) -> float:
         """
         the quadratic term's weight
         """
     @rho.setter
-    def rho(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def rho(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def rows(self) -> ConstraintRows:
         """
         R, a ConstraintRows
         """
     @rows.setter
-    def rows(self, arg0: ConstraintRows) -> None: ...
+    def rows(self, arg1: ConstraintRows) -> None: ...
     @property
     def shift(self) -> float:
         """
         the multiple of I in M
         """
     @shift.setter
-    def shift(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def shift(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def sparse(self) -> Csr:
         """
         S, a Csr (sorted indices; may have no entries)
         """
     @sparse.setter
-    def sparse(self, arg0: Csr) -> None: ...
+    def sparse(self, arg1: Csr) -> None: ...
     @property
     def target(self) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"]:
         """
         w, one per constraint
         """
     @target.setter
-    def target(self, arg0: typing.Annotated[numpy.typing.ArrayLike, numpy.float64, "[m, 1]"]) -> None: ...
+    def target(self, arg1: typing.Annotated[numpy.typing.ArrayLike, numpy.float64, "[m, 1]"]) -> None: ...
     @property
     def upper(self) -> float:
         """
         u of the box / capped simplex
         """
     @upper.setter
-    def upper(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def upper(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
 
 class IklrInner(enum.Enum):
     """
@@ -606,6 +609,7 @@ class IklrOptions:
     Options of CCICP (Liu et al., TNNLS 2019, Algorithm 1).
     """
 
+    _field_types: typing.ClassVar[dict[str, tuple]]  # each field's rule (option_fields.hpp)
     _fields: typing.ClassVar[tuple] = (
         "inner",
         "lambda_",
@@ -642,76 +646,77 @@ class IklrOptions:
         the paper's Krein penalty; False: (lambda/2) a'K+ a
         """
     @concave.setter
-    def concave(self, arg0: bool) -> None: ...
+    def concave(self, arg1: bool) -> None: ...
     @property
     def decay(self) -> float:
         """
         eta <- decay * eta after every inner step
         """
     @decay.setter
-    def decay(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def decay(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def eps(self) -> float:
         """
         inner loop stops when |F_k(t+1) - F_k(t)| <= eps
         """
     @eps.setter
-    def eps(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def eps(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def inner(self) -> IklrInner:
         """
         inner loop, IklrInner.gd or IklrInner.sgd
         """
     @inner.setter
-    def inner(self, arg0: IklrInner) -> None: ...
+    def inner(self, arg1: IklrInner) -> None: ...
     @property
     def lambda_(self) -> float:
         """
         the paper's lambda (the estimator's alpha)
         """
     @lambda_.setter
-    def lambda_(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def lambda_(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def learning_rate(self) -> float:
         """
         eta_0
         """
     @learning_rate.setter
-    def learning_rate(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def learning_rate(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def literal_sgd(self) -> bool:
         """
         SGD step as eq. (12) prints it (no -lambda K- a_k)
         """
     @literal_sgd.setter
-    def literal_sgd(self, arg0: bool) -> None: ...
+    def literal_sgd(self, arg1: bool) -> None: ...
     @property
     def max_inner(self) -> int:
         """
         cap on inner steps per outer iteration
         """
     @max_inner.setter
-    def max_inner(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def max_inner(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def max_outer(self) -> int:
         """
         outer (CCCP) iterations
         """
     @max_outer.setter
-    def max_outer(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def max_outer(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def restart_rate(self) -> bool:
         """
         eta back to eta_0 at each outer step
         """
     @restart_rate.setter
-    def restart_rate(self, arg0: bool) -> None: ...
+    def restart_rate(self, arg1: bool) -> None: ...
 
 class IklrNewtonOptions:
     """
     Options of the Newton solver of the convex IKLR model.
     """
 
+    _field_types: typing.ClassVar[dict[str, tuple]]  # each field's rule (option_fields.hpp)
     _fields: typing.ClassVar[tuple] = ("lambda_", "tol", "max_iter", "max_cg")
     def __init__(self, *, lambda_: float = ..., tol: float = ..., max_iter: int = ..., max_cg: int = ...) -> None:
         """
@@ -724,28 +729,28 @@ class IklrNewtonOptions:
         the regularisation lambda (the estimator's alpha)
         """
     @lambda_.setter
-    def lambda_(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def lambda_(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def max_cg(self) -> int:
         """
         conjugate-gradient steps per Newton step
         """
     @max_cg.setter
-    def max_cg(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def max_cg(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def max_iter(self) -> int:
         """
         Newton steps
         """
     @max_iter.setter
-    def max_iter(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def max_iter(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def tol(self) -> float:
         """
         converged when ||grad F|| <= tol ||grad F(0)||
         """
     @tol.setter
-    def tol(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def tol(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
 
 class IklrIteration:
     """
@@ -830,6 +835,7 @@ class IklrNystromOptions:
     Options of the Newton solver of IKLR's Nystrom model.
     """
 
+    _field_types: typing.ClassVar[dict[str, tuple]]  # each field's rule (option_fields.hpp)
     _fields: typing.ClassVar[tuple] = ("lambda_", "intercept", "tol", "max_iter", "max_cg")
     def __init__(
         self, *, lambda_: float = ..., intercept: float = ..., tol: float = ..., max_iter: int = ..., max_cg: int = ...
@@ -844,35 +850,35 @@ class IklrNystromOptions:
         s, the constant feature's value (0: no intercept)
         """
     @intercept.setter
-    def intercept(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def intercept(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def lambda_(self) -> float:
         """
         the regularisation lambda (the estimator's alpha)
         """
     @lambda_.setter
-    def lambda_(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def lambda_(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def max_cg(self) -> int:
         """
         preconditioned conjugate-gradient steps per Newton step
         """
     @max_cg.setter
-    def max_cg(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def max_cg(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def max_iter(self) -> int:
         """
         Newton steps
         """
     @max_iter.setter
-    def max_iter(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def max_iter(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def tol(self) -> float:
         """
         converged when ||grad F|| <= tol ||grad F(0)||
         """
     @tol.setter
-    def tol(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def tol(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
 
 class IklrNystromResult:
     """
@@ -930,6 +936,7 @@ class IsmOptions:
     Options of ISM (Algorithm 2 of Wu et al. 2018).
     """
 
+    _field_types: typing.ClassVar[dict[str, tuple]]  # each field's rule (option_fields.hpp)
     _fields: typing.ClassVar[tuple] = ("sigma", "max_iter", "tol", "anderson_depth")
     def __init__(self, *, sigma: float = ..., max_iter: int = ..., tol: float = ..., anderson_depth: int = ...) -> None:
         """
@@ -942,28 +949,28 @@ class IsmOptions:
         Anderson acceleration depth; 0 = plain ISM
         """
     @anderson_depth.setter
-    def anderson_depth(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def anderson_depth(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def max_iter(self) -> int:
         """
         ISM iterations (Phi evaluations)
         """
     @max_iter.setter
-    def max_iter(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def max_iter(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def sigma(self) -> float:
         """
         Gaussian kernel bandwidth
         """
     @sigma.setter
-    def sigma(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def sigma(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def tol(self) -> float:
         """
         stop when the projection distance between iterates is <= tol
         """
     @tol.setter
-    def tol(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def tol(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
 
 class IsmResult:
     """
@@ -1027,6 +1034,7 @@ class KdacOptions:
     Options of the KDAC alternation (Algorithm 1 of Wu et al. 2018).
     """
 
+    _field_types: typing.ClassVar[dict[str, tuple]]  # each field's rule (option_fields.hpp)
     _fields: typing.ClassVar[tuple] = (
         "n_clusters",
         "q",
@@ -1071,98 +1079,98 @@ class KdacOptions:
         ISM acceleration depth; 0 = plain ISM
         """
     @anderson_depth.setter
-    def anderson_depth(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def anderson_depth(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def dense_max_n(self) -> int:
         """
         U-step on an explicit n x n matrix up to here
         """
     @dense_max_n.setter
-    def dense_max_n(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def dense_max_n(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def eig_tol(self) -> float:
         """
         Lanczos residual tolerance of the U-step
         """
     @eig_tol.setter
-    def eig_tol(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def eig_tol(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def ism_max_iter(self) -> int:
         """
         ISM iterations per W-step
         """
     @ism_max_iter.setter
-    def ism_max_iter(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def ism_max_iter(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def ism_tol_factor(self) -> float:
         """
         W-step t is solved to max(tol, factor x dist_w(t-1))
         """
     @ism_tol_factor.setter
-    def ism_tol_factor(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def ism_tol_factor(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def lambda_(self) -> float:
         """
         weight of the novelty term
         """
     @lambda_.setter
-    def lambda_(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def lambda_(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def landmarks(self) -> list[int]:
         """
         the Nystrom landmark rows of the low-rank path; empty: exact
         """
     @landmarks.setter
-    def landmarks(self, arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> None: ...
+    def landmarks(self, arg1: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> None: ...
     @property
     def max_iter(self) -> int:
         """
         outer (W, D, U) iterations
         """
     @max_iter.setter
-    def max_iter(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def max_iter(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def n_clusters(self) -> int:
         """
         k, the number of alternative clusters
         """
     @n_clusters.setter
-    def n_clusters(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def n_clusters(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def n_random_features(self) -> int:
         """
         low-rank path: Phi(W) from this many random Fourier frequencies; 0: from the Nystrom kernel
         """
     @n_random_features.setter
-    def n_random_features(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def n_random_features(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def q(self) -> int | None:
         """
         subspace dimension; None = the largest eigengap (11) (spectral init only)
         """
     @q.setter
-    def q(self, arg0: typing.SupportsInt | typing.SupportsIndex | None) -> None: ...
+    def q(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None: ...
     @property
     def seed(self) -> int:
         """
         seed of the Lanczos start vectors and of the random features
         """
     @seed.setter
-    def seed(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def seed(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def sigma(self) -> float:
         """
         Gaussian kernel bandwidth
         """
     @sigma.setter
-    def sigma(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def sigma(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def tol(self) -> float:
         """
         projection distance of W and U between outer iterations
         """
     @tol.setter
-    def tol(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def tol(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
 
 class KdacIteration:
     """
@@ -1375,6 +1383,7 @@ class SiceOptions:
     Options of the SICE solvers (sice.hpp).
     """
 
+    _field_types: typing.ClassVar[dict[str, tuple]]  # each field's rule (option_fields.hpp)
     _fields: typing.ClassVar[tuple] = (
         "solver",
         "tol",
@@ -1409,63 +1418,63 @@ class SiceOptions:
         alm: Theorem 5's M, Y >= lambda I
         """
     @bounds.setter
-    def bounds(self, arg0: bool) -> None: ...
+    def bounds(self, arg1: bool) -> None: ...
     @property
     def max_cg(self) -> int:
         """
         newton: conjugate-gradient iterations per step
         """
     @max_cg.setter
-    def max_cg(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def max_cg(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def max_iter(self) -> int:
         """
         iterations at most
         """
     @max_iter.setter
-    def max_iter(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def max_iter(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def mu(self) -> float | None:
         """
         alm: fixed step (None: the gamma_min * gamma_max rule)
         """
     @mu.setter
-    def mu(self, arg0: typing.SupportsFloat | typing.SupportsIndex | None) -> None: ...
+    def mu(self, arg1: typing.SupportsFloat | typing.SupportsIndex | None) -> None: ...
     @property
     def mu_period(self) -> int:
         """
         alm: iterations between the rule's step re-estimates
         """
     @mu_period.setter
-    def mu_period(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def mu_period(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
     def paper_mu(self) -> bool:
         """
         alm: the paper's step mu = min(lambda^2, sigma)
         """
     @paper_mu.setter
-    def paper_mu(self, arg0: bool) -> None: ...
+    def paper_mu(self, arg1: bool) -> None: ...
     @property
     def sigma(self) -> float:
         """
         alm: smoothing of the l1 term (eq. 18); 0: none
         """
     @sigma.setter
-    def sigma(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def sigma(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
     def solver(self) -> SiceSolver:
         """
         SiceSolver
         """
     @solver.setter
-    def solver(self, arg0: SiceSolver) -> None: ...
+    def solver(self, arg1: SiceSolver) -> None: ...
     @property
     def tol(self) -> float:
         """
         stop when the duality gap <= tol * max(1, |F(M)|)
         """
     @tol.setter
-    def tol(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def tol(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
 
 class SiceResult:
     """
