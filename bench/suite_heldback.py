@@ -405,8 +405,9 @@ def _repetition(family, X, y, alt, options, seed):
         return RUNS[family](X, y, alt, seed, options)
 
 
-def family_table(family, names, mode, options, notes):
-    """The markdown lines of one family's table; footnotes appended to ``notes``."""
+def family_table(family, names, mode, options, notes, progress):
+    """The markdown lines of one family's table; footnotes appended to ``notes``; after each data
+    set ``progress(lines so far, name)`` (the file is rewritten, so a stopped run keeps its rows)."""
     score_name, higher = SCORES[family]
     first, tuned_baseline, beside, pairs = ROWS[family]
     rows = []
@@ -428,7 +429,9 @@ def family_table(family, names, mode, options, notes):
             is_default = row in pairs
             is_tuned = row in pairs.values()
             cells = {
-                "data set": f"{name} ({X.shape[0]} x {X.shape[1]})",
+                "data set": f"{name} ({X.shape[0]} x {X.shape[1]}"
+                + (f"; {SIMILARITY_MAX_N} drawn" if family == "similarity" and X.shape[0] > SIMILARITY_MAX_N else "")
+                + ")",
                 "method": row,
                 score_name: f"{np.nanmean(scores):.1f} ± {np.nanstd(scores):.1f}"
                 if family != "kdac"
@@ -441,14 +444,14 @@ def family_table(family, names, mode, options, notes):
             }
             if is_default or is_tuned:
                 ours, theirs = np.array(scores), np.array([run[first][0] for run in runs])
-                diff = np.mean(ours - theirs)
+                diff = np.round(np.mean(ours - theirs), 10)  # no +1e-15 for equal scores
                 verdict = one_std_verdict(ours, theirs, higher) if np.isfinite(diff) else "n/a"
                 cells[f"vs {first}"] = f"{verdict} ({diff:+.3g})"
                 if is_default:
                     tally.setdefault(row, []).append(verdict)
                 if is_tuned and tuned_baseline:
                     theirs = [run[tuned_baseline][0] for run in runs]
-                    diff = np.mean(ours - theirs)
+                    diff = np.round(np.mean(ours - theirs), 10)
                     cells["vs tuned baseline"] = f"{one_std_verdict(ours, theirs, higher)} ({diff:+.3g})"
             if is_default or any(m.startswith("raised") for m in messages):
                 cells["warnings (default fits)"] = str(len(messages))
@@ -463,6 +466,12 @@ def family_table(family, names, mode, options, notes):
                     )
             rows.append(cells)
             print("  " + " | ".join(str(v) for v in cells.values()), flush=True)
+        progress(_family_lines(family, first, rows, tally, options), name)
+    return _family_lines(family, first, rows, tally, options)
+
+
+def _family_lines(family, first, rows, tally, options):
+    score_name, higher = SCORES[family]
     arrow = "higher" if higher else "lower"
     summary = "; ".join(
         f"{row}: {v.count('win')} wins, {v.count('tie')} ties, {v.count('loss')} losses of {len(v)}"
@@ -478,7 +487,7 @@ def family_table(family, names, mode, options, notes):
     ]
 
 
-def header(mode, options, command, seconds):
+def header(mode, options, command, seconds, status):
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=BENCH, capture_output=True, text=True, check=False
     ).stdout.strip()
@@ -491,7 +500,9 @@ def header(mode, options, command, seconds):
         "",
         f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; commit {commit}"
         + (" (with uncommitted changes)" if dirty else "")
-        + f"; `{command}`; {options.repeats} repetitions; run time {seconds:.0f} s on 2 shared cores"
+        + f"; `{command}`; {options.repeats} repetitions; "
+        + (f"**{status}** after {seconds:.0f} s" if status else f"run time {seconds:.0f} s")
+        + " on 2 shared cores"
         + (f", {options.jobs} repetitions at a time" if options.jobs > 1 else "")
         + f". kernlearn {kernlearn.__version__}, scikit-learn {sklearn.__version__}, numpy {np.__version__}, "
         f"Python {platform.python_version()}.",
@@ -543,15 +554,27 @@ def main(argv=None):
     if options.jobs > 1:  # the workers import this directory's modules
         os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(BENCH), os.environ.get("PYTHONPATH")]))
     start = time.perf_counter()
-    lines, notes = [], []
+    done, notes = [], []
+    out.parent.mkdir(parents=True, exist_ok=True)
+
+    def write(current, status):
+        lines = header(options.mode, options, command.strip(), time.perf_counter() - start, status)
+        lines += done + current
+        lines += ["Warnings and errors of the default fits:", ""] + [f"- {note}" for note in notes or ["none"]]
+        out.write_text("\n".join(lines) + "\n")
+
     parallel = joblib.parallel_config(n_jobs=options.jobs) if options.dask is None else contextlib.nullcontext()
     with dask_backend(options.dask), parallel:
-        for family in options.families:
-            lines += family_table(family, options.datasets, options.mode, options, notes)
-    lines = header(options.mode, options, command.strip(), time.perf_counter() - start) + lines
-    lines += ["Warnings and errors of the default fits:", ""] + [f"- {note}" for note in notes or ["none"]]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines) + "\n")
+        for f, family in enumerate(options.families):
+
+            def progress(current, name, f=f, family=family):
+                left = options.datasets[options.datasets.index(name) + 1 :]
+                pending = [f"{family} on {', '.join(left)}"] if left else []
+                pending += options.families[f + 1 :]
+                write(current, f"stopped early or still running; not run yet: {'; '.join(pending)}" if pending else "")
+
+            done += family_table(family, options.datasets, options.mode, options, notes, progress)
+    write([], "")
     print(f"wrote {out}")
 
 
