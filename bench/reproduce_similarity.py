@@ -112,7 +112,8 @@ def spectrum(S, method):
 def svc_scores(K, y, tr, te, C):
     clf = SVC(kernel="precomputed", C=C).fit(K[np.ix_(tr, tr)], y[tr])
     pred = clf.predict(K[np.ix_(te, tr)])
-    return 100 * np.mean(pred == y[te]), 100 * f1_score(y[te], pred)
+    average = "binary" if np.unique(y).size == 2 else "macro"
+    return 100 * np.mean(pred == y[te]), 100 * f1_score(y[te], pred, average=average)
 
 
 def cv_svc(K, y, tr, folds, seed, grid=C_GRID):
@@ -133,9 +134,9 @@ def fit_learned(Est, S, y, tr, te, **params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         est = Est(**params).fit(S, y_semi)
-    dec = est.decision_transductive_[te]
-    pred = est.classes_[(dec > 0).astype(int)]
-    return 100 * np.mean(pred == y[te]), 100 * f1_score(y[te], pred), est, pred
+    pred = est.transduction_[te]  # the sign of the decision with two classes, its argmax with more
+    average = "binary" if est.classes_.size == 2 else "macro"
+    return 100 * np.mean(pred == y[te]), 100 * f1_score(y[te], pred, average=average), est, pred
 
 
 def cv_learned(Est, S, y, tr, folds, seed, rho_grid, C_grid=C_GRID, **params):

@@ -77,6 +77,7 @@ import kernlearn
 from kernlearn import datasets as kl_datasets
 from kernlearn.embedding import ColoredMVU, MinimumVolumeEmbedding, StructurePreservingEmbedding
 from repetitions import add_dask_option, dask_backend, repeat
+from tables import one_std_verdict as _verdict
 
 N_COMPONENTS = 2
 N_GRID = (5, 10, 15)
@@ -175,13 +176,6 @@ def _one_method(method, X, y, train, test, seed, n_jobs):
     accuracy = KNeighborsClassifier(1).fit(Z[train], y[train]).score(Z[test], y[test])
     trust = trustworthiness(X, Z, n_neighbors=TRUST_NEIGHBORS)
     return dict(accuracy=accuracy, trust=trust, chosen=label, seconds=seconds, warned=warned, fits=len(seconds))
-
-
-def _verdict(ours, theirs):
-    """win / tie / loss of paired scores (one std of the paired differences)."""
-    d = np.asarray(ours) - np.asarray(theirs)
-    mean, std = d.mean(), d.std()
-    return "win" if mean > std else "loss" if mean < -std else "tie"
 
 
 def _pm(values, scale=1.0, digits=1):

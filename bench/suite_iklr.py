@@ -100,6 +100,25 @@ def methods(d):
     ]
 
 
+def fit_and_score(estimator, grid, Xtr, ytr, Xte, yte, seed):
+    """(test accuracy %, warnings raised, chosen grid point or None, seconds) of the pipeline
+    StandardScaler -> estimator fitted on the training part; with a grid, tuned by GridSearchCV
+    on 3 stratified folds (shuffled with seed). The held-back harness (bench/suite_heldback.py)
+    uses it too."""
+    model = make_pipeline(StandardScaler(), clone(estimator))
+    start = time.perf_counter()
+    choice = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if grid is None:
+            model.fit(Xtr, ytr)
+        else:
+            cv = StratifiedKFold(3, shuffle=True, random_state=seed)
+            model = GridSearchCV(model, grid, cv=cv, n_jobs=1).fit(Xtr, ytr)
+            choice = "/".join(f"{v:.3g}" for v in model.best_params_.values())
+    return 100 * model.score(Xte, yte), list(caught), choice, time.perf_counter() - start
+
+
 def _suite_split(name, X, y, split):
     """{method: (test accuracy %, warnings, chosen grid point or None, seconds)} of one split."""
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.5, stratify=y, random_state=split)
@@ -107,18 +126,8 @@ def _suite_split(name, X, y, split):
     for method, estimator, grid in methods(X.shape[1]):
         if name == "digits" and method == "IKLR TL1 tuned":
             continue
-        model = make_pipeline(StandardScaler(), clone(estimator))
-        start = time.perf_counter()
-        choice = None
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            if grid is None:
-                model.fit(Xtr, ytr)
-            else:
-                cv = StratifiedKFold(3, shuffle=True, random_state=split)
-                model = GridSearchCV(model, grid, cv=cv, n_jobs=1).fit(Xtr, ytr)
-                choice = "/".join(f"{v:.3g}" for v in model.best_params_.values())
-        outcome[method] = (100 * model.score(Xte, yte), len(caught), choice, time.perf_counter() - start)
+        accuracy, caught, choice, seconds = fit_and_score(estimator, grid, Xtr, ytr, Xte, yte, split)
+        outcome[method] = (accuracy, len(caught), choice, seconds)
     return outcome
 
 

@@ -65,6 +65,37 @@ def verdict(values, baseline):
     return f"{paired_verdict(values, baseline)} ({float(np.mean(np.subtract(values, baseline))):+.1f})"
 
 
+def svc_columns(S, ys, tr, te, folds, seed, average):
+    """SVC on each single similarity of S (n, n, m) (and on their average if ``average``) made a
+    kernel by Clip and by Flip, C by ``folds``-fold CV on the training points ``tr``: returns
+    ({column: (test accuracy %, C)}, (test accuracy %, description) of the column with the best
+    CV score, the baseline a user comparing the options would deploy)."""
+    singles = [(SIM_NAMES[i], S[:, :, i]) for i in range(S.shape[2])]
+    if average:
+        singles.append(("average", S.mean(axis=-1)))
+    columns, best_cv = {}, (-1.0, None, None)
+    for sim, Si in singles:
+        for method, label in (("denoise", "Clip"), ("flip", "Flip")):
+            K = spectrum(Si, method)
+            C, cv_score = cv_svc(K, ys, tr, folds, seed)
+            a = svc_scores(K, ys, tr, te, C)[0]
+            columns[f"SVC {label}({sim})"] = (a, C)
+            if cv_score > best_cv[0]:
+                best_cv = (cv_score, a, f"{label}({sim}) C={C:g}")
+    return columns, best_cv[1:]
+
+
+def default_fit(Est, S, ys, tr, te):
+    """(test accuracy %, estimator, warnings raised) of ``Est()`` with every parameter at its
+    default, fitted transductively on S with the labels of ``tr`` (the rest unlabelled)."""
+    y_semi = np.full(len(ys), -1)
+    y_semi[tr] = ys[tr]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = Est().fit(S, y_semi)
+    return 100 * np.mean(est.transduction_[te] == ys[te]), est, list(caught)
+
+
 def _similarity_split(name, X, y, seed, folds, max_iter, split):
     """Accuracies, start changes, stalls, chosen grid points and warnings of one split."""
     acc, change, stalled, chosen, warned = {}, {}, {}, {}, {}
@@ -73,20 +104,12 @@ def _similarity_split(name, X, y, seed, folds, max_iter, split):
     pts = np.concatenate([tr, te])
     S, ys = similarities(X[pts]), y[pts]
     tr_l, te_l = np.arange(len(tr)), np.arange(len(tr), len(pts))
-    singles = [(SIM_NAMES[i], S[:, :, i]) for i in range(S.shape[2])] + [("average", S.mean(axis=-1))]
-    best_cv = (-1.0, None, None)
-    for sim, Si in singles:
-        for method, label in (("denoise", "Clip"), ("flip", "Flip")):
-            K = spectrum(Si, method)
-            C, cv_score = cv_svc(K, ys, tr_l, folds, split)
-            col = f"SVC {label}({sim})"
-            a = svc_scores(K, ys, tr_l, te_l, C)[0]
-            acc.setdefault(col, []).append(a)
-            chosen.setdefault(col, []).append(f"{C:g}")
-            if cv_score > best_cv[0]:
-                best_cv = (cv_score, a, f"{label}({sim}) C={C:g}")
-    acc.setdefault(BASELINE, []).append(best_cv[1])
-    chosen.setdefault(BASELINE, []).append(best_cv[2])
+    columns, best = svc_columns(S, ys, tr_l, te_l, folds, split, average=True)
+    for col, (a, C) in columns.items():
+        acc.setdefault(col, []).append(a)
+        chosen.setdefault(col, []).append(f"{C:g}")
+    acc.setdefault(BASELINE, []).append(best[0])
+    chosen.setdefault(BASELINE, []).append(best[1])
     for Est in (ESKL, EMKL, REKL):
         col = Est.__name__
         params = dict(loss="fro", max_iter=max_iter)
@@ -98,13 +121,8 @@ def _similarity_split(name, X, y, seed, folds, max_iter, split):
         stalled[col] = stalled.get(col, 0) + int(est.stop_reason_ == "stalled_at_start")
         # the estimator as a user first meets it: every parameter at its default
         col = f"{Est.__name__} (defaults)"
-        y_semi = np.full(len(pts), -1)
-        y_semi[tr_l] = ys[tr_l]
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            est = Est().fit(S, y_semi)
-        pred = est.classes_[(est.decision_transductive_[te_l] > 0).astype(int)]
-        acc.setdefault(col, []).append(100 * np.mean(pred == ys[te_l]))
+        a, est, caught = default_fit(Est, S, ys, tr_l, te_l)
+        acc.setdefault(col, []).append(a)
         chosen.setdefault(col, []).append(f"{est.C:g}/{est.rho:g}")
         change.setdefault(col, []).append(float(est.start_change_[0]))
         stalled[col] = stalled.get(col, 0) + int(est.stop_reason_ == "stalled_at_start")

@@ -57,6 +57,17 @@ def paired_verdict(ours, theirs, min_margin=0.0):
     return "win" if mean > margin else "loss" if mean < -margin else "tie"
 
 
+def one_std_verdict(ours, theirs, higher_is_better=True):
+    """ "win" / "loss" when the mean paired difference ours - theirs is beyond one (population)
+    standard deviation of the paired differences, else "tie" (one pair: only an exact tie is a
+    tie). The held-back protocol's verdict (bench/heldback_data.py) and the embedding suite's."""
+    diff = np.asarray(ours, dtype=float) - np.asarray(theirs, dtype=float)
+    if not higher_is_better:
+        diff = -diff
+    mean, std = float(diff.mean()), float(diff.std())
+    return "win" if mean > std else "loss" if mean < -std else "tie"
+
+
 def write_report(path, lines):
     """Write the report's lines to path (making its folder) and print them."""
     text = "\n".join(lines)
