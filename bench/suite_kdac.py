@@ -132,10 +132,11 @@ WHY = (
     "orthogonal residual suffices on these data because each existing clustering is carried by its class "
     "means. On LG1000 (existing labels pairing the four Gaussians XOR-wise) plain k-means already finds "
     "the alternative. Spectral clustering's 0.346 rows are a neighbour graph that is not connected "
-    '(scikit-learn warns; the warning column). With n_components="init-gap" (one fit) KDAC\'s default '
-    'takes about a second on Faces; the former default "auto" first fitted q = k = 4, which ran all '
-    "100 outer iterations without converging, before the refit at q = 17 (43 s; "
-    "bench/results/kdac_scale.md)."
+    '(scikit-learn warns; the warning column). With n_components="residual" (one fit; q = 17 on Faces, '
+    "as the former default init-gap chose, and lambda relative since issue 47: "
+    "bench/results/kdac_defaults.md) KDAC's NMI is the former default's on all six sets; the former "
+    'default "auto" first fitted q = k = 4, which ran all 100 outer iterations without converging, '
+    "before the refit at q = 17 (43 s; bench/results/kdac_scale.md)."
 )
 
 

@@ -335,7 +335,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         lambda HSIC(X, Y) a hundred times HSIC(X, U_0) at the start (the given clustering is
         largely what U_0 finds, so a large weight is needed to leave it). Measured on the
         development sets (bench/results/kdac_defaults.md): at 0.1 the fit returns the given
-        clustering on the penguins and on five of the paper's six sets; the crabs' alternative
+        clustering on the penguins and on four of the paper's six sets; the crabs' alternative
         appears from about 10 on (NMI 0.00 at 1, 0.58 at 10 to 1,000); above about 100 the
         labels stop changing. 100 rather than 10 because at 10 Faces lost 0.005 NMI (0.560
         against 0.565) while the penguins gained 0.03 (0.52 against 0.49, both above the
@@ -346,10 +346,11 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         where the starting embedding U_0 is found (``lambda_effective_`` records it; 1 x
         ``lambda_`` if either term is 0). "absolute": ``lambda_`` as is, the paper's scale. The
         paper's Y is 0/1, so HSIC(XW, Y) is of order n / k_y times HSIC(XW, U) (U has unit
-        columns): on its scale the novelty term outweighs the clustering term 10- to 100-fold
-        already at lambda = 1 (HSIC(X, U_0) / HSIC(X, Y) = 0.009 to 0.074 on the development
-        sets), and lambda from 0.1 to 1,000 changed no label on the penguins or the crabs. Use
-        "absolute" to reproduce the paper's Table 1 settings (bench/suite_kdac.py does).
+        columns): on its scale the novelty term outweighs the clustering term 9- to 280-fold
+        already at lambda = 1 (HSIC(X, U_0) / HSIC(X, Y) = 0.0036 to 0.11 on the development
+        sets, bench/results/kdac_defaults.md), and lambda from 0.1 to 1,000 changed no label on
+        the penguins. Use "absolute" to reproduce the paper's Table 1 settings
+        (bench/suite_kdac.py does).
     search : None or "inequality", default None
         "inequality": the paper's hyperparameter search (Section 4): fit every (sigma, lambda) of
         ``sigma_grid`` x ``lambda_grid`` at q = n_clusters (or the given ``n_components``) and
