@@ -84,9 +84,15 @@ def section_faces(args, table):
     Xs = StandardScaler().fit_transform(X)
     for n_jobs in (1, 2):
         t, m = timed(
-            lambda: KDAC(4, n_components=17, sigma=median_sigma(Xs), lambda_=1.0, random_state=0, n_jobs=n_jobs).fit(
-                Xs, pose
-            ),
+            lambda: KDAC(
+                4,
+                n_components=17,
+                sigma=median_sigma(Xs),
+                lambda_=1.0,
+                lambda_scale="absolute",
+                random_state=0,
+                n_jobs=n_jobs,
+            ).fit(Xs, pose),
             max(args.repeats, 5),
         )
         row(
@@ -191,7 +197,9 @@ def section_kdac8000(args, table):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConvergenceWarning)
             start = time.perf_counter()
-            m = KDAC(2, n_components=3, sigma=5.0, lambda_=10.0, random_state=0, n_jobs=2).fit(X, existing)
+            m = KDAC(2, n_components=3, sigma=5.0, lambda_=10.0, lambda_scale="absolute", random_state=0, n_jobs=2).fit(
+                X, existing
+            )
             t = time.perf_counter() - start
         row(
             table,

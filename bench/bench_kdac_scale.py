@@ -165,7 +165,7 @@ def rff(args):
         Y = np.eye(existing.max() + 1)[existing]
         A = np.hstack([U - U.mean(axis=0), Y - Y.mean(axis=0)]) / np.sqrt(model.degree_)[:, None]
         A = np.ascontiguousarray(A)
-        c = np.r_[np.ones(k), -model.lambda_ * np.ones(Y.shape[1])]
+        c = np.r_[np.ones(k), -model.lambda_effective_ * np.ones(Y.shape[1])]
         W, sigma, q = np.ascontiguousarray(model.projection_), model.sigma_, model.n_components_
         exact = _core.kernels.hsic_phi(Xc, W, A, c, sigma=sigma, n_threads=2)[0]
         values = np.linalg.eigvalsh(exact)

@@ -84,28 +84,46 @@ def load(name):
 def cases():
     X, identity, pose = load("face_624_20")
     Xs = StandardScaler().fit_transform(X)
-    yield "Faces", Xs, pose, identity, dict(n_clusters=4, n_components=17, sigma=median_sigma(Xs), lambda_=1.0)
+    yield (
+        "Faces",
+        Xs,
+        pose,
+        identity,
+        dict(n_clusters=4, n_components=17, sigma=median_sigma(Xs), lambda_=1.0, lambda_scale="absolute"),
+    )
     X, original, alternative = load("moon_400x4")
     yield (
         "Moon",
         StandardScaler().fit_transform(X),
         original,
         alternative,
-        dict(n_clusters=2, n_components=3, sigma=0.1, lambda_=1.0),
+        dict(n_clusters=2, n_components=3, sigma=0.1, lambda_=1.0, lambda_scale="absolute"),
     )
     X, original, alternative = load("moon_200x7")
     Xs = StandardScaler().fit_transform(X)
     Xs[:, 4:] /= 3
-    yield "MoonN", Xs, original, alternative, dict(n_clusters=2, n_components=6, sigma=0.2, lambda_=0.1)
+    yield (
+        "MoonN",
+        Xs,
+        original,
+        alternative,
+        dict(n_clusters=2, n_components=6, sigma=0.2, lambda_=0.1, lambda_scale="absolute"),
+    )
     yield (
         "MoonN, Moon's settings",
         Xs,
         original,
         alternative,
-        dict(n_clusters=2, n_components=3, sigma=0.1, lambda_=1.0),
+        dict(n_clusters=2, n_components=3, sigma=0.1, lambda_=1.0, lambda_scale="absolute"),
     )
     X, original, alternative = load("Four_gaussian_3D_200")
-    yield "LG", X, original, alternative, dict(n_clusters=2, n_components=3, sigma=5.0, lambda_=10.0)
+    yield (
+        "LG",
+        X,
+        original,
+        alternative,
+        dict(n_clusters=2, n_components=3, sigma=5.0, lambda_=10.0, lambda_scale="absolute"),
+    )
 
 
 def fit(X, y, params, **extra):

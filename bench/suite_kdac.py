@@ -14,11 +14,15 @@ Methods, each given k = the number of clusters of the alternative labelling, non
 budget, zero, for every method; the paper's own search is reported in
 bench/results/kdac_search.md):
 
-* KDAC(k) with every default: sigma = 0.5 x the median distance, lambda = 1, q = "init-gap" (the
-  largest gap of Phi_0, one fit; until this default changed it was "auto", the paper's refitting
-  rule: bench/results/kdac_scale.md has both), spectral initialisation, exact sums (n <= 2,000).
+* KDAC(k) with every default: sigma = 0.5 x the median distance, lambda = 10 relative to the two
+  terms' scales at the start, q = "residual" (d minus the existing clusters' discriminant
+  directions, one fit; before issue 47 lambda = 1 absolute and q = "init-gap", the largest gap
+  of Phi_0: bench/results/kdac_defaults.md has both; before that q was "auto", the paper's
+  refitting rule: bench/results/kdac_scale.md), spectral initialisation, exact sums
+  (n <= 2,000).
 * For reference only, outside the budget and without a verdict: KDAC at the (sigma, lambda, q)
-  the paper's appendix gives for Table 1 (the 1000-point files reuse their small version's).
+  the paper's appendix gives for Table 1 (lambda on the paper's absolute scale; the 1000-point
+  files reuse their small version's).
 * KMeans(k, n_init=10) and SpectralClustering(k, affinity="nearest_neighbors") on X, ignoring the
   existing labels: what a user gets without an alternative-clustering method.
 * Orthogonal projection (Cui, Fern & Dy, ICDM 2007): X projected onto the orthogonal complement
@@ -89,12 +93,12 @@ def orthogonal_residual(X, existing):
 # Reference only (tuned by the paper's authors, so outside the zero budget; no verdict): the
 # appendix's (sigma, lambda, q) of Table 1; the larger files reuse their small version's.
 TABLE1 = {
-    "Faces": dict(sigma="median", lambda_=1.0, n_components=17),
-    "Moon": dict(sigma=0.1, lambda_=1.0, n_components=3),
-    "Moon1000": dict(sigma=0.1, lambda_=1.0, n_components=3),
-    "MoonN": dict(sigma=0.2, lambda_=0.1, n_components=6),
-    "LG": dict(sigma=5.0, lambda_=10.0, n_components=3),
-    "LG1000": dict(sigma=5.0, lambda_=10.0, n_components=3),
+    "Faces": dict(sigma="median", lambda_=1.0, lambda_scale="absolute", n_components=17),
+    "Moon": dict(sigma=0.1, lambda_=1.0, lambda_scale="absolute", n_components=3),
+    "Moon1000": dict(sigma=0.1, lambda_=1.0, lambda_scale="absolute", n_components=3),
+    "MoonN": dict(sigma=0.2, lambda_=0.1, lambda_scale="absolute", n_components=6),
+    "LG": dict(sigma=5.0, lambda_=10.0, lambda_scale="absolute", n_components=3),
+    "LG1000": dict(sigma=5.0, lambda_=10.0, lambda_scale="absolute", n_components=3),
 }
 REFERENCE = "KDAC (Table 1 settings; reference, tuned)"
 
@@ -128,10 +132,11 @@ WHY = (
     "orthogonal residual suffices on these data because each existing clustering is carried by its class "
     "means. On LG1000 (existing labels pairing the four Gaussians XOR-wise) plain k-means already finds "
     "the alternative. Spectral clustering's 0.346 rows are a neighbour graph that is not connected "
-    '(scikit-learn warns; the warning column). With n_components="init-gap" (one fit) KDAC\'s default '
-    'takes about a second on Faces; the former default "auto" first fitted q = k = 4, which ran all '
-    "100 outer iterations without converging, before the refit at q = 17 (43 s; "
-    "bench/results/kdac_scale.md)."
+    '(scikit-learn warns; the warning column). With n_components="residual" (one fit; q = 17 on Faces, '
+    "as the former default init-gap chose, and lambda relative since issue 47: "
+    "bench/results/kdac_defaults.md) KDAC's NMI is the former default's on all six sets; the former "
+    'default "auto" first fitted q = k = 4, which ran all 100 outer iterations without converging, '
+    "before the refit at q = 17 (43 s; bench/results/kdac_scale.md)."
 )
 
 

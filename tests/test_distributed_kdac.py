@@ -155,8 +155,11 @@ def test_accelerated_fit_equals_the_default_backend(client):
     against 13, both backends). Measured: cost equal to
     2e-15, W and U subspaces to 1e-15 and 9e-14."""
     X, a, _ = two_groupings(100, 26)
-    expected = KDAC(2, random_state=0, ism_acceleration=True).fit(X, a)
-    got = KDAC(2, random_state=0, backend="dask", client=client, ism_acceleration=True).fit(X, a)
+    # The settings the figures above were measured at (the defaults before issue 47); at the new
+    # defaults acceleration saves no ISM steps on this problem (14 against 12).
+    former = dict(n_components="init-gap", lambda_=1.0, lambda_scale="absolute")
+    expected = KDAC(2, random_state=0, ism_acceleration=True, **former).fit(X, a)
+    got = KDAC(2, random_state=0, backend="dask", client=client, ism_acceleration=True, **former).fit(X, a)
     np.testing.assert_array_equal(got.labels_, expected.labels_)
     assert got.n_components_ == expected.n_components_
     assert projection_distance(got.projection_, expected.projection_) <= 1e-8
@@ -166,7 +169,7 @@ def test_accelerated_fit_equals_the_default_backend(client):
     assert got.converged_ and expected.converged_ and got.n_iter_ == expected.n_iter_
     for field in ("ism_iter", "ism_damped", "ism_cycled"):
         np.testing.assert_array_equal(got.history_[field], expected.history_[field])
-    plain = KDAC(2, random_state=0).fit(X, a)
+    plain = KDAC(2, random_state=0, **former).fit(X, a)
     assert got.history_["ism_iter"].sum() < plain.history_["ism_iter"].sum()
 
 

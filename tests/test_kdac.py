@@ -128,7 +128,7 @@ def test_ism_fixed_point_satisfies_lemma_2():
     """A fixed point has Phi(W) W = W Lambda with Lambda the q smallest eigenvalues (Lemma 2/3).
     gamma from a KDAC fit of the LG data; ISM started from a random W."""
     X, original, _ = load("Four_gaussian_3D_200")
-    m = KDAC(2, n_components=3, sigma=5.0, lambda_=10.0, random_state=0).fit(X, original)
+    m = KDAC(2, n_components=3, sigma=5.0, lambda_=10.0, lambda_scale="absolute", random_state=0).fit(X, original)
     Y = np.eye(2)[original.astype(int)]
     A, c = gamma_factor(m.embedding_, Y, m.degree_, 10.0)
     W0 = np.linalg.qr(np.random.default_rng(1).normal(size=(4, 3)))[0]
@@ -157,7 +157,7 @@ def test_spectral_initialisation_is_closed_form():
     """W_0 = top-q eigenvectors of X'H(U0 U0' - lambda YY')HX, U0 the spectral step on X itself."""
     X, original, alternative = load("Four_gaussian_3D_200")
     sigma, lam, q, k = 5.0, 10.0, 3, 2
-    m = KDAC(k, n_components=q, sigma=sigma, lambda_=lam, max_iter=1, random_state=0)
+    m = KDAC(k, n_components=q, sigma=sigma, lambda_=lam, lambda_scale="absolute", max_iter=1, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         m.fit(X, original)
@@ -185,7 +185,9 @@ def test_init_gap_components_picks_the_largest_eigengap_of_phi_0():
     """ "init-gap" (ours): q at the largest gap of Phi_0; "auto" (the paper's Phi(W*) rule) is
     tested in test_kdac_views.py."""
     X, original, _ = load("Four_gaussian_3D_200")
-    m = KDAC(2, n_components="init-gap", sigma=5.0, lambda_=10.0, random_state=0).fit(X, original)
+    m = KDAC(2, n_components="init-gap", sigma=5.0, lambda_=10.0, lambda_scale="absolute", random_state=0).fit(
+        X, original
+    )
     ev = m.init_eigenvalues_
     assert m.n_components_ == int(np.argmax(np.diff(ev))) + 1
     assert m.projection_.shape == (4, m.n_components_)
@@ -201,7 +203,7 @@ def test_faces_pose_to_identity():
     Xs = StandardScaler().fit_transform(X)
     sigma = median_sigma(Xs)
     assert sigma == pytest.approx(3.17, abs=0.01)  # the paper's 3.1
-    m = KDAC(4, n_components=17, sigma="median", lambda_=1.0, random_state=0).fit(Xs, pose)
+    m = KDAC(4, n_components=17, sigma="median", lambda_=1.0, lambda_scale="absolute", random_state=0).fit(Xs, pose)
     assert m.sigma_ == pytest.approx(sigma)
     assert m.converged_ and not m.cycled_
     assert nmi(identity, m.labels_) == pytest.approx(0.56, abs=0.015)  # Table 1: 0.57 (SI), 0.56 (RI)
@@ -219,7 +221,7 @@ def test_faces_pose_to_identity():
 def test_moon():
     X, original, alternative = load("moon_400x4")
     Xs = StandardScaler().fit_transform(X)
-    m = KDAC(2, n_components=3, sigma=0.1, lambda_=1.0, random_state=0).fit(Xs, original)
+    m = KDAC(2, n_components=3, sigma=0.1, lambda_=1.0, lambda_scale="absolute", random_state=0).fit(Xs, original)
     assert m.converged_
     assert nmi(alternative, m.labels_) == pytest.approx(1.0)
     assert m.novelty_[0] < 1e-10
@@ -233,7 +235,7 @@ def test_moon_with_noise():
     X, original, alternative = load("moon_200x7")
     Xs = StandardScaler().fit_transform(X)
     Xs[:, 4:] /= 3
-    m = KDAC(2, n_components=6, sigma=0.2, lambda_=0.1, random_state=0).fit(Xs, original)
+    m = KDAC(2, n_components=6, sigma=0.2, lambda_=0.1, lambda_scale="absolute", random_state=0).fit(Xs, original)
     assert nmi(alternative, m.labels_) == pytest.approx(1.0)
     assert m.novelty_[0] < 1e-10
 
@@ -241,7 +243,7 @@ def test_moon_with_noise():
 @needs_data
 def test_large_gaussian():
     X, original, alternative = load("Four_gaussian_3D_200")
-    m = KDAC(2, n_components=3, sigma=5.0, lambda_=10.0, random_state=0).fit(X, original)
+    m = KDAC(2, n_components=3, sigma=5.0, lambda_=10.0, lambda_scale="absolute", random_state=0).fit(X, original)
     assert m.converged_
     assert nmi(alternative, m.labels_) == pytest.approx(1.0)
     assert m.novelty_[0] < 1e-10
@@ -281,7 +283,7 @@ def test_outer_cycle_is_detected_and_the_best_state_kept():
     W-step, so it is no ascent method); it is detected and the best state of the cycle kept."""
     X, original, alternative = load("moon_400x4")
     Xs = StandardScaler().fit_transform(X)
-    m = KDAC(2, n_components=3, sigma=0.1, lambda_=1.0, init="random", random_state=0)
+    m = KDAC(2, n_components=3, sigma=0.1, lambda_=1.0, lambda_scale="absolute", init="random", random_state=0)
     with pytest.warns(ConvergenceWarning, match="cycle of period"):
         m.fit(Xs, original)
     assert m.cycled_ and not m.converged_ and 2 <= m.cycle_period_ <= 4
@@ -339,12 +341,14 @@ def test_ism_two_cycle_is_damped_to_a_fixed_point(rng):
     one Anderson acceleration reaches (same cost), without a warning."""
     X = rng.normal(size=(80, 4))
     y1 = rng.integers(0, 2, 80)
-    m = KDAC(2, n_components=2, sigma=1.5, random_state=3)
+    m = KDAC(2, n_components=2, sigma=1.5, lambda_=1.0, lambda_scale="absolute", random_state=3)
     labels = m.fit_predict(X, y1)  # the suite turns any warning into an error
     assert labels.shape == (80,)
     assert m.history_["ism_damped"].any() and not m.history_["ism_cycled"].any()
     assert m.converged_
-    fast = KDAC(2, n_components=2, sigma=1.5, random_state=3, ism_acceleration=True).fit(X, y1)
+    fast = KDAC(
+        2, n_components=2, sigma=1.5, lambda_=1.0, lambda_scale="absolute", random_state=3, ism_acceleration=True
+    ).fit(X, y1)
     assert m.cost_ == pytest.approx(fast.cost_, rel=1e-6)
 
 
@@ -354,7 +358,7 @@ def test_a_persistent_two_cycle_keeps_an_end_and_warns():
     rng = np.random.default_rng(40)
     X = rng.normal(size=(60, 5))
     y1 = rng.integers(0, 2, 60)
-    m = KDAC(2, n_components=1, sigma=1.5, init="random", random_state=3)
+    m = KDAC(2, n_components=1, sigma=1.5, lambda_=1.0, lambda_scale="absolute", init="random", random_state=3)
     with pytest.warns(ConvergenceWarning) as record:  # max_iter is reached, too
         m.fit(X, y1)
     assert any("period-2 cycle between two subspaces" in str(w.message) for w in record)
@@ -370,8 +374,10 @@ def test_ism_acceleration_reaches_a_true_fixed_point(rng):
     Phi evaluations, and the alternation ends at the same cost as the plain iteration."""
     X = rng.normal(size=(80, 4))
     y1 = rng.integers(0, 2, 80)
-    fast = KDAC(2, n_components=2, sigma=1.5, random_state=3, ism_acceleration=True).fit(X, y1)
-    plain = KDAC(2, n_components=2, sigma=1.5, random_state=3).fit(X, y1)
+    fast = KDAC(
+        2, n_components=2, sigma=1.5, lambda_=1.0, lambda_scale="absolute", random_state=3, ism_acceleration=True
+    ).fit(X, y1)
+    plain = KDAC(2, n_components=2, sigma=1.5, lambda_=1.0, lambda_scale="absolute", random_state=3).fit(X, y1)
     assert not fast.history_["ism_cycled"].any() and not fast.history_["ism_damped"][0]
     assert fast.history_["ism_iter"][0] < plain.history_["ism_iter"][0]
     assert fast.cost_ == pytest.approx(plain.cost_, rel=1e-6)

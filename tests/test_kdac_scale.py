@@ -161,9 +161,9 @@ def test_approximation_auto_follows_the_size_rule(monkeypatch):
 def test_default_q_rule_costs_one_fit():
     X, a, b = make_alternative_mixture(300, random_state=0)
     model = KDAC(2, random_state=0).fit(X, a)
-    assert KDAC().get_params()["n_components"] == "init-gap"
+    assert KDAC().get_params()["n_components"] == "residual"
     assert model.n_components_search_ is None  # no second fit
-    assert model.n_components_ == int(np.argmax(np.diff(model.init_eigenvalues_))) + 1
+    assert model.n_components_ == X.shape[1] - 1  # the given 2 groups' mean difference removed
     assert nmi(model.labels_, b) > 0.9
 
 

@@ -72,7 +72,8 @@ def test_auto_q_is_the_papers_q(name, k, sigma, lam, q_paper, scale):
     if scale == "moonn":
         X = StandardScaler().fit_transform(X)
         X[:, 4:] /= 3
-    m = KDAC(k, n_components="auto", sigma=sigma, lambda_=lam, random_state=0).fit(X, original)
+    m = KDAC(k, n_components="auto", sigma=sigma, lambda_=lam, lambda_scale="absolute", random_state=0)
+    m.fit(X, original)
     assert m.n_components_search_["initial"] == k and not m.n_components_search_["condition_held"]
     assert m.n_components_ == q_paper
     assert nmi(alternative, m.labels_) == pytest.approx(1.0)
@@ -145,8 +146,9 @@ def test_three_views_are_recovered_in_turn():
     for v, view in enumerate(m.views_):
         assert nmi(a, m.labels_views_[v]) < 0.05
         assert view["novelty"].shape == (1 + v,) and view["novelty"].max() < 0.05
-    # q = d - 1 = 5 for both views: each leaves out one direction, view 0 that of the given structure.
-    assert [view["n_components"] for view in m.views_] == [5, 5]
+    # q = d minus the directions of the clusterings to be novel against ("residual"): 6 - 1 for
+    # view 0 (the given structure's), 6 - 2 for view 1 (the given one's and view 0's).
+    assert [view["n_components"] for view in m.views_] == [5, 4]
     assert np.linalg.norm(m.projection_views_[0][0]) < 0.25  # |P e_0|; a random 5-of-6 subspace: ~0.9
 
 

@@ -106,6 +106,8 @@ void register_kdac(py::module_& m) {
       .field("q", &KdacOptions::q, "subspace dimension; None = the largest eigengap (11) (spectral init only)")
       .field("sigma", &KdacOptions::sigma, "Gaussian kernel bandwidth")
       .field("lambda_", &KdacOptions::lambda, "weight of the novelty term")
+      .field("lambda_relative", &KdacOptions::lambda_relative,
+             "scale lambda by HSIC(X, U_0) / HSIC(X, Y) at the start (W = I); False: lambda as is")
       .field("max_iter", &KdacOptions::max_iter, "outer (W, D, U) iterations")
       .field("ism_max_iter", &KdacOptions::ism_max_iter, "ISM iterations per W-step")
       .field("anderson_depth", &KdacOptions::anderson_depth, "ISM acceleration depth; 0 = plain ISM")
@@ -140,6 +142,7 @@ void register_kdac(py::module_& m) {
       .field("cost", &KdacResult::cost, "eq. (2a) at the returned state")
       .field("quality", &KdacResult::quality, "HSIC(XW, U)")
       .field("hsic_y", &KdacResult::hsic_y, "HSIC(XW, Y)")
+      .field("lambda_effective", &KdacResult::lambda_effective, "the novelty weight used (scaled if lambda_relative)")
       .field("eigengap", &KdacResult::eigengap, "eq. (11) at the end (NaN when q = d)")
       .field("sigma_lhs", &KdacResult::sigma_lhs, "left side of inequality (10)")
       .field("sigma_rhs", &KdacResult::sigma_rhs, "right side of inequality (10)")

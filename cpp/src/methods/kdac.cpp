@@ -507,8 +507,8 @@ Index largest_gap_q(const Eigen::VectorXd& eigenvalues) {
 // Phi_0 (ascending) in eigenvalues; q is options.q or chosen by eq. (11) on Phi_0 ("init-gap").
 // The Taylor-order wording of the paper: KDAC docstring, Notes, "Errata".
 Eigen::MatrixXd spectral_w0(const RowMatrixXd& Xc, const RowMatrixXd& Yc, const Eigen::MatrixXd& U,
-                            const KdacOptions& opt, Eigen::VectorXd& eigenvalues) {
-  const double sigma = opt.sigma, lambda = opt.lambda;
+                            const KdacOptions& opt, double lambda, Eigen::VectorXd& eigenvalues) {
+  const double sigma = opt.sigma;
   const Eigen::MatrixXd XU = Xc.transpose() * U, XY = Xc.transpose() * Yc;
   const Eigen::MatrixXd M = XU * XU.transpose() - lambda * (XY * XY.transpose());
   const Eigen::MatrixXd phi0 = (-2.0 / (static_cast<double>(Xc.rows()) * sigma * sigma)) * M;
@@ -551,11 +551,19 @@ class KdacSolver {
     // clustering the data show before any projection). A choice of ours: KDAC docstring, Notes.
     const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(Xc_.cols(), Xc_.cols());
     degree_ = operator_degree(*sums_.kernel(identity, opt_.sigma));
-    U_ = kernlearn::u_step(sums_, identity, Xc_, degree_, Yc_, opt_.sigma, opt_.n_clusters, Eigen::MatrixXd(), opt_,
-                           team_, poll_)
-             .U;
+    UStep start = kernlearn::u_step(sums_, identity, Xc_, degree_, Yc_, opt_.sigma, opt_.n_clusters, Eigen::MatrixXd(),
+                                    opt_, team_, poll_);
+    U_ = std::move(start.U);
+    // lambda_relative: scale lambda by HSIC(X, U_0) / HSIC(X, Y) at W = I, the two terms of (2a)
+    // where U_0 is found (1 if either is not positive: there is no scale to match). Figures
+    // for the default: bench/results/kdac_defaults.md.
+    lambda_ = opt_.lambda;
+    const double quality0 = start.values.sum();
+    if (opt_.lambda_relative && quality0 > 0.0 && start.hsic_y > 0.0 && std::isfinite(quality0 / start.hsic_y))
+      lambda_ *= quality0 / start.hsic_y;
+    res_.lambda_effective = lambda_;
     if (!W0)
-      W_ = spectral_w0(Xc_, Yc_, U_, opt_, res_.init_eigenvalues);
+      W_ = spectral_w0(Xc_, Yc_, U_, opt_, lambda_, res_.init_eigenvalues);
     else
       W_ = *W0;  // a copy: the iterate, column-major like every d x q matrix here
     res_.q = W_.cols();
@@ -567,7 +575,7 @@ class KdacSolver {
 
   // W-step (4) by ISM with U and D held, from the previous W (Alg. 1; the first from eq. 12).
   void w_step(Index it, KdacIteration& rec) {
-    gamma_factor(U_, Yc_, degree_, opt_.lambda, A_, c_);
+    gamma_factor(U_, Yc_, degree_, lambda_, A_, c_);
     // Inexact W-steps: solve each to a tenth of how far the previous outer iteration moved W (the
     // first to 1e-3), never tighter than tol. Early W-steps chase a gamma that the next U- and
     // D-steps change anyway; the outer test still needs a W-step whose first ISM step moved
@@ -603,7 +611,7 @@ class KdacSolver {
     U_ = std::move(u.U);
     rec.quality = u.values.sum();  // Tr(U'QU) = HSIC(XW, U) without the 1/(n-1)^2
     rec.hsic_y = u.hsic_y;
-    rec.cost = rec.quality - opt_.lambda * rec.hsic_y;
+    rec.cost = rec.quality - lambda_ * rec.hsic_y;
     rec.matvecs = u.matvecs;
   }
 
@@ -646,7 +654,7 @@ class KdacSolver {
   KdacResult finish(SolverStatus status) {
     res_.status = status;
     const double sigma = opt_.sigma;
-    gamma_factor(U_, Yc_, degree_, opt_.lambda, A_, c_);
+    gamma_factor(U_, Yc_, degree_, lambda_, A_, c_);
     sums_.set_weights(A_, c_);
     const PhiResult ph = sums_.phi(W_, sigma, true);
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(ph.phi, Eigen::EigenvaluesOnly);
@@ -700,6 +708,7 @@ class KdacSolver {
   Eigen::MatrixXd W_, U_;
   RowMatrixXd Z_, A_;  // Z = X W; A, c: the factors of gamma (gamma_factor)
   Eigen::VectorXd degree_, c_;
+  double lambda_ = 0.0;       // the novelty weight used (options.lambda, scaled if lambda_relative)
   std::deque<State> recent_;  // oldest first, at most kMaxPeriod entries
 };
 

@@ -1040,6 +1040,7 @@ class KdacOptions:
         "q",
         "sigma",
         "lambda_",
+        "lambda_relative",
         "max_iter",
         "ism_max_iter",
         "anderson_depth",
@@ -1058,6 +1059,7 @@ class KdacOptions:
         q: int | None = ...,
         sigma: float = ...,
         lambda_: float = ...,
+        lambda_relative: bool = ...,
         max_iter: int = ...,
         ism_max_iter: int = ...,
         anderson_depth: int = ...,
@@ -1115,6 +1117,13 @@ class KdacOptions:
         """
     @lambda_.setter
     def lambda_(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    @property
+    def lambda_relative(self) -> bool:
+        """
+        scale lambda by HSIC(X, U_0) / HSIC(X, Y) at the start (W = I); False: lambda as is
+        """
+    @lambda_relative.setter
+    def lambda_relative(self, arg0: bool) -> None: ...
     @property
     def landmarks(self) -> list[int]:
         """
@@ -1251,6 +1260,7 @@ class KdacResult:
         "cost",
         "quality",
         "hsic_y",
+        "lambda_effective",
         "eigengap",
         "sigma_lhs",
         "sigma_rhs",
@@ -1323,6 +1333,11 @@ class KdacResult:
     def ism_cycled(self) -> bool:
         """
         some W-step ended on a 2-cycle
+        """
+    @property
+    def lambda_effective(self) -> float:
+        """
+        the novelty weight used (scaled if lambda_relative)
         """
     @property
     def n_iter(self) -> int:

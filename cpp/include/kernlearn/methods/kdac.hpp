@@ -73,6 +73,11 @@ struct KdacOptions {
   std::optional<Index> q;  // subspace dimension; none = the largest eigengap (11) of Phi_0 ("init-gap")
   double sigma = 1.0;
   double lambda = 1.0;
+  // lambda relative to the two terms' scales at the start: the effective weight is
+  // lambda x HSIC(X, U_0) / HSIC(X, Y), both in the full space (W = I) where U_0 is found, so
+  // lambda = 1 weighs the novelty term as much as the clustering term there. false: lambda as is
+  // (the paper's, whose Y is 0/1 and whose HSIC(X, Y) is of order n times HSIC(X, U)).
+  bool lambda_relative = false;
   Index max_iter = 100;  // outer (W, D, U) iterations
   Index ism_max_iter = 30;
   Index anderson_depth = 0;     // ISM acceleration (0 = plain Algorithm 2; the estimator exposes it)
@@ -108,6 +113,7 @@ struct KdacResult {
   Eigen::VectorXd phi_eigenvalues;   // of Phi(W*) with the final gamma, ascending
   Index q = 0;
   double cost = 0.0, quality = 0.0, hsic_y = 0.0;
+  double lambda_effective = 0.0;            // the weight used: lambda, times the start's scale ratio if lambda_relative
   double eigengap = 0.0;                    // eq. (11) at the fixed point (NaN when q = d)
   double sigma_lhs = 0.0, sigma_rhs = 0.0;  // the two sides of inequality (10)
   double fixed_point_residual = 0.0;        // |Phi(W) W - W Lambda|_F / |Phi|_F with the final gamma
