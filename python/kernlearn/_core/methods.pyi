@@ -1123,7 +1123,7 @@ class KdacOptions:
         scale lambda by HSIC(X, U_0) / HSIC(X, Y) at the start (W = I); False: lambda as is
         """
     @lambda_relative.setter
-    def lambda_relative(self, arg0: bool) -> None: ...
+    def lambda_relative(self, arg1: bool) -> None: ...
     @property
     def landmarks(self) -> list[int]:
         """
