@@ -9,9 +9,9 @@ is its spectrum-flipped (PSD) version C |W|^+ C'.
 """
 
 import numpy as np
-import scipy.linalg
 
 from .. import _core
+from ._interruptible import call_interruptibly
 
 # Entries of one block of k(X, Z) while it is built: 32 MiB of float64 (a callable kernel sees
 # blocks of this size, never the whole n x M array at once besides the result).
@@ -41,7 +41,11 @@ class NystromMap:
         rcond = _core.kernels.NYSTROM_RCOND if rcond is None else rcond
         W = np.asarray(kernel(centers, centers), dtype=np.float64)
         W = 0.5 * (W + W.T)
-        s, U = scipy.linalg.eigh(W, driver="evd")  # every pair: evd is the fastest route
+        # Every pair, by the core's LAPACK route: it releases the GIL, so Ctrl-C stops the fit
+        # during the M x M solve (scipy.linalg.eigh holds the GIL: 20 s and more under load).
+        s, U = call_interruptibly(
+            _core.linalg.dense_eigenpairs, np.ascontiguousarray(W), _core.linalg.LanczosWhich.largest, 0.0
+        )
         scale = np.abs(s).max() if s.size else 0.0
         keep = np.abs(s) > rcond * scale
         if not keep.any():
