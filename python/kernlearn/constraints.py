@@ -19,7 +19,7 @@ from sklearn.utils import check_random_state
 from . import _core
 from ._utils._labels import encode_labels
 from ._utils._param_validation import validate_params
-from ._utils._validation import check_choice, check_int, check_square_sparse, naming, resolve_n_threads
+from ._utils._validation import as_index_array, check_choice, check_int, check_square_sparse, naming, resolve_n_threads
 
 __all__ = ["ConstraintAccumulator", "check_pairs", "from_labels", "pair_folds", "pairs_for_fit"]
 
@@ -270,9 +270,11 @@ def pair_folds(pairs, n_splits=3, random_state=None):
     True
     """
     validate_params({"random_state": ["random_state"]}, {"random_state": random_state}, "pair_folds")
-    pairs = np.asarray(pairs)
+    pairs = as_index_array(pairs, "pairs")
     if pairs.ndim != 2 or pairs.shape[1] != 2 or pairs.shape[0] == 0:
         raise ValueError(f"pairs must have shape (m, 2) with m >= 1, got {pairs.shape}")
+    if pairs.min() < 0:
+        raise ValueError("pairs must hold non-negative point indices")
     points = np.unique(pairs)
     n_splits = check_int(n_splits, "n_splits", low=2, high=points.size)
     group = np.empty(int(points.max()) + 1, dtype=np.int64)
@@ -342,15 +344,11 @@ def check_pairs(pairs, n, pair_labels=None):
     ValueError: contradictory pairs: pairs[0] and pairs[1] are both [0, 1]
     """
     n = check_int(n, "n", low=2)
-    with naming("pairs"):
-        arr = np.asarray(pairs)
-    if arr.dtype.kind not in "iu" and not (arr.dtype.kind == "f" and arr.size and np.all(arr == np.round(arr))):
-        raise TypeError(f"pairs must be integers, got dtype {arr.dtype}")
+    arr = as_index_array(pairs, "pairs")
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise ValueError(f"pairs must have shape (m, 2), got {arr.shape}")
     if arr.shape[0] == 0:
         raise ValueError("pairs is empty")
-    arr = np.ascontiguousarray(arr, dtype=np.int64)
     if arr.min() < 0 or arr.max() >= n:
         p = int(np.argmax(((arr < 0) | (arr >= n)).any(axis=1)))
         raise ValueError(f"pairs[{p}] = {arr[p].tolist()} is out of range for n = {n}")

@@ -21,6 +21,7 @@ from ._utils._operators import as_core_operator
 from ._utils._scaling import binary_exponent
 from ._utils._signs import fix_signs
 from ._utils._validation import (
+    as_real_array,
     check_choice,
     check_data,
     check_finite,
@@ -310,9 +311,7 @@ def _require_symmetric(asymmetry, scale):
 def _check_v0(v0, n, rng):
     if v0 is None:
         return rng.standard_normal((n, 1))
-    arr = np.asarray(v0)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"v0 must be real, got dtype {arr.dtype}")
+    arr = as_real_array(v0, "v0", finite=False, ensure_2d=False, ensure_min_samples=0)
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2 or arr.shape[0] != n or arr.shape[1] == 0:

@@ -502,8 +502,12 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         F_new : ndarray of shape (n_new, rank)
             rank = ``embedding_.shape[1]``.
         """
+        return self._new_rows(X, "X")
+
+    def _new_rows(self, X, name):
+        """transform's rows, errors naming the argument X stands for."""
         check_is_fitted(self, "eigenvectors_")
-        X = validate_X(self, X, reset=False, accept_sparse=True)
+        X = validate_X(self, X, reset=False, accept_sparse=True, name=name)
         indices, _ = self._training.query(X)
         return harmonic_rows(self.embedding_, self._degrees, indices)
 
@@ -521,8 +525,8 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             if dense:
                 return (self.eigenvectors_ * self.eigenvalues_) @ self.eigenvectors_.T
             return self.embedding_
-        F = self.transform(X)
-        F_other = self.embedding_ if X_other is None else self.transform(X_other)
+        F = self._new_rows(X, "X")
+        F_other = self.embedding_ if X_other is None else self._new_rows(X_other, "X_other")
         return F @ F_other.T
 
     @property

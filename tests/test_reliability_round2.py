@@ -1,0 +1,157 @@
+"""Regression tests for the defects of issue 48's second fuzz run (item 1) and the one input rule
+for strings, complex and object arrays (item 4). Each test reproduces a defect as it was found:
+it failed before its fix."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from kernlearn.cluster import KernelKMeans
+from kernlearn.constraints import check_pairs, pair_folds
+from kernlearn.embedding import ColoredMVU, MinimumVolumeEmbedding, StructurePreservingEmbedding
+from kernlearn.evaluation import pair_distance_auc
+from kernlearn.graph import knn, laplacian
+from kernlearn.kernels import covariance_descriptor
+from kernlearn.metric import S3ML, laplacian_quadratic_form, sparse_inverse_covariance
+from kernlearn.npkl import SimpleNPKL
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((30, 3))
+Y = np.repeat([0, 1, 2], 10)
+
+
+# ---- item 4: one input rule (scikit-learn's check_array(dtype="numeric")) ------------------------
+
+
+def _entry_points():
+    """(name, call on a 2-D array A) for functions and estimators of every module."""
+    return {
+        "knn": lambda A: knn(A, 2),
+        "laplacian": lambda A: laplacian(np.abs(A[:, :3][:3] + A[:, :3][:3].T)),
+        "sparse_inverse_covariance": lambda A: sparse_inverse_covariance(A, 0.1),
+        "KernelKMeans": lambda A: KernelKMeans(2, n_init=1, random_state=0).fit(A),
+        "S3ML": lambda A: S3ML(random_state=0).fit(A, [0, 1, -1, 0, 1, -1]),
+        "SimpleNPKL": lambda A: SimpleNPKL(n_neighbors=2).fit(A, pairs=[[0, 1], [2, 3]], pair_labels=[1, -1]),
+    }
+
+
+SPD = np.array([[2.0, 0.5, 0.0], [0.5, 1.0, 0.2], [0.0, 0.2, 1.5]])
+SIX = np.vstack([SPD, SPD + 0.3])
+
+
+@pytest.mark.parametrize("name", ["knn", "KernelKMeans", "S3ML", "SimpleNPKL", "sparse_inverse_covariance"])
+def test_numeric_strings_refused_everywhere(name):
+    A = (SPD if name == "sparse_inverse_covariance" else SIX).astype(str)  # "2.0", "0.5", ...
+    with pytest.raises(TypeError, match=r"X must hold real numbers, not strings|Sigma must hold real numbers, not"):
+        _entry_points()[name](A)
+
+
+@pytest.mark.parametrize("name", ["knn", "KernelKMeans", "S3ML", "SimpleNPKL", "sparse_inverse_covariance"])
+def test_complex_refused_everywhere(name):
+    A = (SPD if name == "sparse_inverse_covariance" else SIX).astype(complex)
+    with pytest.raises(ValueError, match="Complex data not supported"):
+        _entry_points()[name](A)
+
+
+def test_object_arrays_of_numbers_accepted():
+    """laplacian, covariance_descriptor and sparse_inverse_covariance refused them; the answer is
+    the float array's."""
+    W = np.array([[0, 1, 2], [1, 0, 0], [2, 0, 0]])
+    assert np.array_equal(laplacian(W.astype(object)), laplacian(W.astype(float)))
+    image = RNG.random((5, 6, 6))
+    assert np.array_equal(covariance_descriptor(image.astype(object)), covariance_descriptor(image))
+    got = sparse_inverse_covariance(SPD.astype(object), 0.1).precision
+    assert np.array_equal(got, sparse_inverse_covariance(SPD, 0.1).precision)
+
+
+def test_estimators_refuse_what_functions_refuse():
+    """The estimators coerced numeric strings (validate_data with dtype=float64) while the
+    functions refused them: one rule now."""
+    strings = SIX.astype(str)
+    for call in (lambda: knn(strings, 2), lambda: KernelKMeans(2).fit(strings)):
+        with pytest.raises(TypeError, match="X must hold real numbers, not strings"):
+            call()
+    with pytest.raises(TypeError, match="X must hold real numbers, not strings"):
+        KernelKMeans(2, n_init=1, random_state=0).fit(SIX).predict(strings)
+
+
+# ---- item 1: the listed defects -----------------------------------------------------------------
+
+
+def test_laplacian_quadratic_form_leaves_unsorted_W_alone():
+    W = sp.csr_matrix(np.ones((5, 5)))
+    W.indices[:5] = W.indices[:5][::-1].copy()  # row 0's columns unsorted
+    W.has_sorted_indices = False
+    before = (W.indices.copy(), W.data.copy(), W.indptr.copy())
+    T = laplacian_quadratic_form(X[:5], W)
+    assert all(np.array_equal(a, b) for a, b in zip(before, (W.indices, W.data, W.indptr)))
+    assert np.allclose(T, laplacian_quadratic_form(X[:5], np.ones((5, 5))))
+
+
+PAIRS = np.array([[0, 1], [2, 3], [4, 5], [1, 2], [3, 4], [0, 5]])
+
+
+def test_float_pairs_with_integral_values_accepted():
+    folds = pair_folds(PAIRS.astype(float), 2, random_state=0)
+    reference = pair_folds(PAIRS, 2, random_state=0)
+    assert all(np.array_equal(a, b) for fold, ref in zip(folds, reference) for a, b in zip(fold, ref))
+    F, labels = RNG.standard_normal((6, 2)), [1, -1, 1, -1, 1, -1]
+    assert pair_distance_auc(F, PAIRS.astype(float), labels) == pair_distance_auc(F, PAIRS, labels)
+    for call in (lambda p: pair_folds(p, 2), lambda p: pair_distance_auc(F, p, labels), lambda p: check_pairs(p, 6)):
+        with pytest.raises(TypeError, match="pairs must be integers"):
+            call(PAIRS + 0.5)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("cls", [ColoredMVU, MinimumVolumeEmbedding, StructurePreservingEmbedding])
+def test_embedding_new_points_never_nan(cls):
+    model = cls().fit(X, Y) if cls is ColoredMVU else cls().fit(X)
+    spike = X.copy()
+    spike[0, 0] = 1e200
+    for bad in (X * 1e300, spike):
+        for call in (model.transform, lambda A: model.kernel(A), lambda A: model.kernel(X[:4], A)):
+            with pytest.raises(ValueError, match="overflow float64"):
+                call(bad)
+    # Far but representable points: finite, and the rows of the training points are exact.
+    assert np.isfinite(model.transform(X * 1e100)).all()
+    assert np.allclose(model.transform(X), model.embedding_)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_kernel_X_other_named():
+    model = SimpleNPKL(n_neighbors=3).fit(X, Y)
+    with pytest.raises(ValueError, match="X_other"):
+        model.kernel(X, X_other=np.ones((2, 5)))
+    embedding = ColoredMVU().fit(X, Y)
+    with pytest.raises(ValueError, match="X_other"):
+        embedding.kernel(X, X_other=np.ones((2, 5)))
+
+
+@pytest.mark.filterwarnings("ignore:Number of distinct clusters")  # the spike leaves 2 distinct points
+def test_kernel_kmeans_never_nan():
+    spike = X.copy()
+    spike[0, 0] = 1e200
+    for bad in (X * 1e300, spike):
+        with pytest.raises(ValueError, match="overflow"):
+            KernelKMeans(3, random_state=0).fit(bad)
+        with pytest.raises(ValueError, match="overflow float64"):
+            KernelKMeans(3, random_state=0).fit(X).transform(bad)
+    # Scaled by a power of two, everything scales exactly (the fit runs on X / 2^e).
+    small, large = KernelKMeans(3, random_state=0).fit(X), KernelKMeans(3, random_state=0).fit(X * 2.0**400)
+    assert np.array_equal(small.labels_, large.labels_)
+    assert large.inertia_ == small.inertia_ * 2.0**800
+    assert np.array_equal(large.predict(X * 2.0**400), small.predict(X))
+
+
+def test_s3ml_scale_and_distances_finite():
+    y = np.where(RNG.random(30) < 0.5, Y, -1)
+    reference = S3ML(random_state=0).fit(X, y)
+    huge = S3ML(random_state=0).fit(X * 2.0**1000, y)  # 1e301: the variance overflowed to inf
+    assert np.isfinite(huge.scale_).all()
+    assert np.allclose(huge.scale_, reference.scale_ * 2.0**1000, rtol=1e-12)
+    assert np.allclose(huge.metric_, reference.metric_, rtol=1e-8, atol=1e-12)
+    d = reference.pair_distance(X[:5] * 1e300, X[5:10])
+    direct = np.sqrt(np.einsum("ij,jk,ik->i", X[:5], reference.get_mahalanobis_matrix(), X[:5]))
+    assert np.isfinite(d).all() and np.allclose(d, direct * 1e300, rtol=1e-8)
+    with pytest.raises(ValueError, match="X1, X2: a learned distance overflows"):
+        reference.pair_distance(np.full((2, 3), 1.5e308), np.full((2, 3), -1.5e308))
