@@ -155,3 +155,92 @@ def test_s3ml_scale_and_distances_finite():
     assert np.isfinite(d).all() and np.allclose(d, direct * 1e300, rtol=1e-8)
     with pytest.raises(ValueError, match="X1, X2: a learned distance overflows"):
         reference.pair_distance(np.full((2, 3), 1.5e308), np.full((2, 3), -1.5e308))
+
+
+def test_svm_tol_has_a_floor():
+    from kernlearn.similarity import EMKL, ESKL, REKL
+
+    S = np.stack([X @ X.T, np.eye(30)], axis=2)
+    for cls in (ESKL, EMKL, REKL):
+        with pytest.raises(ValueError, match=r"svm_tol must be >= 1e-10"):
+            cls(svm_tol=5e-324).fit(S, Y % 2)  # libsvm spun forever, deaf to Ctrl-C
+
+
+def test_intercept_scaling_bounded():
+    from kernlearn.indefinite import IndefiniteKernelLogisticRegression
+
+    with pytest.raises(ValueError, match=r"intercept_scaling must be > 0 and <= 1e\+150"):
+        IndefiniteKernelLogisticRegression(intercept_scaling=1e308).fit(X, Y % 2)  # was OverflowError
+
+
+def test_generator_random_state_accepted():
+    """A numpy Generator reached scikit-learn's check_random_state, whose error does not name
+    random_state; every path now draws from the Generator's bit generator."""
+    a = SimpleNPKL(n_neighbors=3, random_state=np.random.default_rng(5)).fit(X, Y)
+    b = SimpleNPKL(n_neighbors=3, random_state=np.random.default_rng(5)).fit(X, Y)
+    assert np.array_equal(a.embedding_, b.embedding_)
+    km = KernelKMeans(3, n_init=2, random_state=np.random.default_rng(0)).fit(X)
+    assert km.labels_.shape == (30,)
+
+
+# ---- the _core bindings -------------------------------------------------------------------------
+
+
+def test_knn_block_scale_exponent_bounded():
+    from kernlearn import _core
+
+    nb = _core.neighbors
+    queries, data = X[:6], X[6:14]
+    for e in (10**9, -(10**9), 825, -1274):  # every entry scaled to 0 or inf: arbitrary neighbours
+        with pytest.raises(ValueError, match="scale_exponent must be in"):
+            nb.knn_block(queries, data, 3, query_offset=0, data_offset=6, metric=nb.Metric.euclidean, scale_exponent=e)
+    with pytest.raises(ValueError, match="scale_exponent must be in"):
+        nb.neighbors_from_keys(np.array([[1], [0]]), np.ones((2, 1)), metric=nb.Metric.euclidean, scale_exponent=10**9)
+
+
+def test_knn_graph_refuses_duplicate_neighbours_and_is_symmetric():
+    from kernlearn import _core
+
+    nb = _core.neighbors
+    euclidean = nb.Metric.euclidean
+    twice = nb.neighbors_from_keys(np.array([[1, 1], [0, 2], [1, 0]]), np.ones((3, 2)), metric=euclidean)
+    with pytest.raises(ValueError, match="row 0 lists point 1 twice"):
+        nb.knn_graph(twice, nb.GraphMode.symmetric, nb.EdgeWeight.binary, None)
+    # i -> j and j -> i with different distances: both rows take the smaller.
+    keys = np.array([[25.0, 1.0], [1.0, 4.0], [1.0, 4.0]])
+    r = nb.neighbors_from_keys(np.array([[1, 2], [0, 2], [1, 0]]), keys, metric=euclidean)
+    for mode in (nb.GraphMode.symmetric, nb.GraphMode.mutual):
+        data, indices, indptr = nb.knn_graph(r, mode, nb.EdgeWeight.distance, None)
+        G = sp.csr_matrix((data, indices, indptr), shape=(3, 3)).toarray()
+        assert np.array_equal(G, G.T)
+    assert G[0, 1] == 1.0
+
+
+def test_dense_eigenpairs_reads_the_upper_triangle():
+    from kernlearn import _core
+
+    la = _core.linalg
+    M = np.array([[1.0, 100.0, 3.0], [0.0, 2.0, -5.0], [7.0, 11.0, 4.0]])  # lower triangle: garbage
+    values, vectors = la.dense_eigenpairs(M, la.LanczosWhich.largest, 1e-12)
+    assert np.allclose(values, np.linalg.eigvalsh(M, UPLO="U")[::-1], rtol=1e-12)
+    assert "upper triangle read" in la.dense_eigenpairs.__doc__
+
+
+def test_simple_npkl_refuses_non_orthonormal_basis():
+    from kernlearn import _core
+
+    m = _core.methods
+    n = 8
+    W = np.abs(RNG.standard_normal((n, n)))
+    W = W + W.T
+    np.fill_diagonal(W, 0)
+    L = sp.csr_matrix(np.diag(W.sum(1)) - W)
+    csr = m.Csr(n=n, indptr=L.indptr.astype(np.int64), indices=L.indices.astype(np.int64), data=L.data.copy())
+    pairs = np.array([[0, 1], [2, 3], [4, 5]], dtype=np.int64)
+    options = m.NpklOptions(loss=m.NpklLoss.squared_hinge, C=1.0)
+    Q = np.linalg.qr(RNG.standard_normal((n, 3)))[0]
+    good = m.simple_npkl(csr, pairs, np.array([1.0, -1.0, 1.0]), options, basis=np.ascontiguousarray(Q))
+    V = np.asarray(good.eigenvectors)
+    assert np.allclose(V.T @ V, np.eye(V.shape[1]), atol=1e-10)
+    with pytest.raises(ValueError, match="basis must have orthonormal columns"):
+        m.simple_npkl(csr, pairs, np.array([1.0, -1.0, 1.0]), options, basis=np.ascontiguousarray(3 * Q))

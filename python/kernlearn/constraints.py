@@ -14,12 +14,19 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
-from sklearn.utils import check_random_state
 
 from . import _core
 from ._utils._labels import encode_labels
 from ._utils._param_validation import validate_params
-from ._utils._validation import as_index_array, check_choice, check_int, check_square_sparse, naming, resolve_n_threads
+from ._utils._validation import (
+    as_index_array,
+    check_choice,
+    check_int,
+    check_random_state,
+    check_square_sparse,
+    naming,
+    resolve_n_threads,
+)
 
 __all__ = ["ConstraintAccumulator", "check_pairs", "from_labels", "pair_folds", "pairs_for_fit"]
 

@@ -149,7 +149,7 @@ def pair_distance_auc(embedding, pairs, pair_labels):
     >>> round(pair_distance_auc(model.transform(X), pairs, pair_labels), 2)
     0.9
     """
-    F = as_real_array(embedding, "embedding", ensure_2d=False, allow_nd=True, ensure_min_samples=0)
+    F = as_real_array(embedding, "embedding", ensure_2d=False, allow_nd=True)
     if F.ndim != 2:
         raise ValueError(f"embedding must be 2-D (n, rank), got shape {F.shape}")
     pairs = as_index_array(pairs, "pairs")

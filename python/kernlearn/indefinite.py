@@ -117,7 +117,6 @@ from scipy.sparse.linalg import LinearOperator
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted
 
@@ -127,7 +126,7 @@ from ._utils._monitor import Monitor, history_arrays
 from ._utils._nystrom import NystromMap
 from ._utils._operators import CoreLinearOperator, as_core_operator, check_symmetric_operator
 from ._utils._param_validation import Interval, Options, StrOptions, validate_params
-from ._utils._validation import as_real_array, naming, resolve_n_threads, symmetrized, validate_X
+from ._utils._validation import as_real_array, check_random_state, naming, resolve_n_threads, symmetrized, validate_X
 from .kernels import KernelOperator, _lanczos_extreme_eigenpairs, kernel_operator, rbf_kernel, tl1_kernel
 from .linalg import eigsh
 
@@ -639,7 +638,9 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         "tau": [None, Interval(numbers.Real, 0, None, closed="neither")],
         "gamma": [None, StrOptions({"scale"}), Interval(numbers.Real, 0, None, closed="neither")],
         "fit_intercept": ["boolean"],
-        "intercept_scaling": [Interval(numbers.Real, 0, None, closed="neither")],
+        # Its square is added to every kernel entry: beyond 1e150 the kernel sums overflow
+        # (1e308 ended in an OverflowError, issue 48).
+        "intercept_scaling": [Interval(numbers.Real, 0, 1e150, closed="right")],
         "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
         "solver": [StrOptions({"newton", "ccicp-gd", "ccicp-sgd", "ccicp-sgd-literal", "cccp-gd"})],
         "init": [Options(numbers.Integral, {0, 1, -1}), StrOptions({"uniform"})],

@@ -28,7 +28,6 @@ import numbers
 import numpy as np
 import scipy.linalg
 from scipy.sparse.linalg import LinearOperator
-from sklearn.utils import check_random_state
 
 from . import _core
 from ._utils import _solver_choice
@@ -41,6 +40,7 @@ from ._utils._validation import (
     check_choice,
     check_data,
     check_finite,
+    check_random_state,
     check_real,
     relative_asymmetry,
     resolve_n_threads,
@@ -282,7 +282,7 @@ class KernelOperator(CoreLinearOperator):
 
 
 def _check_spd_stack(S, name):
-    arr = as_real_array(S, name, finite=False, ensure_2d=False, allow_nd=True, ensure_min_samples=0)
+    arr = as_real_array(S, name, finite=False, ensure_2d=False, allow_nd=True)
     if arr.ndim != 3 or arr.shape[1] != arr.shape[2] or arr.shape[0] == 0:
         raise ValueError(f"{name} must be a stack of square matrices, shape (n, d, d); got {arr.shape}")
     arr = np.asarray(arr, dtype=np.float64)
@@ -422,7 +422,7 @@ def covariance_descriptor(image, *, regularization=1e-6):
     >>> covariance_descriptor(images[0]).shape
     (9, 9)
     """
-    arr = as_real_array(image, "image", finite=False, ensure_2d=False, allow_nd=True, ensure_min_samples=0)
+    arr = as_real_array(image, "image", finite=False, ensure_2d=False, allow_nd=True)
     single = arr.ndim == 2
     if single:
         arr = arr[None]

@@ -13,7 +13,6 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 
 from . import _core
 from ._utils import _solver_choice
@@ -26,6 +25,7 @@ from ._utils._validation import (
     check_data,
     check_finite,
     check_int,
+    check_random_state,
     check_square_sparse,
     resolve_n_threads,
 )
@@ -311,7 +311,7 @@ def _require_symmetric(asymmetry, scale):
 def _check_v0(v0, n, rng):
     if v0 is None:
         return rng.standard_normal((n, 1))
-    arr = as_real_array(v0, "v0", finite=False, ensure_2d=False, ensure_min_samples=0)
+    arr = as_real_array(v0, "v0", finite=False, ensure_2d=False)
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2 or arr.shape[0] != n or arr.shape[1] == 0:

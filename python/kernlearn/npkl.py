@@ -64,7 +64,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
@@ -76,6 +75,7 @@ from ._utils._param_validation import Interval, StrOptions, validate_params
 from ._utils._validation import (
     blas_threads,
     check_int,
+    check_random_state,
     resolve_n_threads,
     validate_X,
     warn_unconverged_eigensolves,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <stdexcept>
@@ -825,6 +826,8 @@ class SaddlePointSolver {
 
 bool finite(double x) { return std::isfinite(x); }
 
+constexpr double kBasisOrthonormalTol = 1e-6;
+
 void check_saddle_problem(const SaddleProblem& pb, const Eigen::MatrixXd& basis) {
   const Index n = pb.sparse.n, m = pb.rows.rows();
   if (n < 2) throw std::invalid_argument("need at least 2 points");
@@ -860,6 +863,20 @@ void check_saddle_problem(const SaddleProblem& pb, const Eigen::MatrixXd& basis)
   if ((pb.set == DualSet::box || pb.set == DualSet::capped_simplex) && !(pb.upper > 0.0))
     throw std::invalid_argument("a box or capped simplex needs upper > 0");
   if (basis.cols() > 0 && basis.rows() != n) throw std::invalid_argument("basis must have n rows");
+  // The projected solver reads K = U S U' with U'U = I (its eigenvectors are U times those of S):
+  // a non-orthonormal basis gave "eigenvectors" with V'V = 90 (issue 48). Laplacian eigenvectors
+  // from Lanczos are orthonormal to ~1e-14; 1e-6 leaves room for any careful construction.
+  if (basis.cols() > 0) {
+    if (basis.cols() > n) throw std::invalid_argument("basis must have at most n columns");
+    const Index r = basis.cols();
+    const double defect = (basis.transpose() * basis - Eigen::MatrixXd::Identity(r, r)).cwiseAbs().maxCoeff();
+    if (!(defect <= kBasisOrthonormalTol)) {
+      char text[64];
+      std::snprintf(text, sizeof text, "%.3g", defect);
+      throw std::invalid_argument(std::string("basis must have orthonormal columns (U'U = I): max |U'U - I| = ") +
+                                  text);
+    }
+  }
   // Centring is H U_b = U_b: the caller passes a basis orthogonal to the constant vector.
   if (basis.cols() > 0 && pb.center &&
       basis.colwise().sum().cwiseAbs().maxCoeff() > 1e-8 * std::sqrt(static_cast<double>(n)))

@@ -83,6 +83,10 @@ NeighborKeys merge_neighbor_keys(const NeighborKeys& a, const NeighborKeys& b) {
 Neighbors neighbors_from_keys(NeighborKeys&& keys, Metric metric, int scale_exponent) {
   const Index n = keys.indices.rows(), k = keys.indices.cols();
   check_same_shape(keys, n, k, "keys");
+  check_scale_exponent(scale_exponent);
+  if (metric == Metric::cosine && scale_exponent != 0)
+    throw std::invalid_argument("scale_exponent must be 0 for the cosine metric, got " +
+                                std::to_string(scale_exponent));
   for (Index i = 0; i < n; ++i)
     for (Index j = 0; j < k; ++j) {
       if (keys.indices(i, j) < 0)
@@ -97,6 +101,9 @@ Neighbors neighbors_from_keys(NeighborKeys&& keys, Metric metric, int scale_expo
     out.distances = out.distances.cwiseSqrt();
     if (scale_exponent != 0)
       out.distances = out.distances.unaryExpr([scale_exponent](double v) { return std::ldexp(v, scale_exponent); });
+    if (!out.distances.allFinite())
+      throw std::invalid_argument("keys scaled back by 2^scale_exponent overflow: scale_exponent " +
+                                  std::to_string(scale_exponent) + " is not the search's");
   } else {
     out.distances = out.distances.cwiseMax(0.0).cwiseMin(2.0);  // rounding can leave 1 - cos just outside [0, 2]
   }

@@ -19,6 +19,7 @@ __all__ = [
     "as_index_array",
     "validate_X",
     "check_data",
+    "check_random_state",
     "check_int",
     "check_real",
     "check_finite",
@@ -46,7 +47,11 @@ def as_real_array(X, name, *, dtype=np.float64, order="C", accept_sparse=False, 
     own dtype if listed, else the first) and ``order``; a conforming array passes through without
     a copy and any conversion is a copy, so the caller's array is never modified. ``check``:
     further keywords of ``check_array`` (``ensure_2d``, ``allow_nd``, ``ensure_min_samples``, ...).
-    Sparse input is a TypeError unless ``accept_sparse``. Every error names the argument."""
+    Sparse input is a TypeError unless ``accept_sparse``. Every error names the argument. With
+    ``ensure_2d=False`` the caller checks the shape: no minimum count of samples or features."""
+    if not check.get("ensure_2d", True):
+        check.setdefault("ensure_min_samples", 0)
+        check.setdefault("ensure_min_features", 0)
     if sp.issparse(X) and not accept_sparse:
         raise TypeError(f"{name} must be a dense array, got a sparse {type(X).__name__}")
     with _numeric_rule(name):
@@ -94,15 +99,25 @@ def as_index_array(values, name):
     """Indices (point numbers in pairs, for instance) as an int64 C array, by the input rule:
     integers, or real numbers with integral values (a float array of pairs read from a file); a
     non-integral, non-finite or non-numeric entry is a TypeError/ValueError naming the argument."""
-    arr = as_real_array(
-        values, name, dtype=(np.int64, np.float64), finite=False, ensure_2d=False, allow_nd=True, ensure_min_samples=0
-    )
+    arr = as_real_array(values, name, dtype=(np.int64, np.float64), finite=False, ensure_2d=False, allow_nd=True)
     if arr.dtype.kind == "f":
         if not np.isfinite(arr).all():
             raise ValueError(f"{name} contains NaN or infinity")
         if not np.array_equal(arr, np.round(arr)) or (arr.size and np.abs(arr).max() >= 2.0**63):
             raise TypeError(f"{name} must be integers, got non-integral values of dtype {arr.dtype}")
     return np.ascontiguousarray(arr, dtype=np.int64)
+
+
+def check_random_state(random_state):
+    """scikit-learn's ``check_random_state``, and a numpy Generator too: a RandomState drawing
+    from the Generator's own bit generator (so the Generator advances), rather than scikit-learn's
+    error, which does not name random_state. Every path of the package seeds through here."""
+    from sklearn.utils import check_random_state as sklearn_check_random_state
+
+    if isinstance(random_state, np.random.Generator):
+        return np.random.RandomState(random_state.bit_generator)
+    with naming("random_state"):
+        return sklearn_check_random_state(random_state)
 
 
 def check_data(X, name="X", *, min_samples=1):

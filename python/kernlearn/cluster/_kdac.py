@@ -15,7 +15,6 @@ from scipy.spatial.distance import pdist
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
@@ -26,7 +25,7 @@ from .._utils._monitor import Monitor, history_arrays
 from .._utils._nystrom import NystromMap
 from .._utils._param_validation import Interval, StrOptions, validate_params
 from .._utils._scaling import binary_exponent
-from .._utils._validation import as_real_array, resolve_n_threads, validate_X
+from .._utils._validation import as_real_array, check_random_state, resolve_n_threads, validate_X
 from ..evaluation import nmi
 
 __all__ = ["KDAC", "median_sigma"]

@@ -7,13 +7,12 @@ import scipy.linalg
 from scipy.sparse.linalg import LinearOperator
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
 from sklearn.cluster import KMeans
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils._operators import check_symmetric_operator
 from .._utils._param_validation import Interval, StrOptions, validate_params
 from .._utils._scaling import binary_exponent
-from .._utils._validation import as_real_array, validate_X
+from .._utils._validation import as_real_array, check_random_state, validate_X
 
 __all__ = ["KernelKMeans"]
 
@@ -223,7 +222,11 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         exponent = binary_exponent(F)
         Fs = np.ldexp(F, -exponent)
         km = KMeans(
-            n_clusters, n_init=self.n_init, max_iter=self.max_iter, tol=self.tol, random_state=self.random_state
+            n_clusters,
+            n_init=self.n_init,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            random_state=check_random_state(self.random_state),
         ).fit(Fs)
         labels, A, centres = self._lloyd_fixed_point(Fs, km.labels_.astype(np.intp), n_clusters)
         centres = np.ldexp(centres, exponent)
@@ -401,9 +404,7 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
                     "kernel='precomputed': the squared distances to the centres include it (predict does not need it)"
                 )
             return X, None
-        diagonal = as_real_array(
-            kernel_diagonal, "kernel_diagonal", finite=False, ensure_2d=False, ensure_min_samples=0
-        )
+        diagonal = as_real_array(kernel_diagonal, "kernel_diagonal", finite=False, ensure_2d=False)
         diagonal = diagonal.reshape(-1) if diagonal.ndim <= 1 else diagonal
         if diagonal.shape != (X.shape[0],):
             raise ValueError(

@@ -82,14 +82,13 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils import _solver_choice
 from .._utils._monitor import Progress
 from .._utils._param_validation import Interval, StrOptions, validate_params
 from .._utils._scaling import binary_exponent
-from .._utils._validation import as_real_array, check_data, validate_X
+from .._utils._validation import as_real_array, check_data, check_random_state, validate_X
 from ..constraints import check_pairs, from_labels
 from ._affinity import initial_affinities, laplacian_quadratic_form, propagate_affinities
 from ._sice import sparse_inverse_covariance

@@ -295,7 +295,7 @@ def sparse_inverse_covariance(
 
 
 def _check_sigma(Sigma):
-    S = as_real_array(Sigma, "Sigma", finite=False, ensure_2d=False, allow_nd=True, ensure_min_samples=0)
+    S = as_real_array(Sigma, "Sigma", finite=False, ensure_2d=False, allow_nd=True)
     if S.ndim != 2 or S.shape[0] != S.shape[1] or S.shape[0] == 0:
         raise ValueError(f"Sigma must be a non-empty square matrix, got shape {S.shape}")
     S = np.asarray(S, dtype=np.float64)  # only read: the symmetrised return value is a new array
@@ -313,7 +313,7 @@ def _rho_matrix(rho, m):
     """rho (validated against _PARAMETER_CONSTRAINTS) as a symmetric m x m weight matrix."""
     if isinstance(rho, Real):
         return np.full((m, m), float(rho))
-    R = as_real_array(rho, "rho", finite=False, ensure_2d=False, allow_nd=True, ensure_min_samples=0)
+    R = as_real_array(rho, "rho", finite=False, ensure_2d=False, allow_nd=True)
     if R.shape != (m, m):
         raise ValueError(f"rho must be a scalar or have Sigma's shape {(m, m)}, got {R.shape}")
     R = np.asarray(R, dtype=np.float64)  # only read: the symmetrised return value is a new array
