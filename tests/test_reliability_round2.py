@@ -244,3 +244,17 @@ def test_simple_npkl_refuses_non_orthonormal_basis():
     assert np.allclose(V.T @ V, np.eye(V.shape[1]), atol=1e-10)
     with pytest.raises(ValueError, match="basis must have orthonormal columns"):
         m.simple_npkl(csr, pairs, np.array([1.0, -1.0, 1.0]), options, basis=np.ascontiguousarray(3 * Q))
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"B": 1e308}, r"B must be > 0 and <= 1e\+280"),  # was RuntimeError from the eigensolver
+        ({"step": 1e308, "loss": "squared_hinge"}, r"step must be .* <= 1e\+250"),  # the same
+        ({"G": 5e-324}, "overflows float64 with B = None, G = 5e-324"),  # inf / NaN in history_
+        ({"G": 5e-324, "loss": "squared_hinge"}, "overflows float64"),
+    ],
+)
+def test_simple_npkl_extreme_parameters(params, match):
+    with pytest.raises(ValueError, match=match):
+        SimpleNPKL(n_neighbors=3, random_state=0, **params).fit(X, Y)

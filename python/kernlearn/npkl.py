@@ -87,6 +87,12 @@ __all__ = ["SimpleNPKL"]
 
 LOSSES = ("linear", "squared_hinge", "hinge", "square")
 
+# Upper bounds of B and of a numeric step: B = 1e300 and step = 1e308 ended in the core's "eigensolver
+# of the projected matrix failed" (issue 48; the sweep: bench/results/reliability_round2.md).
+# Within them, a kernel or history that still overflows (a tiny G, say) is a ValueError from _store.
+B_MAX = 1e280
+STEP_MAX = 1e250
+
 # The capacity with neither B nor G given: the penalty form, G = min(DEFAULT_G, G_TIMES_N / n)
 # (see the G parameter).
 DEFAULT_G = 1e-3
@@ -332,7 +338,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     _parameter_constraints = {
         "loss": [StrOptions(LOSSES)],
         "p": [Interval(Real, 1, None)],
-        "B": [Interval(Real, 0, None, closed="neither"), None],
+        "B": [Interval(Real, 0, B_MAX, closed="right"), None],
         "G": [Interval(Real, 0, None, closed="neither"), None],
         "C": [Interval(Real, *_core.methods.C_RANGE), None],
         "partners": [Interval(Integral, 1, None), StrOptions({"all"})],
@@ -342,7 +348,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         "eigen_solver": [StrOptions({"auto", "lanczos", "dense", "mixed"})],
         "max_iter": [Interval(Integral, 0, None)],
         "tol": [Interval(Real, 0, None, closed="neither")],
-        "step": [StrOptions({"auto", "lipschitz"}), Interval(Real, 0, None, closed="neither")],
+        "step": [StrOptions({"auto", "lipschitz"}), Interval(Real, 0, STEP_MAX, closed="right")],
         "active_constraints": [Interval(Integral, 1, None), None],
         "warm_start": ["boolean"],
         "basis": [Interval(Integral, 1, None), None],
@@ -686,6 +692,12 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         self.n_iter_ = int(out.n_iter)
         self.converged_ = out.status == _core.core.SolverStatus.converged
         self.history_ = history_arrays(out.history, HISTORY_FIELDS)
+        finite = np.isfinite(self.embedding_).all() and all(np.isfinite(v).all() for v in self.history_.values())
+        if not finite:  # never a kernel or a history with inf / NaN (issue 48: G = 5e-324, say)
+            raise ValueError(
+                f"the learned kernel or its objective overflows float64 with B = {self.B!r}, G = {self.G!r}, "
+                f"C = {self.C_!r}: give values nearer 1 (K grows with B and with 1 / G)"
+            )
 
 
 if SimpleNPKL.__doc__:  # None under python -OO
