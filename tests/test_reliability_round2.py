@@ -258,3 +258,40 @@ def test_simple_npkl_refuses_non_orthonormal_basis():
 def test_simple_npkl_extreme_parameters(params, match):
     with pytest.raises(ValueError, match=match):
         SimpleNPKL(n_neighbors=3, random_state=0, **params).fit(X, Y)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_sice_alm_history_finite_on_singular_sigma():
+    result = sparse_inverse_covariance(np.ones((4, 4)), 0.1, solver="alm", max_iter=20)
+    assert np.isfinite(result.history).all()  # its first entry was inf / inf = NaN
+    assert np.isfinite(result.precision).all()
+
+
+def test_core_sice_refuses_non_symmetric_S():
+    from kernlearn import _core
+
+    m = _core.methods
+    S = RNG.random((4, 4)) + 4 * np.eye(4)  # not symmetric: the gaps were all NaN
+    options = m.SiceOptions(solver=m.SiceSolver.alm)
+    with pytest.raises(ValueError, match="S must be symmetric"):
+        m.sice(S, np.full((4, 4), 0.1), options)
+    result = m.sice((S + S.T) / 2, np.full((4, 4), 0.1), options)
+    assert np.isfinite(np.asarray(result.relative_gaps)).all()
+
+
+def test_hsic_phi_checks_finiteness():
+    from kernlearn import _core
+
+    ke = _core.kernels
+    W = np.ascontiguousarray(np.linalg.qr(RNG.standard_normal((3, 2)))[0])
+    A, c = np.ascontiguousarray(np.eye(30)[:, :3]), np.ones(3)
+    phi, _, _ = ke.hsic_phi(X, W, A, c, sigma=1.0)
+    assert np.isfinite(phi).all()
+    for bad in (
+        np.where(np.arange(90).reshape(30, 3) == 4, np.nan, X),
+        np.where(np.arange(90).reshape(30, 3) == 4, np.inf, X),
+    ):
+        with pytest.raises(ValueError, match="hsic_phi: X, W, A and c must be finite"):
+            ke.hsic_phi(np.ascontiguousarray(bad), W, A, c, sigma=1.0)
+    with pytest.raises(ValueError, match="must be finite"):
+        ke.hsic_phi(X, W, A, np.array([1.0, np.nan, 1.0]), sigma=1.0)

@@ -101,9 +101,6 @@ Neighbors neighbors_from_keys(NeighborKeys&& keys, Metric metric, int scale_expo
     out.distances = out.distances.cwiseSqrt();
     if (scale_exponent != 0)
       out.distances = out.distances.unaryExpr([scale_exponent](double v) { return std::ldexp(v, scale_exponent); });
-    if (!out.distances.allFinite())
-      throw std::invalid_argument("keys scaled back by 2^scale_exponent overflow: scale_exponent " +
-                                  std::to_string(scale_exponent) + " is not the search's");
   } else {
     out.distances = out.distances.cwiseMax(0.0).cwiseMin(2.0);  // rounding can leave 1 - cos just outside [0, 2]
   }
