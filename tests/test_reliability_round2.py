@@ -295,3 +295,14 @@ def test_hsic_phi_checks_finiteness():
             ke.hsic_phi(np.ascontiguousarray(bad), W, A, c, sigma=1.0)
     with pytest.raises(ValueError, match="must be finite"):
         ke.hsic_phi(X, W, A, np.array([1.0, np.nan, 1.0]), sigma=1.0)
+
+
+def test_rule_covers_accumulator_and_plot_inputs():
+    from kernlearn.constraints import ConstraintAccumulator
+
+    acc = ConstraintAccumulator(PAIRS, 6, pair_labels=[1, -1, 1, -1, 1, -1])
+    V = np.linalg.qr(RNG.standard_normal((6, 2)))[0]
+    assert np.array_equal(acc.inner(V.astype(object), np.ones(2)), acc.inner(V, np.ones(2)))
+    for call in (lambda: acc.inner(V.astype(str), np.ones(2)), lambda: acc.assemble(np.ones(6).astype(str))):
+        with pytest.raises(TypeError, match="must hold real numbers, not strings"):
+            call()

@@ -20,6 +20,7 @@ from ._utils._labels import encode_labels
 from ._utils._param_validation import validate_params
 from ._utils._validation import (
     as_index_array,
+    as_real_array,
     check_choice,
     check_int,
     check_random_state,
@@ -465,8 +466,8 @@ class ConstraintAccumulator:
 
     def inner(self, V, lam):
         """``tr(T_p K)`` for every pair with ``K = V diag(lam) V'``, in O(m r), K never formed."""
-        V = np.ascontiguousarray(V, dtype=np.float64)
-        lam = np.ascontiguousarray(lam, dtype=np.float64)
+        V = as_real_array(V, "V", finite=False, ensure_2d=False, allow_nd=True)
+        lam = as_real_array(lam, "lam", finite=False, ensure_2d=False, allow_nd=True)
         if V.ndim != 2 or V.shape[0] != self.n:
             raise ValueError(f"V must have shape ({self.n}, r), got {V.shape}")
         if lam.shape != (V.shape[1],):
@@ -476,12 +477,9 @@ class ConstraintAccumulator:
         return self._core.inner(V, lam, n_threads=self._n_threads)
 
     def _check_alpha(self, alpha):
-        alpha = np.asarray(alpha)
-        if alpha.dtype.kind not in "biuf":
-            raise TypeError(f"alpha must be real, got dtype {alpha.dtype}")
+        alpha = as_real_array(alpha, "alpha", finite=False, ensure_2d=False, allow_nd=True)
         if alpha.shape != (self.n_pairs,):
             raise ValueError(f"alpha must have shape ({self.n_pairs},), got {alpha.shape}")
-        alpha = np.ascontiguousarray(alpha, dtype=np.float64)
         if not np.isfinite(alpha).all():
             raise ValueError("alpha contains NaN or infinity")
         return alpha

@@ -8,6 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._utils._pyplot import pyplot
+from ._utils._validation import as_real_array
 
 __all__ = ["plot_convergence", "plot_embedding", "plot_graph", "plot_metric"]
 
@@ -58,7 +59,7 @@ def plot_graph(graph, coords, labels=None, *, ax=None, title=None, edge_alpha=0.
     >>> len(edges.get_segments()) == graph.nnz // 2, points.get_offsets().shape
     (True, (150, 2))
     """
-    coords = np.asarray(coords, dtype=float)
+    coords = as_real_array(coords, "coords", finite=False, ensure_2d=False, allow_nd=True)
     if coords.ndim != 2 or coords.shape[1] != 2:
         raise ValueError(f"coords must have shape (n, 2), got {coords.shape}")
     upper = sp.triu(sp.csr_matrix(graph), k=1).tocoo()
@@ -111,7 +112,7 @@ def plot_embedding(embedding, labels=None, *, ax=None, title=None):
     (1, (150, 2))
     >>> fig.savefig("embedding.png")
     """
-    embedding = np.asarray(embedding, dtype=float)
+    embedding = as_real_array(embedding, "embedding", finite=False, ensure_2d=False, allow_nd=True)
     if embedding.ndim != 2 or embedding.shape[1] < 2:
         raise ValueError(f"embedding must have shape (n, >= 2), got {embedding.shape}")
     ax = _axes(ax, (6, 5))
@@ -206,7 +207,7 @@ def plot_metric(M, feature_names=None, *, ax=None, title=None):
     >>> len(ax.figure.axes), len(ax.get_xticklabels())
     (2, 13)
     """
-    M = np.asarray(M, dtype=float)
+    M = as_real_array(M, "M", finite=False, ensure_2d=False, allow_nd=True)
     if M.ndim != 2 or M.shape[0] != M.shape[1]:
         raise ValueError(f"M must be a square matrix, got shape {M.shape}")
     m = M.shape[0]
