@@ -87,11 +87,12 @@ __all__ = ["SimpleNPKL"]
 
 LOSSES = ("linear", "squared_hinge", "hinge", "square")
 
-# Upper bounds of B and of a numeric step: B = 1e300 and step = 1e308 ended in the core's "eigensolver
-# of the projected matrix failed" (issue 48; the sweep: bench/results/reliability_round2.md).
-# Within them, a kernel or history that still overflows (a tiny G, say) is a ValueError from _store.
-B_MAX = 1e280
-STEP_MAX = 1e250
+# Upper bounds of B and of a numeric step, the core's (saddle_point.hpp): B = 1e300 and step = 1e308
+# ended in "eigensolver of the projected matrix failed" (issue 48; the sweep:
+# bench/results/reliability_round2.md). Within them, a kernel or history that still overflows (a
+# tiny G, say) is a ValueError from _store.
+B_MAX = _core.methods.B_MAX
+STEP_MAX = _core.methods.STEP_MAX
 
 # The capacity with neither B nor G given: the penalty form, G = min(DEFAULT_G, G_TIMES_N / n)
 # (see the G parameter).
