@@ -24,10 +24,19 @@ Y = np.repeat([0, 1, 2], 10)
 
 
 def _entry_points():
-    """(name, call on a 2-D array A) for functions and estimators of every module."""
+    """(name, call on a 2-D array A) for functions and estimators of every module; the names in
+    SQUARE take the 3 x 3 SPD matrix, the others 6 x 3 data."""
+    from kernlearn.indefinite import IndefiniteKernelLogisticRegression
+    from kernlearn.kernels import make_psd, rbf_kernel
+    from kernlearn.linalg import eigsh
+
     return {
         "knn": lambda A: knn(A, 2),
-        "laplacian": lambda A: laplacian(np.abs(A[:, :3][:3] + A[:, :3][:3].T)),
+        "laplacian": lambda A: laplacian(A),
+        "eigsh": lambda A: eigsh(A, 1),
+        "make_psd": lambda A: make_psd(A),
+        "rbf_kernel": lambda A: rbf_kernel(A),
+        "IKLR": lambda A: IndefiniteKernelLogisticRegression().fit(A, [0, 1, 0, 1, 0, 1]),
         "sparse_inverse_covariance": lambda A: sparse_inverse_covariance(A, 0.1),
         "KernelKMeans": lambda A: KernelKMeans(2, n_init=1, random_state=0).fit(A),
         "S3ML": lambda A: S3ML(random_state=0).fit(A, [0, 1, -1, 0, 1, -1]),
@@ -37,18 +46,21 @@ def _entry_points():
 
 SPD = np.array([[2.0, 0.5, 0.0], [0.5, 1.0, 0.2], [0.0, 0.2, 1.5]])
 SIX = np.vstack([SPD, SPD + 0.3])
+SQUARE = {"laplacian", "eigsh", "make_psd", "sparse_inverse_covariance"}
+NAMES = ["knn", "laplacian", "eigsh", "make_psd", "rbf_kernel", "IKLR", "KernelKMeans", "S3ML", "SimpleNPKL"]
+NAMES.append("sparse_inverse_covariance")
 
 
-@pytest.mark.parametrize("name", ["knn", "KernelKMeans", "S3ML", "SimpleNPKL", "sparse_inverse_covariance"])
+@pytest.mark.parametrize("name", NAMES)
 def test_numeric_strings_refused_everywhere(name):
-    A = (SPD if name == "sparse_inverse_covariance" else SIX).astype(str)  # "2.0", "0.5", ...
-    with pytest.raises(TypeError, match=r"X must hold real numbers, not strings|Sigma must hold real numbers, not"):
+    A = (SPD if name in SQUARE else SIX).astype(str)  # "2.0", "0.5", ...
+    with pytest.raises(TypeError, match=r"(X|S|A|K|Sigma) must hold real numbers, not strings"):
         _entry_points()[name](A)
 
 
-@pytest.mark.parametrize("name", ["knn", "KernelKMeans", "S3ML", "SimpleNPKL", "sparse_inverse_covariance"])
+@pytest.mark.parametrize("name", NAMES)
 def test_complex_refused_everywhere(name):
-    A = (SPD if name == "sparse_inverse_covariance" else SIX).astype(complex)
+    A = (SPD if name in SQUARE else SIX).astype(complex)
     with pytest.raises(ValueError, match="Complex data not supported"):
         _entry_points()[name](A)
 
