@@ -888,7 +888,7 @@ void check_saddle_problem(const SaddleProblem& pb, const Eigen::MatrixXd& basis)
 void check_spectral_options(const SpectralOptions& o) {
   if (!(o.p >= 1.0) || !finite(o.p)) throw std::invalid_argument("p must be a finite number >= 1");
   if (o.G && !(*o.G > 0.0 && finite(*o.G))) throw std::invalid_argument("G must be a positive finite number or None");
-  if (!o.G && !(o.B > 0.0 && o.B <= kMaxB)) throw std::invalid_argument("B must lie in (0, 1e280]");
+  if (!o.G && !(o.B > 0.0 && o.B <= kMaxB)) throw std::invalid_argument("B must be a positive number <= 1e280");
   if (o.rank && *o.rank < 1) throw std::invalid_argument("rank must be >= 1 or None");
   if (!(o.dense_fraction >= 0.0 && o.dense_fraction <= 1.0))
     throw std::invalid_argument("dense_fraction must lie in [0, 1]");
@@ -896,7 +896,7 @@ void check_spectral_options(const SpectralOptions& o) {
   if (o.max_iter < 0) throw std::invalid_argument("max_iter must be >= 0");
   if (!(o.tol >= 0.0) || !finite(o.tol)) throw std::invalid_argument("tol must be a finite number >= 0");
   if (o.step && !(*o.step > 0.0 && *o.step <= kMaxStep))
-    throw std::invalid_argument("step must lie in (0, 1e250] or be None");
+    throw std::invalid_argument("step must be a positive number <= 1e250 or None");
   if (!(o.eig_tol >= 0.0 && o.eig_tol < 1.0)) throw std::invalid_argument("eig_tol must lie in [0, 1)");
   if (o.filter_degree < 0) throw std::invalid_argument("filter_degree must be >= 0");
 }
