@@ -107,8 +107,9 @@ void register_linalg(py::module_& m) {
         Eigen::MatrixXd vectors;
         {
           py::gil_scoped_release release;  // C++ and LAPACK only below
-          // The solver overwrites its matrix: one copy, contiguous (M is symmetric, so its
-          // row-major transpose is M); the smallest pairs are the largest of -M.
+          // The solver overwrites its matrix and reads its lower triangle: one copy, contiguous,
+          // of M's transpose (a plain copy of the row-major storage), whose lower triangle is M's
+          // upper one; the smallest pairs are the largest of -M.
           Eigen::MatrixXd A = M.transpose();
           if (!largest) A = -A;
           double lower = -std::numeric_limits<double>::infinity();
@@ -125,7 +126,7 @@ void register_linalg(py::module_& m) {
         return py::make_tuple(values, vectors);
       },
       "M"_a.noconvert(), "which"_a, "tol"_a, "threshold"_a = py::none(), "max_count"_a = py::none(),
-      "Eigenpairs of the symmetric M (lower triangle read) beyond the threshold (above for largest, "
+      "Eigenpairs of the symmetric M (upper triangle read) beyond the threshold (above for largest, "
       "below for smallest; None: all), at most max_count (None: all), the extreme first: LAPACK's "
       "Householder route with only the wanted pairs (kernlearn/dense_eigen.hpp).");
 }

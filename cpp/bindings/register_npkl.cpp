@@ -87,6 +87,9 @@ void register_npkl(py::module_& m) {
   m.attr("MIXED_PRECISION_MIN_N") = solver_choice::kMixedPrecisionMinN;
   // The penalties the saddle-point family accepts (rho = 2 / C and the box [0, C] stay finite).
   m.attr("C_RANGE") = py::make_tuple(kMinC, kMaxC);
+  // The largest trace bound B and numeric step the saddle-point solver accepts.
+  m.attr("B_MAX") = kMaxB;
+  m.attr("STEP_MAX") = kMaxStep;
   bind_saddle_types(m);
 
   py::native_enum<NpklLoss>(m, "NpklLoss", "enum.Enum", "SimpleNPKL's loss on the pairs.")

@@ -14,12 +14,20 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
-from sklearn.utils import check_random_state
 
 from . import _core
 from ._utils._labels import encode_labels
 from ._utils._param_validation import validate_params
-from ._utils._validation import check_choice, check_int, check_square_sparse, naming, resolve_n_threads
+from ._utils._validation import (
+    as_index_array,
+    as_real_array,
+    check_choice,
+    check_int,
+    check_random_state,
+    check_square_sparse,
+    naming,
+    resolve_n_threads,
+)
 
 __all__ = ["ConstraintAccumulator", "check_pairs", "from_labels", "pair_folds", "pairs_for_fit"]
 
@@ -270,9 +278,11 @@ def pair_folds(pairs, n_splits=3, random_state=None):
     True
     """
     validate_params({"random_state": ["random_state"]}, {"random_state": random_state}, "pair_folds")
-    pairs = np.asarray(pairs)
+    pairs = as_index_array(pairs, "pairs")
     if pairs.ndim != 2 or pairs.shape[1] != 2 or pairs.shape[0] == 0:
         raise ValueError(f"pairs must have shape (m, 2) with m >= 1, got {pairs.shape}")
+    if pairs.min() < 0:
+        raise ValueError("pairs must hold non-negative point indices")
     points = np.unique(pairs)
     n_splits = check_int(n_splits, "n_splits", low=2, high=points.size)
     group = np.empty(int(points.max()) + 1, dtype=np.int64)
@@ -342,15 +352,11 @@ def check_pairs(pairs, n, pair_labels=None):
     ValueError: contradictory pairs: pairs[0] and pairs[1] are both [0, 1]
     """
     n = check_int(n, "n", low=2)
-    with naming("pairs"):
-        arr = np.asarray(pairs)
-    if arr.dtype.kind not in "iu" and not (arr.dtype.kind == "f" and arr.size and np.all(arr == np.round(arr))):
-        raise TypeError(f"pairs must be integers, got dtype {arr.dtype}")
+    arr = as_index_array(pairs, "pairs")
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise ValueError(f"pairs must have shape (m, 2), got {arr.shape}")
     if arr.shape[0] == 0:
         raise ValueError("pairs is empty")
-    arr = np.ascontiguousarray(arr, dtype=np.int64)
     if arr.min() < 0 or arr.max() >= n:
         p = int(np.argmax(((arr < 0) | (arr >= n)).any(axis=1)))
         raise ValueError(f"pairs[{p}] = {arr[p].tolist()} is out of range for n = {n}")
@@ -460,8 +466,8 @@ class ConstraintAccumulator:
 
     def inner(self, V, lam):
         """``tr(T_p K)`` for every pair with ``K = V diag(lam) V'``, in O(m r), K never formed."""
-        V = np.ascontiguousarray(V, dtype=np.float64)
-        lam = np.ascontiguousarray(lam, dtype=np.float64)
+        V = as_real_array(V, "V", finite=False, ensure_2d=False, allow_nd=True)
+        lam = as_real_array(lam, "lam", finite=False, ensure_2d=False, allow_nd=True)
         if V.ndim != 2 or V.shape[0] != self.n:
             raise ValueError(f"V must have shape ({self.n}, r), got {V.shape}")
         if lam.shape != (V.shape[1],):
@@ -471,12 +477,9 @@ class ConstraintAccumulator:
         return self._core.inner(V, lam, n_threads=self._n_threads)
 
     def _check_alpha(self, alpha):
-        alpha = np.asarray(alpha)
-        if alpha.dtype.kind not in "biuf":
-            raise TypeError(f"alpha must be real, got dtype {alpha.dtype}")
+        alpha = as_real_array(alpha, "alpha", finite=False, ensure_2d=False, allow_nd=True)
         if alpha.shape != (self.n_pairs,):
             raise ValueError(f"alpha must have shape ({self.n_pairs},), got {alpha.shape}")
-        alpha = np.ascontiguousarray(alpha, dtype=np.float64)
         if not np.isfinite(alpha).all():
             raise ValueError("alpha contains NaN or infinity")
         return alpha

@@ -3,6 +3,8 @@
 import numpy as np
 from sklearn.metrics import normalized_mutual_info_score, rand_score, roc_auc_score
 
+from ._utils._validation import as_index_array, as_real_array
+
 __all__ = ["nmi", "pair_distance_auc", "pairwise_cluster_accuracy"]
 
 
@@ -147,10 +149,10 @@ def pair_distance_auc(embedding, pairs, pair_labels):
     >>> round(pair_distance_auc(model.transform(X), pairs, pair_labels), 2)
     0.87
     """
-    F = np.asarray(embedding, dtype=np.float64)
+    F = as_real_array(embedding, "embedding", ensure_2d=False, allow_nd=True)
     if F.ndim != 2:
         raise ValueError(f"embedding must be 2-D (n, rank), got shape {F.shape}")
-    pairs = np.asarray(pairs)
+    pairs = as_index_array(pairs, "pairs")
     labels = np.asarray(pair_labels)
     if pairs.ndim != 2 or pairs.shape[1] != 2 or labels.shape != (pairs.shape[0],):
         raise ValueError(f"pairs must be (m, 2) and pair_labels (m,), got {pairs.shape} and {labels.shape}")

@@ -135,9 +135,8 @@ from scipy.sparse.linalg import LinearOperator
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from . import _core
 from ._utils import _solver_choice
@@ -145,7 +144,7 @@ from ._utils._monitor import Monitor, history_arrays
 from ._utils._nystrom import NystromMap
 from ._utils._operators import CoreLinearOperator, as_core_operator, check_symmetric_operator
 from ._utils._param_validation import Interval, Options, StrOptions, validate_params
-from ._utils._validation import naming, resolve_n_threads, symmetrized
+from ._utils._validation import as_real_array, check_random_state, naming, resolve_n_threads, symmetrized, validate_X
 from .kernels import KernelOperator, _lanczos_extreme_eigenpairs, kernel_operator, rbf_kernel, tl1_kernel
 from .linalg import eigsh
 
@@ -335,8 +334,7 @@ def krein_decomposition(
         },
         "krein_decomposition",
     )
-    with naming("K"):
-        K = check_array(K, dtype=[np.float64, np.float32], order="C", ensure_min_samples=2, input_name="K")
+    K = as_real_array(K, "K", dtype=(np.float64, np.float32), ensure_min_samples=2)
     if K.shape[0] != K.shape[1]:
         raise ValueError(f"K must be square, got shape {K.shape}")
     K = np.ascontiguousarray(symmetrized(K, "K"))
@@ -848,7 +846,9 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         "tau": [None, Interval(numbers.Real, 0, None, closed="neither")],
         "gamma": [None, StrOptions({"scale"}), Interval(numbers.Real, 0, None, closed="neither")],
         "fit_intercept": ["boolean"],
-        "intercept_scaling": [Interval(numbers.Real, 0, None, closed="neither")],
+        # Its square is added to every kernel entry: beyond 1e150 the kernel sums overflow
+        # (1e308 ended in an OverflowError, issue 48).
+        "intercept_scaling": [Interval(numbers.Real, 0, 1e150, closed="right")],
         "alpha": [StrOptions({"auto"}), Interval(numbers.Real, 0, None, closed="neither")],
         "solver": [StrOptions({"newton", "ccicp-gd", "ccicp-sgd", "ccicp-sgd-literal", "cccp-gd"})],
         "init": [Options(numbers.Integral, {0, 1, -1}), StrOptions({"uniform"})],
@@ -1013,8 +1013,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
             X = user_operator
             self.n_features_in_ = X.shape[0]
         else:
-            with naming("X", "y"):
-                X, y = validate_data(self, X, y, dtype=np.float64, order="C", ensure_min_samples=2)
+            X, y = validate_X(self, X, min_samples=2, y=y)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if self.classes_.size < 2:
@@ -1209,8 +1208,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         ``n_centers``, the "auto" rule of _utils/_solver_choice.py), or the caller's array."""
         n, d = X.shape
         if not isinstance(self.centers, str):
-            with naming("centers"):
-                Z = check_array(self.centers, dtype=np.float64, order="C", input_name="centers")
+            Z = as_real_array(self.centers, "centers")
             if Z.shape[1] != d:
                 raise ValueError(f"centers must have the {d} features of X, got shape {Z.shape}")
             if not isinstance(self.n_centers, str) and self.n_centers != Z.shape[0]:
@@ -1524,8 +1522,7 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
             For two classes, > 0 means ``classes_[1]``; otherwise one column per class.
         """
         check_is_fitted(self)
-        with naming("X"):
-            X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        X = validate_X(self, X, reset=False)
         if self.kernel == "precomputed":
             if X.shape[1] != self.shape_fit_[0]:
                 raise ValueError(

@@ -31,8 +31,6 @@ import numbers
 import numpy as np
 import scipy.linalg
 from scipy.sparse.linalg import LinearOperator
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_array
 
 from . import _core
 from ._utils import _solver_choice
@@ -41,11 +39,12 @@ from ._utils._param_validation import Interval, validate_params
 from ._utils._scaling import binary_exponent
 from ._utils._validation import (
     SYMMETRY_RTOL,
+    as_real_array,
     check_choice,
     check_data,
     check_finite,
+    check_random_state,
     check_real,
-    naming,
     relative_asymmetry,
     resolve_n_threads,
 )
@@ -286,9 +285,7 @@ class KernelOperator(CoreLinearOperator):
 
 
 def _check_spd_stack(S, name):
-    arr = np.asarray(S)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    arr = as_real_array(S, name, finite=False, ensure_2d=False, allow_nd=True)
     if arr.ndim != 3 or arr.shape[1] != arr.shape[2] or arr.shape[0] == 0:
         raise ValueError(f"{name} must be a stack of square matrices, shape (n, d, d); got {arr.shape}")
     arr = np.asarray(arr, dtype=np.float64)
@@ -428,9 +425,7 @@ def covariance_descriptor(image, *, regularization=1e-6):
     >>> covariance_descriptor(images[0]).shape
     (9, 9)
     """
-    arr = np.asarray(image)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"image must hold real numbers, got dtype {arr.dtype}")
+    arr = as_real_array(image, "image", finite=False, ensure_2d=False, allow_nd=True)
     single = arr.ndim == 2
     if single:
         arr = arr[None]
@@ -503,8 +498,7 @@ def kernel_operator(K, n_jobs=None):
     array([251.1,  90.6])
     """
     n_threads = resolve_n_threads(n_jobs)
-    with naming("K"):
-        K = check_array(K, dtype=[np.float64, np.float32], order="C", input_name="K")
+    K = as_real_array(K, "K", dtype=(np.float64, np.float32))
     if K.shape[0] != K.shape[1]:
         raise ValueError(f"K must be square, got shape {K.shape}")
     _require_symmetric(K, "K")

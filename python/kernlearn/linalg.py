@@ -13,7 +13,6 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 
 from . import _core
 from ._utils import _solver_choice
@@ -21,10 +20,12 @@ from ._utils._operators import as_core_operator
 from ._utils._scaling import binary_exponent
 from ._utils._signs import fix_signs
 from ._utils._validation import (
+    as_real_array,
     check_choice,
     check_data,
     check_finite,
     check_int,
+    check_random_state,
     check_square_sparse,
     resolve_n_threads,
 )
@@ -322,9 +323,7 @@ def _require_symmetric(asymmetry, scale):
 def _check_v0(v0, n, rng):
     if v0 is None:
         return rng.standard_normal((n, 1))
-    arr = np.asarray(v0)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"v0 must be real, got dtype {arr.dtype}")
+    arr = as_real_array(v0, "v0", finite=False, ensure_2d=False)
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2 or arr.shape[0] != n or arr.shape[1] == 0:

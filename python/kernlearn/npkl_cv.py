@@ -13,11 +13,10 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, clone
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._utils._param_validation import Interval, validate_params
-from ._utils._validation import validate_X
+from ._utils._validation import check_random_state, validate_X
 from .constraints import pair_folds, pairs_for_fit
 from .evaluation import pair_distance_auc
 from .npkl import SimpleNPKL

@@ -10,6 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._utils._pyplot import pyplot
+from ._utils._validation import as_real_array
 
 __all__ = ["plot_convergence", "plot_embedding", "plot_graph", "plot_metric"]
 
@@ -117,7 +118,7 @@ def plot_graph(
     >>> [text.get_text() for text in ax.get_legend().get_texts()]
     ['0', '1', '2']
     """
-    coords = np.asarray(coords, dtype=float)
+    coords = as_real_array(coords, "coords", finite=False, ensure_2d=False, allow_nd=True)
     if coords.ndim != 2 or coords.shape[1] != 2:
         raise ValueError(f"coords must have shape (n, 2), got {coords.shape}")
     upper = sp.triu(sp.csr_matrix(graph), k=1).tocoo()
@@ -179,7 +180,7 @@ def plot_embedding(
     ('dimension 1', 'dimension 2', 'species')
     >>> fig.savefig("embedding.png")
     """
-    embedding = np.asarray(embedding, dtype=float)
+    embedding = as_real_array(embedding, "embedding", finite=False, ensure_2d=False, allow_nd=True)
     if embedding.ndim != 2 or embedding.shape[1] < 2:
         raise ValueError(f"embedding must have shape (n, >= 2), got {embedding.shape}")
     ax = _axes(ax, (6, 5))
@@ -279,7 +280,7 @@ def plot_metric(M, feature_names=None, *, ax=None, title=None):
     >>> len(ax.figure.axes), len(ax.get_xticklabels()), ax.get_xlabel()
     (2, 13, 'feature')
     """
-    M = np.asarray(M, dtype=float)
+    M = as_real_array(M, "M", finite=False, ensure_2d=False, allow_nd=True)
     if M.ndim != 2 or M.shape[0] != M.shape[1]:
         raise ValueError(f"M must be a square matrix, got shape {M.shape}")
     m = M.shape[0]

@@ -178,6 +178,9 @@ PhiResult hsic_phi_pair(const MatrixRef& XI, const MatrixRef& XJ, const Eigen::R
   if (AI.rows() != ni || AJ.rows() != nj || AJ.cols() != m || c.size() != m)
     throw std::invalid_argument("hsic_phi: A must be n x m and c of length m");
   if (same && nj != ni) throw std::invalid_argument("hsic_phi_pair: same=True needs X_I and X_J of the same shape");
+  // NaN or inf in any input spread to all of Phi unnoticed (issue 48).
+  if (!XI.allFinite() || !XJ.allFinite() || !W.allFinite() || !AI.allFinite() || !AJ.allFinite() || !c.allFinite())
+    throw std::invalid_argument("hsic_phi: X, W, A and c must be finite");
   const RowMatrixXd ZI = XI * W;
   const RowMatrixXd ZJ = same ? RowMatrixXd() : RowMatrixXd(XJ * W);
   const MatrixRef ZJr = same ? MatrixRef(ZI) : MatrixRef(ZJ);
@@ -244,6 +247,8 @@ PhiResult hsic_phi_pair(const MatrixRef& XI, const MatrixRef& XJ, const Eigen::R
   out.phi /= sigma * sigma;
   out.phi = (0.5 * (out.phi + out.phi.transpose())).eval();  // eval: the transpose aliases the target
   out.bound_rhs /= sigma * sigma;
+  if (!out.phi.allFinite() || !std::isfinite(out.trace_gamma_k) || !std::isfinite(out.bound_rhs))
+    throw std::invalid_argument("hsic_phi: Phi(W) overflows float64 for this X, A, c and sigma: rescale X or c");
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <stdexcept>
@@ -844,6 +845,8 @@ class SaddlePointSolver {
 
 bool finite(double x) { return std::isfinite(x); }
 
+constexpr double kBasisOrthonormalTol = 1e-6;
+
 void check_saddle_problem(const SaddleProblem& pb, const Eigen::MatrixXd& basis) {
   const Index n = pb.sparse.n, m = pb.rows.rows();
   if (n < 2) throw std::invalid_argument("need at least 2 points");
@@ -879,6 +882,20 @@ void check_saddle_problem(const SaddleProblem& pb, const Eigen::MatrixXd& basis)
   if ((pb.set == DualSet::box || pb.set == DualSet::capped_simplex) && !(pb.upper > 0.0))
     throw std::invalid_argument("a box or capped simplex needs upper > 0");
   if (basis.cols() > 0 && basis.rows() != n) throw std::invalid_argument("basis must have n rows");
+  // The projected solver reads K = U S U' with U'U = I (its eigenvectors are U times those of S):
+  // a non-orthonormal basis gave "eigenvectors" with V'V = 90 (issue 48). Laplacian eigenvectors
+  // from Lanczos are orthonormal to ~1e-14; 1e-6 leaves room for any careful construction.
+  if (basis.cols() > 0) {
+    if (basis.cols() > n) throw std::invalid_argument("basis must have at most n columns");
+    const Index r = basis.cols();
+    const double defect = (basis.transpose() * basis - Eigen::MatrixXd::Identity(r, r)).cwiseAbs().maxCoeff();
+    if (!(defect <= kBasisOrthonormalTol)) {
+      char text[64];
+      std::snprintf(text, sizeof text, "%.3g", defect);
+      throw std::invalid_argument(std::string("basis must have orthonormal columns (U'U = I): max |U'U - I| = ") +
+                                  text);
+    }
+  }
   // Centring is H U_b = U_b: the caller passes a basis orthogonal to the constant vector.
   if (basis.cols() > 0 && pb.center &&
       basis.colwise().sum().cwiseAbs().maxCoeff() > 1e-8 * std::sqrt(static_cast<double>(n)))
@@ -890,15 +907,15 @@ void check_saddle_problem(const SaddleProblem& pb, const Eigen::MatrixXd& basis)
 void check_spectral_options(const SpectralOptions& o) {
   if (!(o.p >= 1.0) || !finite(o.p)) throw std::invalid_argument("p must be a finite number >= 1");
   if (o.G && !(*o.G > 0.0 && finite(*o.G))) throw std::invalid_argument("G must be a positive finite number or None");
-  if (!o.G && !(o.B > 0.0 && finite(o.B))) throw std::invalid_argument("B must be a positive finite number");
+  if (!o.G && !(o.B > 0.0 && o.B <= kMaxB)) throw std::invalid_argument("B must be a positive number <= 1e280");
   if (o.rank && *o.rank < 1) throw std::invalid_argument("rank must be >= 1 or None");
   if (!(o.dense_fraction >= 0.0 && o.dense_fraction <= 1.0))
     throw std::invalid_argument("dense_fraction must lie in [0, 1]");
   if (o.dense_max_n < 0) throw std::invalid_argument("dense_max_n must be >= 0");
   if (o.max_iter < 0) throw std::invalid_argument("max_iter must be >= 0");
   if (!(o.tol >= 0.0) || !finite(o.tol)) throw std::invalid_argument("tol must be a finite number >= 0");
-  if (o.step && !(*o.step > 0.0 && finite(*o.step)))
-    throw std::invalid_argument("step must be a positive finite number or None");
+  if (o.step && !(*o.step > 0.0 && *o.step <= kMaxStep))
+    throw std::invalid_argument("step must be a positive number <= 1e250 or None");
   if (!(o.eig_tol >= 0.0 && o.eig_tol < 1.0)) throw std::invalid_argument("eig_tol must lie in [0, 1)");
   if (o.filter_degree < 0) throw std::invalid_argument("filter_degree must be >= 0");
 }

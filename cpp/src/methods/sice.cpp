@@ -218,6 +218,8 @@ bool find_dual_point(DualCertificate& certificate, const MatrixXd& S) {
   return std::isfinite(certificate.value()) || certificate.offer_step(MatrixXd::Zero(S.rows(), S.cols()));
 }
 
+constexpr double kSymmetryRtol = 1e-10;
+
 double relative_gap(double primal, double dual) { return (primal - dual) / std::max(1.0, std::abs(primal)); }
 
 double soft_threshold(double z, double t) { return z > t ? z - t : (z < -t ? z + t : 0.0); }
@@ -970,7 +972,10 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
       consider(rounded);
     }
     result.n_iter = iter + 1;
-    result.relative_gaps.push_back(relative_gap(std::min(best_primal, kInf), certificate.value()));
+    // While no Y is positive definite the gap is the dense M's (positive definite by
+    // construction): relative_gap(inf, dual) was inf / inf, a NaN in the history (issue 48).
+    const double primal_now = std::isfinite(best_primal) ? best_primal : objective(M, S, R, factor);
+    result.relative_gaps.push_back(std::isfinite(primal_now) ? relative_gap(primal_now, certificate.value()) : kInf);
     if (std::isfinite(best_primal) && relative_gap(best_primal, certificate.value()) <= opt.tol) {
       result.status = SolverStatus::converged;
       break;
@@ -1104,6 +1109,15 @@ SiceResult solve_sice(const MatrixXd& S, const MatrixXd& R, const std::optional<
   if (!S.allFinite()) throw std::invalid_argument("S must be finite");
   if (!R.allFinite() || (R.array() < 0.0).any()) throw std::invalid_argument("R must be finite and >= 0");
   if (M0 && !M0->allFinite()) throw std::invalid_argument("M0 must be finite");
+  // The solvers read S and R as symmetric (one triangle, or both as if equal): a non-symmetric S
+  // gave all-NaN gaps (issue 48). The tolerance is the Python layer's SYMMETRY_RTOL.
+  const auto asymmetric = [](const MatrixXd& A) {
+    const double scale = A.cwiseAbs().maxCoeff();
+    return (A - A.transpose()).cwiseAbs().maxCoeff() > kSymmetryRtol * scale;
+  };
+  if (asymmetric(S)) throw std::invalid_argument("S must be symmetric");
+  if (asymmetric(R)) throw std::invalid_argument("R must be symmetric");
+  if (M0 && asymmetric(*M0)) throw std::invalid_argument("M0 must be symmetric");
   if (!(options.tol >= 0.0) || !std::isfinite(options.tol))
     throw std::invalid_argument("tol must be a finite number >= 0, got " + std::to_string(options.tol));
   if (options.max_iter < 0) throw std::invalid_argument("max_iter must be >= 0");

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 namespace kernlearn {
 
@@ -40,6 +41,8 @@ Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, std::optio
   const double sigma = width.value_or(1.0);  // read by the heat weight only
   if (nb.distances.rows() != n || nb.distances.cols() != k)
     throw std::invalid_argument("neighbors: indices and distances differ in shape");
+  if (!nb.distances.allFinite() || (nb.distances.array() < 0.0).any())
+    throw std::invalid_argument("neighbors: distances must be finite and >= 0");
   for (Index i = 0; i < n; ++i)
     for (Index j = 0; j < k; ++j)
       if (nb.indices(i, j) < 0 || nb.indices(i, j) >= n || nb.indices(i, j) == i)
@@ -55,6 +58,12 @@ Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, std::optio
     check(i);
     out_ptr[i] = i * k;
     auto row = sorted_row(nb, i);
+    // A point listed twice would be emitted twice in row i but once in its own row: the graph
+    // would not be symmetric (issue 48). A knn() result never repeats one.
+    for (std::size_t p = 1; p < row.size(); ++p)
+      if (row[p].col == row[p - 1].col)
+        throw std::invalid_argument("neighbors: row " + std::to_string(i) + " lists point " +
+                                    std::to_string(row[p].col) + " twice");
     std::copy(row.begin(), row.end(), out_edges.begin() + i * k);
     for (const Edge& e : row) ++in_ptr[e.col + 1];
   }
@@ -105,8 +114,8 @@ Csr knn_graph(const Neighbors& nb, GraphMode mode, EdgeWeight weight, std::optio
       } else if (a == a_end || b->col < a->col) {
         if (mode == GraphMode::symmetric) emit(*b);
         ++b;
-      } else {
-        emit(*a);
+      } else {  // in both lists: the smaller of the two distances, so rows i and j agree
+        emit(a->dist <= b->dist ? *a : Edge{a->col, b->dist});
         ++a;
         ++b;
       }

@@ -417,6 +417,7 @@ void check_block_arguments(const MatrixRef& queries, Index query_offset, const M
   if (n_threads < 1) throw std::invalid_argument("n_threads must be >= 1, got " + std::to_string(n_threads));
   if (!queries.allFinite()) throw std::invalid_argument("queries must be finite (no NaN or infinity)");
   if (!data.allFinite()) throw std::invalid_argument("data must be finite (no NaN or infinity)");
+  check_scale_exponent(scale_exponent);
   if (metric == Metric::cosine && scale_exponent != 0)
     throw std::invalid_argument("scale_exponent must be 0 for the cosine metric, got " +
                                 std::to_string(scale_exponent));

@@ -83,6 +83,10 @@ NeighborKeys merge_neighbor_keys(const NeighborKeys& a, const NeighborKeys& b) {
 Neighbors neighbors_from_keys(NeighborKeys&& keys, Metric metric, int scale_exponent) {
   const Index n = keys.indices.rows(), k = keys.indices.cols();
   check_same_shape(keys, n, k, "keys");
+  check_scale_exponent(scale_exponent);
+  if (metric == Metric::cosine && scale_exponent != 0)
+    throw std::invalid_argument("scale_exponent must be 0 for the cosine metric, got " +
+                                std::to_string(scale_exponent));
   for (Index i = 0; i < n; ++i)
     for (Index j = 0; j < k; ++j) {
       if (keys.indices(i, j) < 0)

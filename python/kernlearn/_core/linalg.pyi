@@ -290,7 +290,7 @@ def dense_eigenpairs(
     typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, n]"],
 ]:
     """
-    Eigenpairs of the symmetric M (lower triangle read) beyond the threshold (above for largest, below for smallest; None: all), at most max_count (None: all), the extreme first: LAPACK's Householder route with only the wanted pairs (kernlearn/dense_eigen.hpp).
+    Eigenpairs of the symmetric M (upper triangle read) beyond the threshold (above for largest, below for smallest; None: all), at most max_count (None: all), the extreme first: LAPACK's Householder route with only the wanted pairs (kernlearn/dense_eigen.hpp).
     """
 
 def dense_operator(A: numpy.ndarray, *, symmetric: bool = True, name: str = "A") -> Operator:

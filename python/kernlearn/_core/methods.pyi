@@ -1706,5 +1706,7 @@ def simple_npkl(
     SimpleNPKL (linear loss in closed form; the other losses by Algorithm 1's saddle-point iteration).
     """
 
+B_MAX: float = 1e280
 C_RANGE: tuple = (1e-300, 1e300)
 MIXED_PRECISION_MIN_N: int = 2000
+STEP_MAX: float = 1e250

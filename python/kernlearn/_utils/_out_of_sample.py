@@ -94,6 +94,10 @@ def reconstruction_rows(F, X_train, X_new, indices, distances, reg=RECONSTRUCTIO
         for start in range(0, m, _BLOCK):
             rows = slice(start, start + _BLOCK)
             Z = X_train[indices[rows]] - X_new[rows, None, :]
+            # Each point's differences divided by a power of two near their largest entry: the
+            # weights do not depend on G's scale, and G's squares no longer overflow (exact).
+            peak = np.abs(Z).max(axis=(1, 2))
+            Z = np.ldexp(Z, -np.frexp(np.where(peak > 0, peak, 1.0))[1][:, None, None])
             G[rows] = Z @ Z.transpose(0, 2, 1)
     trace = np.trace(G, axis1=1, axis2=2)
     G += (reg * np.where(trace > 0, trace, 1.0))[:, None, None] * np.eye(k)

@@ -15,8 +15,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_array
 
 __all__ = [
+    "as_real_array",
+    "as_index_array",
     "validate_X",
     "check_data",
+    "check_random_state",
     "check_int",
     "check_real",
     "check_finite",
@@ -33,51 +36,130 @@ __all__ = [
 SYMMETRY_RTOL = 1e-10
 
 
+def as_real_array(X, name, *, dtype=np.float64, order="C", accept_sparse=False, finite=True, **check):
+    """The input rule of every entry point, in this one place (user guide: "Input validation").
+
+    scikit-learn's ``check_array(X, dtype="numeric")``: numbers of any real dtype (bool, integer,
+    float) and object arrays whose elements are numbers are converted; arrays of strings or bytes
+    are refused, numeric strings such as ``"1.5"`` included (a TypeError: convert them
+    explicitly); complex input is refused (ValueError); an object array holding None gives NaN,
+    refused as such when ``finite``. The result has ``dtype`` (or, when ``dtype`` is a tuple, its
+    own dtype if listed, else the first) and ``order``; a conforming array passes through without
+    a copy and any conversion is a copy, so the caller's array is never modified. ``check``:
+    further keywords of ``check_array`` (``ensure_2d``, ``allow_nd``, ``ensure_min_samples``, ...).
+    Sparse input is a TypeError unless ``accept_sparse``. Every error names the argument. With
+    ``ensure_2d=False`` the caller checks the shape: no minimum count of samples or features."""
+    if not check.get("ensure_2d", True):
+        check.setdefault("ensure_min_samples", 0)
+        check.setdefault("ensure_min_features", 0)
+    if sp.issparse(X) and not accept_sparse:
+        raise TypeError(f"{name} must be a dense array, got a sparse {type(X).__name__}")
+    with _numeric_rule(name):
+        X = check_array(
+            X,
+            accept_sparse=accept_sparse,
+            dtype="numeric",
+            ensure_all_finite=finite,
+            input_name=name,
+            **check,
+        )
+    return _cast(X, dtype, order)
+
+
+def _cast(X, dtype, order):
+    """X (numeric, checked) as ``dtype``: kept when its dtype is listed in a tuple ``dtype``."""
+    wanted = np.dtype(dtype[0] if isinstance(dtype, (tuple, list)) else dtype)
+    if isinstance(dtype, (tuple, list)) and any(X.dtype == np.dtype(d) for d in dtype):
+        wanted = X.dtype
+    if sp.issparse(X):
+        return X if X.dtype == wanted else X.astype(wanted)
+    return np.asarray(X, dtype=wanted, order=order)
+
+
+@contextlib.contextmanager
+def _numeric_rule(name):
+    """check_array's refusals of strings and of unconvertible objects as a TypeError naming the
+    argument; its other errors (complex, NaN, shape) named by ``naming``."""
+    with naming(name):
+        try:
+            yield
+        except ValueError as err:
+            message = str(err)
+            if "bytes/strings" in message:
+                raise TypeError(
+                    f"{name} must hold real numbers, not strings (numeric strings are refused, as by "
+                    "scikit-learn's check_array): convert them explicitly"
+                ) from None
+            if "could not convert" in message or "argument must be" in message:
+                raise TypeError(f"{name} must hold real numbers: {message}") from None
+            raise
+
+
+def as_index_array(values, name):
+    """Indices (point numbers in pairs, for instance) as an int64 C array, by the input rule:
+    integers, or real numbers with integral values (a float array of pairs read from a file); a
+    non-integral, non-finite or non-numeric entry is a TypeError/ValueError naming the argument."""
+    arr = as_real_array(values, name, dtype=(np.int64, np.float64), finite=False, ensure_2d=False, allow_nd=True)
+    if arr.dtype.kind == "f":
+        if not np.isfinite(arr).all():
+            raise ValueError(f"{name} contains NaN or infinity")
+        if not np.array_equal(arr, np.round(arr)) or (arr.size and np.abs(arr).max() >= 2.0**63):
+            raise TypeError(f"{name} must be integers, got non-integral values of dtype {arr.dtype}")
+    return np.ascontiguousarray(arr, dtype=np.int64)
+
+
+def check_random_state(random_state):
+    """scikit-learn's ``check_random_state``, and a numpy Generator too: a RandomState drawing
+    from the Generator's own bit generator (so the Generator advances), rather than scikit-learn's
+    error, which does not name random_state. Every path of the package seeds through here."""
+    from sklearn.utils import check_random_state as sklearn_check_random_state
+
+    if isinstance(random_state, np.random.Generator):
+        return np.random.RandomState(random_state.bit_generator)
+    with naming("random_state"):
+        return sklearn_check_random_state(random_state)
+
+
 def check_data(X, name="X", *, min_samples=1):
-    """Return X as a finite float64 C-contiguous 2-D array, by scikit-learn's ``check_array``.
+    """Return X as a finite float64 C-contiguous 2-D array, by the input rule (``as_real_array``).
 
     For the functions (the estimators use ``validate_X``). A float64 C-contiguous array passes
     through without a copy, read-only arrays included, since the core never writes to its input;
     any conversion is a copy. Sparse input is a TypeError; every error names the argument."""
-    if sp.issparse(X):
-        raise TypeError(f"{name} must be a dense array, got a sparse {type(X).__name__}")
-    kind = getattr(getattr(X, "dtype", None), "kind", None)
-    if kind in ("U", "S", "M", "m"):  # check_array would try float("abc"): say what is wrong
-        raise TypeError(f"{name} must hold real numbers; got dtype {X.dtype}")
-    with naming(name):
-        try:
-            return check_array(X, dtype=np.float64, order="C", ensure_min_samples=min_samples, input_name=name)
-        except ValueError as err:
-            if "could not convert" in str(err) or "argument must be" in str(err):
-                raise TypeError(f"{name} must hold real numbers: {err}") from None
-            raise
+    return as_real_array(X, name, ensure_min_samples=min_samples)
 
 
-def validate_X(estimator, X, *, reset=True, accept_sparse=False, min_samples=1):
-    """X checked by scikit-learn's ``validate_data``: a finite float64 array, C-contiguous when dense
-    and canonical CSR (sorted indices, no duplicates) when ``accept_sparse`` and X is sparse.
+def validate_X(estimator, X, *, reset=True, accept_sparse=False, min_samples=1, y="no_validation", name="X"):
+    """X checked by scikit-learn's ``validate_data`` under the input rule (``as_real_array``): a
+    finite float64 array, C-contiguous when dense and canonical CSR (sorted indices, no
+    duplicates) when ``accept_sparse`` and X is sparse.
 
     reset=True (fit) sets ``n_features_in_`` and, for a DataFrame with string column names,
     ``feature_names_in_``; reset=False (transform, predict) checks X against them. A float64
     C-contiguous array passes through without a copy (the core never writes to its input); any
-    conversion is a copy, so the caller's X is never modified. Errors name X."""
+    conversion is a copy, so the caller's X is never modified. Errors name X. With ``y``, returns
+    (X, y), y checked by ``validate_data`` (one label per row of X). ``name``: the argument X
+    stands for in the caller (``X_other``, say), which the errors then name."""
     from sklearn.utils.validation import validate_data
 
-    with naming("X"):
-        X = validate_data(
+    with _numeric_rule(name), naming(name, "y"):
+        checked = validate_data(
             estimator,
             X,
+            y,
             reset=reset,
             accept_sparse="csr" if accept_sparse else False,
-            dtype=np.float64,
-            order="C",
+            dtype="numeric",
             ensure_min_samples=min_samples,
         )
+    no_y = isinstance(y, str) and y == "no_validation"
+    X, y = (checked, y) if no_y else checked
+    X = _cast(X, np.float64, "C")
     if sp.issparse(X):
         if not X.has_canonical_format:
             X = X.copy()
             X.sum_duplicates()  # sorts the indices too
-    return X
+    return X if no_y else (X, y)
 
 
 @contextlib.contextmanager
@@ -232,19 +314,12 @@ def check_square_sparse(S, name="S"):
 
     The result is always a new object, so callers may canonicalise without touching the input.
     """
-    if np.iscomplexobj(S):
-        raise ValueError(f"Complex data not supported: {name} must hold real numbers, got dtype {S.dtype}")
-    if not sp.issparse(S):
-        arr = np.asarray(S)
-        if arr.dtype.kind not in "biuf":
-            raise TypeError(f"{name} must hold real numbers; got dtype {arr.dtype}")
-        if arr.ndim != 2:
-            raise ValueError(f"{name} must be a 2-D square matrix, got shape {arr.shape}")
-        S = sp.csr_matrix(arr.astype(np.float64))
-    else:
-        if S.dtype.kind not in "biuf":
-            raise TypeError(f"{name} must hold real numbers; got dtype {S.dtype}")
-        S = sp.csr_matrix(S, dtype=np.float64, copy=True)
+    if not sp.issparse(S) and np.ndim(S) != 2:
+        raise ValueError(f"{name} must be a 2-D square matrix, got shape {np.shape(S)}")
+    S = as_real_array(
+        S, name, accept_sparse=True, finite=False, ensure_min_samples=0, ensure_min_features=0, order=None
+    )
+    S = sp.csr_matrix(S, dtype=np.float64, copy=True)
     if S.ndim != 2 or S.shape[0] != S.shape[1]:
         raise ValueError(f"{name} must be square, got shape {S.shape}")
     if S.shape[0] == 0:

@@ -15,8 +15,7 @@ from scipy.spatial.distance import pdist
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from .. import _core
@@ -26,7 +25,7 @@ from .._utils._monitor import Monitor, history_arrays
 from .._utils._nystrom import NystromMap
 from .._utils._param_validation import Interval, StrOptions, validate_params
 from .._utils._scaling import binary_exponent
-from .._utils._validation import naming, resolve_n_threads, validate_X
+from .._utils._validation import as_real_array, check_random_state, resolve_n_threads, validate_X
 from ..evaluation import nmi
 
 __all__ = ["KDAC", "median_sigma"]
@@ -61,8 +60,7 @@ def median_sigma(X, *, factor=0.5, max_points=MEDIAN_MAX_POINTS, random_state=No
         {"factor": factor, "max_points": max_points, "random_state": random_state},
         "median_sigma",
     )
-    with naming("X"):
-        X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X")
+    X = as_real_array(X, "X", ensure_min_samples=2)
     if X.shape[0] > max_points:
         rows = check_random_state(random_state).choice(X.shape[0], max_points, replace=False)
         X = X[np.sort(rows)]

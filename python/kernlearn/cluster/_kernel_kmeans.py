@@ -7,12 +7,12 @@ import scipy.linalg
 from scipy.sparse.linalg import LinearOperator
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
 from sklearn.cluster import KMeans
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils._operators import check_symmetric_operator
 from .._utils._param_validation import Interval, StrOptions, validate_params
-from .._utils._validation import validate_X
+from .._utils._scaling import binary_exponent
+from .._utils._validation import as_real_array, check_random_state, validate_X
 
 __all__ = ["KernelKMeans"]
 
@@ -38,6 +38,23 @@ def _squared_distances(F, centres, centre_norms):
     """|f_i - c|^2 for the rows of F, clipped at 0 (it is a difference of rounded terms)."""
     D = np.einsum("ij,ij->i", F, F)[:, None] - 2.0 * (F @ centres.T) + centre_norms[None, :]
     return np.maximum(D, 0.0, out=D)
+
+
+def _scaled_squared_distances(F, centres, name="X"):
+    """|f_i - c|^2 computed on F / 2^e and the centres / 2^e (exact) and scaled back by 4^e, so
+    the squares overflow only where the distances themselves do: then a ValueError naming the
+    argument, never inf or NaN (inf - inf) in the result."""
+    exponent = binary_exponent(F, centres)
+    Fs, Cs = np.ldexp(F, -exponent), np.ldexp(centres, -exponent)
+    D = _squared_distances(Fs, Cs, np.einsum("ij,ij->i", Cs, Cs))
+    with np.errstate(over="ignore"):
+        D = np.ldexp(D, 2 * exponent)
+    if not np.isfinite(D).all():
+        raise ValueError(
+            f"{name}: the squared distances to the centres overflow float64 (max |{name}| = "
+            f"{float(np.abs(F).max()):.3g}): rescale {name}"
+        )
+    return D
 
 
 def _operator_diagonal(K):
@@ -199,15 +216,27 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
                 raise ValueError("X, a precomputed kernel, must be symmetric")
             w, V = scipy.linalg.eigh(F)
             F = V * np.sqrt(np.clip(w, 0.0, None))
+        # The clustering runs on F / 2^e (the labels do not change; exact): squares of data near
+        # 1e200 would overflow. The distances and the inertia come back in X's units, or a
+        # ValueError when they do not fit a float64.
+        exponent = binary_exponent(F)
+        Fs = np.ldexp(F, -exponent)
         km = KMeans(
-            n_clusters, n_init=self.n_init, max_iter=self.max_iter, tol=self.tol, random_state=self.random_state
-        ).fit(F)
-        labels, A, centres = self._lloyd_fixed_point(F, km.labels_.astype(np.intp), n_clusters)
+            n_clusters,
+            n_init=self.n_init,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            random_state=check_random_state(self.random_state),
+        ).fit(Fs)
+        labels, A, centres = self._lloyd_fixed_point(Fs, km.labels_.astype(np.intp), n_clusters)
+        centres = np.ldexp(centres, exponent)
         self.labels_ = labels
-        centre_norms = np.einsum("ij,ij->i", centres, centres)
-        self.inertia_ = float(
-            np.take_along_axis(_squared_distances(F, centres, centre_norms), labels[:, None], 1).sum()
-        )
+        with np.errstate(over="ignore"):
+            centre_norms = np.einsum("ij,ij->i", centres, centres)
+            inertia = float(np.take_along_axis(_scaled_squared_distances(F, centres), labels[:, None], 1).sum())
+        if not np.isfinite(inertia):
+            raise ValueError("X: the inertia (sum of squared distances) overflows float64: rescale X")
+        self.inertia_ = inertia
         self.n_iter_ = int(km.n_iter_)
         self._centre_norms = centre_norms
         if self.kernel == "factor":
@@ -350,12 +379,15 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         F, centres, centre_norms = self._fit(X)
         if F is None:  # a kernel operator: the distances of its Lloyd steps
             return self._fit_distances
-        return _squared_distances(F, centres, centre_norms)
+        return _scaled_squared_distances(F, centres)
 
     def _cross_terms(self, X):
-        """For validated new rows X: (the -2 <phi(x), m_c> + |m_c|^2 part of the distances, m x k)."""
-        if self.kernel == "factor":
-            return self._centre_norms[None, :] - 2.0 * (X @ self.cluster_centers_.T)
+        """For validated new rows X: (the -2 <phi(x), m_c> + |m_c|^2 part of the distances, m x k);
+        with a factor, of X and the centres divided by a power of two (only predict uses it)."""
+        if self.kernel == "factor":  # on X / 2^e and the centres / 2^e: predict's argmin is the same
+            exponent = binary_exponent(X, self.cluster_centers_)
+            Xs, Cs = np.ldexp(X, -exponent), np.ldexp(self.cluster_centers_, -exponent)
+            return np.einsum("ij,ij->i", Cs, Cs)[None, :] - 2.0 * (Xs @ Cs.T)
         return self._centre_norms[None, :] - 2.0 * (X @ self._centre_weights)
 
     def _check_new(self, X, kernel_diagonal=None, *, need_diagonal=False):
@@ -372,10 +404,8 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
                     "kernel='precomputed': the squared distances to the centres include it (predict does not need it)"
                 )
             return X, None
-        diagonal = np.asarray(kernel_diagonal)
-        if diagonal.dtype.kind not in "biuf":
-            raise TypeError(f"kernel_diagonal must hold real numbers, got dtype {diagonal.dtype}")
-        diagonal = diagonal.astype(np.float64).reshape(-1) if diagonal.ndim <= 1 else diagonal
+        diagonal = as_real_array(kernel_diagonal, "kernel_diagonal", finite=False, ensure_2d=False)
+        diagonal = diagonal.reshape(-1) if diagonal.ndim <= 1 else diagonal
         if diagonal.shape != (X.shape[0],):
             raise ValueError(
                 f"kernel_diagonal must have shape ({X.shape[0]},) (one k(x, x) per row of X), "
@@ -405,6 +435,8 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         distances : ndarray of shape (m, n_clusters)
         """
         X, diagonal = self._check_new(X, kernel_diagonal, need_diagonal=True)
+        if self.kernel == "factor":
+            return _scaled_squared_distances(X, self.cluster_centers_)
         out = np.empty((X.shape[0], int(self.n_clusters)))
         for start in range(0, X.shape[0], _BLOCK_ROWS):
             rows = slice(start, start + _BLOCK_ROWS)

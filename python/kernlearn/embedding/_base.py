@@ -274,17 +274,28 @@ class _SaddleEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         """F = V sqrt(lambda) over every eigenpair of the learned kernel (K = F F')."""
         return self.eigenvectors_ * np.sqrt(self.eigenvalues_)
 
-    def _extend(self, X, F):
-        """Rows of F for new points X by the locally linear extension (class docstring)."""
+    def _extend(self, X, F, name="X"):
+        """Rows of F for new points X by the locally linear extension (class docstring); errors
+        name the argument X stands for. Where a new point's distances to the training points
+        overflow float64 the extension has no finite answer: a ValueError, never NaN."""
         check_is_fitted(self, "eigenvectors_")
         if getattr(self, "_training", None) is None:
             raise ValueError(
                 f"{type(self).__name__} was fitted on a precomputed graph: there are no training "
                 "features to place new points by, so transform is not available"
             )
-        X = validate_X(self, X, reset=False, accept_sparse=sp.issparse(self._training.X))
-        indices, distances = self._training.query(X)
-        return reconstruction_rows(F, self._training.X, X, indices, distances)
+        X = validate_X(self, X, reset=False, accept_sparse=sp.issparse(self._training.X), name=name)
+        with np.errstate(over="ignore", invalid="ignore"):
+            indices, distances = self._training.query(X)
+        if not np.isfinite(distances).all():
+            raise ValueError(
+                f"{name}: the distances of its rows to the training points overflow float64 (max |{name}| = "
+                f"{float(abs(X).max()):.3g}): rescale {name} to the training data's units"
+            )
+        rows = reconstruction_rows(F, self._training.X, X, indices, distances)
+        if not np.isfinite(rows).all():
+            raise ValueError(f"{name}: the extension of its rows overflows float64: rescale {name}")
+        return rows
 
     def transform(self, X):
         """The embedding of new points X by the locally linear extension (class docstring); on
@@ -316,7 +327,11 @@ class _SaddleEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
                 raise ValueError("X_other needs X: kernel(X, X_other) is the kernel between two sets of new points")
             return F @ F.T if dense else F
         rows = self._extend(X, F)
-        return rows @ (F if X_other is None else self._extend(X_other, F)).T
+        with np.errstate(over="ignore", invalid="ignore"):
+            K = rows @ (F if X_other is None else self._extend(X_other, F, "X_other")).T
+        if not np.isfinite(K).all():
+            raise ValueError("X, X_other: the kernel between their points overflows float64: rescale them")
+        return K
 
     def fit_transform(self, X, y=None, **fit_params):
         """``fit`` and return ``embedding_``.

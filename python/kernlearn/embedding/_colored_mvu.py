@@ -9,13 +9,12 @@ scaled to spectral norm 1 so that C means the same as in MVE.
 """
 
 import numpy as np
-from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._utils import _solver_choice
 from .._utils._monitor import history_arrays
 from .._utils._param_validation import StrOptions, validate_params
-from .._utils._validation import check_data, validate_X
+from .._utils._validation import check_data, check_random_state, validate_X
 from ._base import HISTORY_FIELDS, SADDLE_CONSTRAINTS, _DistancePreserving, converged, rank_history
 
 __all__ = ["ColoredMVU"]

@@ -17,12 +17,11 @@ basis; ``"auto"`` picks between them.
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from .._utils import _solver_choice
 from .._utils._monitor import Progress
 from .._utils._param_validation import Interval, StrOptions, validate_params
-from .._utils._validation import validate_X
+from .._utils._validation import check_random_state, validate_X
 from ._base import SADDLE_CONSTRAINTS, _DistancePreserving, converged, rank_history, relative_gap
 
 __all__ = ["MinimumVolumeEmbedding"]

@@ -22,13 +22,12 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_random_state
 
 from .. import _core
 from .._utils._graph_arrays import sparse_knn_graph
 from .._utils._monitor import Progress
 from .._utils._param_validation import Interval, StrOptions, validate_params
-from .._utils._validation import resolve_n_threads, validate_X
+from .._utils._validation import check_random_state, resolve_n_threads, validate_X
 from ..constraints import core_csr
 from ..graph import knn_graph
 from ._base import SADDLE_CONSTRAINTS, _SaddleEmbedding, relative_gap

@@ -56,7 +56,7 @@ import scipy.sparse.linalg as spla
 from .. import _core
 from .._utils import _solver_choice
 from .._utils._scaling import binary_exponent
-from .._utils._validation import check_choice, check_data, check_int, check_real, resolve_n_threads
+from .._utils._validation import check_choice, check_data, check_int, check_real, check_square_sparse, resolve_n_threads
 from ..constraints import check_pairs
 from ..graph import knn
 
@@ -339,13 +339,13 @@ def laplacian_quadratic_form(X, W):
     """
     X = check_data(X, "X")
     n = X.shape[0]
-    if np.iscomplexobj(W.data if sp.issparse(W) else np.asarray(W)):
-        raise TypeError("W must hold real numbers, got complex values")
-    W = sp.csr_matrix(W, dtype=np.float64)
+    if sp.issparse(W) and W.shape != (n, n):
+        raise ValueError(f"W must have shape ({n}, {n}) to match X, got {W.shape}")
+    # A new canonical CSR: sp.csr_matrix(W) would share a float64 CSR's index arrays, and the
+    # products below sort them in place (the caller's W was modified).
+    W = check_square_sparse(W, "W")
     if W.shape != (n, n):
         raise ValueError(f"W must have shape ({n}, {n}) to match X, got {W.shape}")
-    if W.nnz and not np.all(np.isfinite(W.data)):
-        raise ValueError("W contains NaN or infinity")
     asym = abs(W - W.T)
     scale = abs(W).max() if W.nnz else 0.0
     if asym.nnz and asym.max() > 1e-12 * scale:

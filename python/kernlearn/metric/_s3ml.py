@@ -99,14 +99,13 @@ import numpy as np
 import scipy.linalg
 import scipy.stats
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._utils import _solver_choice
 from .._utils._monitor import Progress
 from .._utils._param_validation import Interval, StrOptions, validate_params
 from .._utils._scaling import binary_exponent
-from .._utils._validation import check_data, naming
+from .._utils._validation import as_real_array, check_data, check_random_state, validate_X
 from ..constraints import check_pairs, from_labels
 from ..graph import knn
 from ._affinity import initial_affinities, laplacian_quadratic_form, propagate_affinities
@@ -166,11 +165,9 @@ def admissible_beta(prior_inverse, T, rho):
     inf
     """
     validate_params({"rho": [Interval(Real, 0, None)]}, {"rho": rho}, "admissible_beta")
-    with naming("T"):
-        T = check_array(T, dtype=np.float64, input_name="T")
+    T = as_real_array(T, "T")
     m = T.shape[0]
-    with naming("prior_inverse"):
-        prior_inverse = check_array(prior_inverse, dtype=np.float64, input_name="prior_inverse")
+    prior_inverse = as_real_array(prior_inverse, "prior_inverse")
     if T.shape != (m, m) or prior_inverse.shape != (m, m):
         raise ValueError(f"T and prior_inverse must be square of one size, got {T.shape} and {prior_inverse.shape}")
     B = prior_inverse + rho * np.eye(m)
@@ -469,8 +466,7 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """
         start = time.perf_counter()
         validate_params(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
-        with naming("X"):
-            X = validate_data(self, X, dtype=np.float64, order="C", ensure_min_samples=2)
+        X = validate_X(self, X, min_samples=2)
         n, m = X.shape
         if y is not None:
             y = np.asarray(y)
@@ -482,11 +478,16 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 f"n_neighbors must be < n_samples = {n} (a point is not its own neighbour); got {self.n_neighbors}"
             )
         if self.standardize:
-            self.mean_ = X.mean(axis=0)
-            scale = X.std(axis=0)
+            # The statistics of X / 2^e, scaled back (exact): the squares of data near 1e300 overflow.
+            exponent = binary_exponent(X)
+            Xe = np.ldexp(X, -exponent)
+            mean, scale = Xe.mean(axis=0), Xe.std(axis=0)
             # A constant feature stays 0 after centring; scaling it by 1 avoids 0 / 0.
-            self.scale_ = np.where(scale > 1e-12 * max(1.0, np.abs(self.mean_).max()), scale, 1.0)
-            Xs = (X - self.mean_) / self.scale_
+            scale = np.where(scale > 1e-12 * max(np.ldexp(1.0, -exponent), np.abs(mean).max()), scale, 2.0**-exponent)
+            self.mean_, self.scale_ = np.ldexp(mean, exponent), np.ldexp(scale, exponent)
+            if not (np.isfinite(self.mean_).all() and np.isfinite(self.scale_).all()):
+                raise ValueError("X: its mean or standard deviation overflows float64: rescale X")
+            Xs = (Xe - mean) / scale
         else:
             self.mean_, self.scale_ = np.zeros(m), np.ones(m)
             Xs = X
@@ -634,8 +635,7 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def _standardized(self, X, name="X"):
         check_is_fitted(self, "components_")
         if name == "X":
-            with naming("X"):
-                X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+            X = validate_X(self, X, reset=False)
         return (X - self.mean_) / self.scale_
 
     def transform(self, X):
@@ -652,7 +652,11 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples, n_features)
             ``standardized(X) @ components_.T`` (s is the standardisation of fit).
         """
-        return self._standardized(X) @ self.components_.T
+        with np.errstate(over="ignore", invalid="ignore"):
+            Z = self._standardized(X) @ self.components_.T
+        if not np.isfinite(Z).all():
+            raise ValueError("X: its image in the learned space overflows float64: rescale X")
+        return Z
 
     @property
     def _n_features_out(self):
@@ -680,8 +684,18 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 raise ValueError(f"{name} has {A.shape[1]} features, but S3ML was fitted with {self.n_features_in_}")
         if X1.shape[0] != X2.shape[0]:
             raise ValueError(f"X1 and X2 must have the same number of rows, got {X1.shape[0]} and {X2.shape[0]}")
-        diff = ((X1 - X2) / self.scale_) @ self.components_.T
-        return np.sqrt(np.einsum("ij,ij->i", diff, diff))
+        # On X1, X2 / 2^e, and each row's norm on the row / its largest entry: exact scalings, so
+        # the result overflows only where the distance itself does (then a ValueError).
+        exponent = binary_exponent(X1, X2)
+        diff = ((np.ldexp(X1, -exponent) - np.ldexp(X2, -exponent)) / self.scale_) @ self.components_.T
+        peak = np.abs(diff).max(axis=1, initial=0.0)
+        peak[peak == 0.0] = 1.0
+        unit = diff / peak[:, None]
+        with np.errstate(over="ignore"):
+            distance = np.ldexp(peak * np.sqrt(np.einsum("ij,ij->i", unit, unit)), exponent)
+        if not np.isfinite(distance).all():
+            raise ValueError("X1, X2: a learned distance overflows float64: rescale X1 and X2")
+        return distance
 
     def get_mahalanobis_matrix(self):
         """M on the input features: diag(1/s) M diag(1/s) with s the standardisation scales

@@ -27,7 +27,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .. import _core
 from .._utils._param_validation import Interval, StrOptions, validate_params
-from .._utils._validation import SYMMETRY_RTOL, blas_threads, relative_asymmetry
+from .._utils._validation import SYMMETRY_RTOL, as_real_array, blas_threads, relative_asymmetry
 
 __all__ = ["sparse_inverse_covariance", "SparseInverseCovariance"]
 
@@ -295,9 +295,7 @@ def sparse_inverse_covariance(
 
 
 def _check_sigma(Sigma):
-    S = np.asarray(Sigma)
-    if S.dtype.kind not in "biuf":
-        raise TypeError(f"Sigma must hold real numbers, got dtype {S.dtype}")
+    S = as_real_array(Sigma, "Sigma", finite=False, ensure_2d=False, allow_nd=True)
     if S.ndim != 2 or S.shape[0] != S.shape[1] or S.shape[0] == 0:
         raise ValueError(f"Sigma must be a non-empty square matrix, got shape {S.shape}")
     S = np.asarray(S, dtype=np.float64)  # only read: the symmetrised return value is a new array
@@ -315,9 +313,7 @@ def _rho_matrix(rho, m):
     """rho (validated against _PARAMETER_CONSTRAINTS) as a symmetric m x m weight matrix."""
     if isinstance(rho, Real):
         return np.full((m, m), float(rho))
-    R = np.asarray(rho)
-    if R.dtype.kind not in "iuf":
-        raise TypeError(f"rho must be a non-negative number or an (m, m) matrix, got {rho!r}")
+    R = as_real_array(rho, "rho", finite=False, ensure_2d=False, allow_nd=True)
     if R.shape != (m, m):
         raise ValueError(f"rho must be a scalar or have Sigma's shape {(m, m)}, got {R.shape}")
     R = np.asarray(R, dtype=np.float64)  # only read: the symmetrised return value is a new array

@@ -120,6 +120,11 @@ struct SpectralOptions {
   std::uint64_t seed = 0;
 };
 
+// The largest trace bound B and step the solver accepts: B = 1e300 and step = 1e308 overflowed the
+// projected eigensolver, while 1e280 and 1e250 ran to finite kernels with every SimpleNPKL loss
+// (bench/results/reliability_round2.md).
+inline constexpr double kMaxB = 1e280, kMaxStep = 1e250;
+
 // Throws std::invalid_argument naming the first option (its Python field name) out of its range.
 void check_spectral_options(const SpectralOptions& options);
 

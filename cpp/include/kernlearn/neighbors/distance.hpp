@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "kernlearn/core/types.hpp"
 
@@ -44,6 +46,17 @@ inline constexpr double kSafeMin = 0x1p-200, kSafeMax = 0x1p200;
 inline int safe_exponent(double largest) {
   if (largest == 0.0 || (largest >= kSafeMin && largest <= kSafeMax)) return 0;
   return std::ilogb(largest) - 199;
+}
+
+// The exponents safe_exponent returns for some finite double: ilogb spans [-1074, 1023]. A block
+// search given any other (10^9, say) would scale every entry to 0 or infinity and return
+// arbitrary neighbours, so the blocked searches refuse it.
+inline constexpr int kMinScaleExponent = -1074 - 199, kMaxScaleExponent = 1023 - 199;
+inline void check_scale_exponent(int scale_exponent) {
+  if (scale_exponent < kMinScaleExponent || scale_exponent > kMaxScaleExponent)
+    throw std::invalid_argument("scale_exponent must be in [" + std::to_string(kMinScaleExponent) + ", " +
+                                std::to_string(kMaxScaleExponent) + "] (the values knn_scale_exponent returns), got " +
+                                std::to_string(scale_exponent));
 }
 
 // Named apart from vector_ops.hpp's SIMD dot, which sums in another order.
