@@ -97,7 +97,6 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
-import scipy.stats
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -107,6 +106,7 @@ from .._utils._param_validation import Interval, StrOptions, validate_params
 from .._utils._scaling import binary_exponent
 from .._utils._validation import as_real_array, check_data, check_random_state, validate_X
 from ..constraints import check_pairs, from_labels
+from ..evaluation import pair_distance_auc
 from ..graph import knn
 from ._affinity import initial_affinities, laplacian_quadratic_form, propagate_affinities
 from ._sice import sparse_inverse_covariance
@@ -622,14 +622,11 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             return scores, labelled.size
         cannot = labels < 0
         n_cannot, n_must = int(cannot.sum()), int((~cannot).sum())
-        if n_must == 0:  # no must-link pair: nothing to rank against, every candidate ties
-            return np.zeros(len(fits)), n_cannot
+        if n_must == 0 or n_cannot == 0:  # one kind of pair only: nothing to rank, every candidate ties
+            return np.zeros(len(fits)), max(n_cannot, n_must)
         for i, result in enumerate(fits):
             L = _factor(np.asarray(result.precision, dtype=np.float64))
-            diff = (Xs[pairs[:, 0]] - Xs[pairs[:, 1]]) @ L.T
-            ranks = scipy.stats.rankdata(np.einsum("ij,ij->i", diff, diff))
-            auc = (ranks[cannot].sum() - n_cannot * (n_cannot + 1) / 2) / (n_cannot * n_must)
-            scores[i] = 1.0 - auc
+            scores[i] = 1.0 - pair_distance_auc(Xs @ L.T, pairs, labels)
         return scores, min(n_cannot, n_must)
 
     def _standardized(self, X, name="X"):
