@@ -362,3 +362,16 @@ def test_colored_mvu_reads_minus_one_as_unlabelled():
     assert not np.allclose(a.kernel(dense=True), as_class.kernel(dense=True), atol=1e-3 * b.eigenvalues_[0])
     with pytest.raises(ValueError, match="unlabelled"):
         ColoredMVU().fit(X, np.full(24, -1))
+
+
+def test_mve_warns_on_a_disconnected_graph():
+    # Two far-apart clouds: at n_neighbors=3 no kNN pair joins them, so MVE places them
+    # arbitrarily and says so; one cloud (connected at that k) gives no warning.
+    rng = np.random.default_rng(0)
+    cloud = rng.normal(size=(30, 3))
+    two = np.vstack([cloud, cloud[:20] + 100.0])
+    with pytest.warns(UserWarning, match="has 2 connected components"):
+        MinimumVolumeEmbedding(2, n_neighbors=3, random_state=0).fit(two)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        MinimumVolumeEmbedding(2, n_neighbors=8, random_state=0).fit(cloud)

@@ -53,7 +53,7 @@ from .._utils._validation import (
 from ..constraints import core_csr
 from ..graph import knn
 from ..linalg import eigsh
-from ._helpers import geodesic_trace, inactive_bound_hint
+from ._helpers import geodesic_trace, inactive_bound_hint, warn_if_disconnected
 
 __all__ = []
 
@@ -368,6 +368,8 @@ class _DistancePreserving(_SaddleEmbedding):
         scale = float(D.mean())
         if scale <= 0.0:
             raise ValueError("every kNN distance is 0 (duplicate points): nothing to unfold")
+        if self._unfolds:  # ColoredMVU's label term ties the components together; MVE has nothing that does
+            warn_if_disconnected(pairs, X.shape[0], self.n_neighbors, type(self).__name__)
         with np.errstate(over="ignore", under="ignore"):
             input_scale = float(np.ldexp(scale, 2 * exponent))  # K = input_scale * K' in the input's units
         if not 0.0 < input_scale < np.inf or input_scale < np.finfo(np.float64).tiny:

@@ -46,6 +46,8 @@ class MinimumVolumeEmbedding(_DistancePreserving):
         data. Data with nothing to unfold (e.g. uniform
         noise) leave that bound inactive; the dual is then not differentiable at the optimum,
         the inner solves crawl, and the convergence warning says so: give a smaller B.
+        A kNN graph in several components warns: MVE keeps only the kNN distances, so it places
+        the components arbitrarily relative to each other (raise n_neighbors).
     B_per_point : float or None, default None
         m > 0 sets B = m x n_samples (input units, like B): the paper's Section 7.5 setting,
         "B = m x N, m in {0.1, 1, 2, 10}"; give B or B_per_point, not both. The default stays
