@@ -367,7 +367,7 @@ class _DistancePreserving(_SaddleEmbedding):
         pairs, D = self._distance_pairs(X)
         scale = float(D.mean())
         if scale <= 0.0:
-            raise ValueError("every kNN distance is 0 (duplicate points): nothing to unfold")
+            raise ValueError("every kNN distance in X is 0 (duplicate points): nothing to unfold")
         with np.errstate(over="ignore", under="ignore"):
             input_scale = float(np.ldexp(scale, 2 * exponent))  # K = input_scale * K' in the input's units
         if not 0.0 < input_scale < np.inf or input_scale < np.finfo(np.float64).tiny:
