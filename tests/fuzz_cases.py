@@ -2218,6 +2218,8 @@ entry(
     "linalg",
     arrays={"A": "sym", "U": "data", "c": "vec"},
     params={"a": "float_any", "shift": "float_any", "constant": "float_any"},  # signed coefficients are valid
+    # a and U are this harness's names for parts of the binding's one argument, terms.
+    stands_for={"a": ("a", "terms"), "U": ("U", "terms")},
     extra={
         "ex:U_rows": (
             lambda kw, rng: {**kw, "U": np.ones((np.shape(kw["A"])[0] + 1, 2)), "c": np.ones(2)},
@@ -2240,7 +2242,12 @@ entry(
 
 def _cny_call(kw):
     op = _core().linalg.nystrom_operator(kw["C"], kw["W"], rcond=kw.get("rcond", 1e-10))
-    return op.matmat(np.ascontiguousarray(kw["V"], dtype=np.float64))
+    V = kw["V"]
+    # A caller lays a real array out as matmat wants; anything else reaches the binding as given
+    # (converting a complex V to float64 here dropped its imaginary part before the binding saw it).
+    if isinstance(V, np.ndarray) and V.dtype.kind == "f":
+        V = np.ascontiguousarray(V, dtype=np.float64)
+    return op.matmat(V)
 
 
 def _cny_check(kw, product):

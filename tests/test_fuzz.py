@@ -29,41 +29,10 @@ def worker():
     w.close()
 
 
-# Findings of the new paths' cases (issue 48) that are not fixed on this branch: entry|mutation ->
-# the class it lands in today. bench/results/fuzz.md lists them; fixing one makes its case pass
-# anyway (the class it is expected to reach is still acceptable), and the entry must then go.
-KNOWN = {
-    # kernels.KernelOperator @ V: scipy's LinearOperator's own messages name neither V nor X.
-    "kernels.KernelOperator|X:one": "weak",
-    "kernels.KernelOperator|V:3d": "weak",
-    "kernels.KernelOperator|V:none": "weak",
-    "kernels.KernelOperator|V:str": "weak",
-    "kernels.KernelOperator|V:scalar": "weak",
-    "kernels.KernelOperator|ex:V_rows": "weak",
-    # The Nystrom kernel of X scaled to 1e300: a RuntimeError from the eigensolver of K_LL.
-    "_core.kernels.nystrom_kernel_times|X:huge": "weak",
-    # sigma = median distance of X scaled to 1e-300: the message names sigma, not X (as the
-    # exact path's cluster.KDAC cases).
-    "cluster.KDAC[low-rank]|X:tiny": "weak",
-    "cluster.KDAC[low-rank]|X:e-150": "weak",
-    "cluster.KDAC[low-rank]|X:subnormal": "weak",
-    # gamma="scale" of X scaled to 1e300 is 0: the message names gamma, not X.
-    "indefinite.IndefiniteKernelLogisticRegression[nystrom]|X:huge": "weak",
-    "indefinite.IndefiniteKernelLogisticRegression[nystrom]|y:object": "weak",
-    # intercept_scaling = 1e300: non-finite weights (the exact path's OverflowError of issue 48).
-    "indefinite.IndefiniteKernelLogisticRegression[nystrom]|intercept_scaling=1e300": "wrong",
-    # A ragged v0: numpy's message, not naming v0.
-    "linalg.eigsh[sequence]|v0:ragged": "weak",
-    # A basis that is not orthonormal: one of issue 48's defects, fixed on another branch.
-    "_core.methods.simple_npkl|ex:basis_not_orthonormal": "accepted",
-    # U or s scaled to 1e300: the products overflow to inf without an error.
-    "_core.linalg.low_rank_operator|U:huge": "nan",
-    "_core.linalg.normalized_operator|s:huge": "nan",
-    "_core.linalg.sum_operator|U:huge": "nan",
-    "_core.linalg.nystrom_operator|C:huge": "nan",
-    # A complex V: its imaginary part dropped without an error.
-    "_core.linalg.nystrom_operator|V:complex": "accepted",
-}
+# Findings of the fuzz cases that are not fixed: entry|mutation -> the class it lands in today.
+# bench/results/fuzz.md lists them; fixing one makes its case pass anyway (the class it is
+# expected to reach is still acceptable), and the entry must then go. None since issue 48's round 2.
+KNOWN: dict[str, str] = {}
 
 
 def _verdict(worker, case):
@@ -71,6 +40,7 @@ def _verdict(worker, case):
     res = worker.run(case, timeout=TIMEOUT)
     if res["cls"] == KNOWN.get("|".join(case.split("|")[:2])):
         return
+    if res["cls"] not in fz.ACCEPTABLE[kind]:  # (lost in ef41ec2, which left the check unreachable)
         pytest.fail(
             f"{case} ({kind} input) -> {res['cls']}: {res.get('detail', '')}\n"
             f"  call: {fz.describe(case)}\n  repro: {fz.repro_line(case)}",

@@ -179,3 +179,18 @@ def test_ctrl_c_stops_the_operator_paths_within_a_second(call):
         "path = sp.diags([1.0, 1.0], [-1, 1], shape=(200000, 200000), format='csr')\n"
     )
     assert seconds_to_interrupt(interruptible(setup, call), after=1.5) < 1.0
+
+
+def test_ctrl_c_stops_the_affinity_pushes_within_a_second():
+    """S3ML's propagation at alpha = 0.99 spends seconds in one column's pushes, which polled only
+    between columns (2.6 s to stop at n = 100,000): they now poll every 4096 pushes."""
+    setup = (
+        "import numpy as np\n"
+        "from kernlearn.metric import propagate_affinities\n"
+        "rng = np.random.default_rng(0); X = rng.standard_normal((30000, 3))\n"
+        "pairs = rng.choice(30000, size=(1000, 2), replace=False); labels = np.where(rng.random(1000) < 0.5, 1, -1)\n"
+    )
+    # The first column alone runs to the push cap (10^7 pushes, about 2 s here; then a ValueError):
+    # the signal lands inside it.
+    call = "propagate_affinities(X, pairs, labels, alpha=0.99, theta=1e-6, tol=1e-12, n_jobs=1)"
+    assert seconds_to_interrupt(interruptible(setup, call), after=0.7) < 0.5

@@ -335,3 +335,227 @@ def test_core_saddle_point_bounds_B_and_step():
         setattr(options.spectral, field, value)
         with pytest.raises(ValueError, match=match):  # was RuntimeError from the projected eigensolver
             m.simple_npkl(csr, pairs, labels, options)
+
+
+# ---- the residuals of the fuzz table (bench/results/fuzz.md, issue 48 round 2) -------------------
+
+
+def _core_module():
+    from kernlearn import _core
+
+    return _core
+
+
+def _low_rank(U, c):
+    return _core_module().linalg.low_rank_operator(np.ascontiguousarray(U), np.ascontiguousarray(c))
+
+
+@pytest.mark.parametrize(
+    "make, names",
+    [
+        (lambda U, c, A: _low_rank(U * 1e200, c), "U, c"),
+        (
+            lambda U, c, A: _core_module().linalg.normalized_operator(
+                _core_module().linalg.dense_operator(A), np.full(len(A), 1e200)
+            ),
+            "s, A",
+        ),
+        (
+            lambda U, c, A: _core_module().linalg.sum_operator([(_low_rank(U * 1e200, c), 1.0)]),
+            "terms (U, c)",
+        ),
+        (
+            lambda U, c, A: _core_module().linalg.nystrom_operator(
+                np.ascontiguousarray(U * 1e300), np.ascontiguousarray(np.eye(2))
+            ),
+            "C, W",
+        ),
+    ],
+)
+def test_operator_products_that_overflow_are_refused_by_name(make, names):
+    """U diag(c) U' with U near 1e200 has entries near 1e400: the product and the diagonal used to
+    come back as inf without a word; now a ValueError naming the operator's arguments."""
+    U, c = RNG.standard_normal((6, 2)), np.array([1.0, -0.5])
+    A = np.ascontiguousarray(np.eye(6) + 0.1)
+    op = make(U, c, A)
+    with pytest.raises(ValueError, match=rf"overflows the float64 range: rescale {re_escape(names)}"):
+        op.matmat(np.ascontiguousarray(np.eye(6)[:, :2]))
+    with pytest.raises(ValueError, match="overflows the float64 range"):
+        op.diagonal()
+    # The same operators at a representable scale agree with numpy (the check does not refuse them).
+    small = _low_rank(U, c)
+    dense = (U * c) @ U.T
+    np.testing.assert_allclose(small.matmat(np.ascontiguousarray(np.eye(6))), dense, rtol=1e-12, atol=1e-14)
+
+
+def re_escape(text):
+    import re
+
+    return re.escape(text)
+
+
+def test_nystrom_operator_of_a_subnormal_W_names_W():
+    """W near 1e-310 makes C W^+ C' overflow: it used to end in "U and c must be finite"."""
+    C = np.ascontiguousarray(RNG.random((6, 2)))
+    with pytest.raises(ValueError, match="rescale C or W"):
+        _core_module().linalg.nystrom_operator(C, np.ascontiguousarray(np.eye(2) * 1e-310))
+
+
+def test_matmat_of_the_wrong_shape_names_the_operator_inputs():
+    op = _core_module().kernels.kernel_operator(
+        np.ascontiguousarray(X),
+        kernel=_core_module().kernels.PairwiseKernel(kind=_core_module().kernels.PairwiseKind.rbf, gamma=0.5),
+    )
+    with pytest.raises(ValueError, match="made from X"):
+        op.matmat(np.ascontiguousarray(np.ones((4, 2))))
+
+
+def test_nystrom_kernel_times_refuses_huge_X_by_name():
+    """X near 1e300: the squared distances overflowed and the eigensolver of K_LL failed (RuntimeError)."""
+    Xh = np.ascontiguousarray(X[:8] * 1e300)
+    W = np.ascontiguousarray(np.eye(3)[:, :2])
+    V = np.ascontiguousarray(np.ones((8, 2)))
+    with pytest.raises(ValueError, match="rescale X or W"):
+        _core_module().kernels.nystrom_kernel_times(Xh, W, V, sigma=1.0, landmarks=[0, 2, 4, 6], n_threads=1)
+
+
+def test_dense_eigenpairs_of_a_subnormal_matrix():
+    """A matrix near 1e-310 used to end in "xstedc failed, info = 7": the power of two meant to bring
+    it into range was 2^1030, infinite. Reference: numpy's eigenvalues of the matrix scaled by
+    2^1000 (exact), scaled back."""
+    B = RNG.standard_normal((8, 8))
+    M = np.ascontiguousarray((B + B.T) * 1e-310)
+    values, vectors = _core_module().linalg.dense_eigenpairs(
+        M, which=_core_module().linalg.LanczosWhich.largest, tol=1e-10, max_count=8
+    )
+    reference = np.sort(np.linalg.eigvalsh(np.ldexp(M, 1000)))[::-1]
+    np.testing.assert_allclose(
+        np.ldexp(np.asarray(values), 1000), reference, rtol=1e-6, atol=1e-12 * np.abs(reference).max()
+    )
+    np.testing.assert_allclose(np.asarray(vectors).T @ np.asarray(vectors), np.eye(8), atol=1e-8)
+
+
+def test_eigsh_and_psd_kernels_of_subnormal_input():
+    """eigsh, make_psd (the dense path) and the log-Euclidean kernel on data near 1e-310: they raised
+    RuntimeError / LinAlgError, or OverflowError from 2.0 ** 1030 (binary_exponent's factor)."""
+    from kernlearn._utils._scaling import binary_exponent
+    from kernlearn.kernels import log_euclidean_kernel, make_psd
+    from kernlearn.linalg import eigsh
+
+    assert np.isfinite(2.0 ** -binary_exponent(np.array([1e-310])))
+    B = RNG.standard_normal((8, 8))
+    M = (B + B.T) * 1e-310
+    values = eigsh(M, 3, method="dense")[0]
+    reference = np.sort(np.linalg.eigvalsh(np.ldexp(M, 1000)))[::-1][:3]
+    np.testing.assert_allclose(np.ldexp(values, 1000), reference, rtol=1e-6)
+    assert np.isfinite(make_psd(M)).all()
+    S = np.stack([np.eye(3) * 2.0, np.diag([1.0, 2.0, 3.0])]) * 1e-310
+    np.testing.assert_allclose(log_euclidean_kernel(S), log_euclidean_kernel(S * 1e300), rtol=1e-10)
+
+
+def test_s3ml_fits_subnormal_X():
+    """standardize on X near 1e-310 ended in OverflowError (34, 'Numerical result out of range')."""
+    model = S3ML(n_neighbors=3, max_iter=3).fit(X * 1e-310, Y)
+    assert np.isfinite(model.scale_).all() and (model.scale_ > 0).all()
+
+
+def test_simple_npkl_closed_form_at_huge_C():
+    """C = 1e300: sum sigma^q overflowed in Proposition 1's closed form and every eigenvalue came
+    out 0 (the core), then G = 1 / 0 (ZeroDivisionError) in the estimator."""
+    core = _core_module().methods
+    n = 8
+    L = sp.csr_matrix(laplacian(np.ones((n, n)) - np.eye(n)))  # the complete graph's
+    pairs = np.array([[0, 1], [2, 3], [0, 4], [5, 6]], dtype=np.int64)
+    labels = np.array([1.0, 1.0, -1.0, -1.0])
+    csr = core.Csr(
+        n=n, indptr=L.indptr.astype(np.int64), indices=L.indices.astype(np.int64), data=L.data.astype(np.float64)
+    )
+    for C in (1e3, 1e300):
+        options = core.NpklOptions(loss=core.NpklLoss.squared_hinge, C=C, spectral=core.SpectralOptions(max_iter=20))
+        w = np.asarray(core.simple_npkl(csr, pairs, labels, options=options).eigenvalues)
+        assert w.size and np.isfinite(w).all() and (w > 0).all(), (C, w)
+    with pytest.raises(ValueError, match="C = 1e\\+300"):
+        SimpleNPKL(n_neighbors=3, max_iter=30, C=1e300).fit(X[:12], np.tile([0, 1], 6))
+
+
+def test_kernel_operator_products_name_V():
+    """op @ V passed scipy's messages ("dimension mismatch", "Scalar operands are not allowed"),
+    which name neither V nor X; valid operands keep scipy's results."""
+    from kernlearn.kernels import KernelOperator, rbf_kernel
+
+    op = KernelOperator(X[:8], gamma=0.5)
+    V = RNG.standard_normal((8, 2))
+    K = rbf_kernel(X[:8], gamma=0.5)
+    for bad, kind in [
+        (np.ones((9, 2)), ValueError),
+        (3.0, ValueError),
+        ("abc", TypeError),
+        (np.ones((8, 2, 1)), ValueError),
+    ]:
+        with pytest.raises(kind, match=r"\bV\b"):
+            op @ bad
+    with pytest.raises(ValueError, match="one per row of X"):
+        KernelOperator(X[:1]) @ V
+    with pytest.raises(ValueError, match=r"\bV\b"):
+        op.matvec(np.ones(9))
+    with pytest.raises(ValueError, match=r"\bV\b"):
+        op.matmat(np.ones(8))
+    np.testing.assert_allclose(op @ V, K @ V, rtol=1e-12)
+    np.testing.assert_allclose(op @ V.tolist(), K @ V, rtol=1e-12)
+    np.testing.assert_allclose(op.dot(V[:, 0]), K @ V[:, 0], rtol=1e-12)
+    np.testing.assert_allclose((op * 2.0) @ V, 2.0 * K @ V, rtol=1e-12)
+    np.testing.assert_allclose(op.matvec(V[:, :1]), K @ V[:, :1], rtol=1e-12)
+
+
+RAGGED = [[1, 2], [3]]
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: __import__("kernlearn.evaluation", fromlist=["nmi"]).nmi(RAGGED, [0, 1]), "labels_a"),
+        (
+            lambda: __import__("kernlearn.evaluation", fromlist=["x"]).pairwise_cluster_accuracy([0, 1], RAGGED),
+            "y_pred",
+        ),
+        (lambda: laplacian(RAGGED), "S"),
+        (lambda: laplacian_quadratic_form(X[:2], RAGGED), "W"),
+        (lambda: S3ML().fit(X[:2], RAGGED), "y"),
+        (lambda: ColoredMVU().fit(X[:2], RAGGED), "y"),
+        (lambda: check_pairs(None, 5), "pairs"),
+        (lambda: check_pairs([[0, 1]], 5, [1, -1, 1]), "pairs"),
+    ],
+)
+def test_ragged_and_mismatched_inputs_name_the_argument(call, name):
+    """numpy's "setting an array element with a sequence" and the like, with the argument's name."""
+    with pytest.raises((ValueError, TypeError), match=rf"\b{name}\b"):
+        call()
+
+
+def test_absurd_sizes_and_scales_name_the_argument():
+    from kernlearn.cluster import KDAC
+    from kernlearn.constraints import ConstraintAccumulator
+    from kernlearn.indefinite import IndefiniteKernelLogisticRegression
+
+    for n in (2**31, 2**63, 2**64):  # MemoryError / OverflowError before
+        with pytest.raises(ValueError, match=r"\bn\b"):
+            ConstraintAccumulator([[0, 1]], n)
+    with pytest.raises(ValueError, match="n_neighbors must be < 2"):  # std::bad_alloc before
+        _core_module().neighbors.knn_block_pair(
+            np.ascontiguousarray(X[:4]),
+            np.ascontiguousarray(X[4:8]),
+            2**31,
+            query_offset=0,
+            data_offset=4,
+            metric=_core_module().neighbors.Metric.euclidean,
+        )
+    with pytest.raises(ValueError, match=r"\bX\b"):  # the message named sigma only
+        KDAC(n_clusters=2, max_iter=2).fit(X * 1e-300, Y % 2)
+    with pytest.raises(ValueError, match=r"\bX\b"):  # gamma = 0 named gamma only
+        IndefiniteKernelLogisticRegression().fit(X * 1e300, Y % 2)
+    with pytest.raises(ValueError, match=r"\by\b"):
+        IndefiniteKernelLogisticRegression().fit(X, np.array([{}] * 30, dtype=object))
+    with pytest.raises(ValueError, match=r"\bX\b"):
+        KernelKMeans(n_clusters=2).fit(X[:1])
+    with pytest.raises(ValueError, match=r"\bX\b"):
+        MinimumVolumeEmbedding(n_neighbors=2).fit(np.ones((6, 3)))

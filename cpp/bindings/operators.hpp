@@ -30,6 +30,8 @@ class OperatorRecipe {
   virtual Index cols() const { return rows(); }
   virtual bool symmetric() const = 0;
   virtual std::string kind() const = 0;
+  // The arguments the operator was made from, for the messages of its products.
+  virtual std::string inputs() const = 0;
   // The core operator on `team`; called without the GIL, and the result must not outlive the
   // recipe (Python keeps the recipe alive for the call).
   virtual std::unique_ptr<LinearOperator> build(ThreadTeam& team, const InterruptPoll& poll) const = 0;
@@ -41,7 +43,8 @@ using RecipePtr = std::shared_ptr<const OperatorRecipe>;
 // DenseKernel (SIMD rows) when square and symmetric, else DenseOperator (float64 only).
 class DenseRecipe final : public OperatorRecipe {
  public:
-  DenseRecipe(py::array A, bool is_symmetric, const std::string& name) : A_(std::move(A)), symmetric_(is_symmetric) {
+  DenseRecipe(py::array A, bool is_symmetric, const std::string& name)
+      : A_(std::move(A)), symmetric_(is_symmetric), name_(name) {
     if (A_.ndim() != 2) throw std::invalid_argument(name + " must be a 2-D array");
     if (!(A_.flags() & py::array::c_style)) throw std::invalid_argument(name + " must be C-contiguous");
     single_ = A_.dtype().is(py::dtype::of<float>());
@@ -66,6 +69,7 @@ class DenseRecipe final : public OperatorRecipe {
   Index cols() const override { return A_.shape(1); }
   bool symmetric() const override { return symmetric_; }
   std::string kind() const override { return single_ ? "dense float32" : "dense float64"; }
+  std::string inputs() const override { return name_; }
   std::unique_ptr<LinearOperator> build(ThreadTeam& team, const InterruptPoll&) const override {
     if (symmetric_ && single_)
       return std::make_unique<DenseKernel<float>>(static_cast<const float*>(A_.data()), rows(), team);
@@ -77,6 +81,7 @@ class DenseRecipe final : public OperatorRecipe {
  private:
   py::array A_;
   bool symmetric_;
+  std::string name_;
   bool single_ = false;
 };
 
@@ -111,6 +116,7 @@ class CsrRecipe final : public OperatorRecipe {
   Index rows() const override { return n_; }
   bool symmetric() const override { return symmetric_; }
   std::string kind() const override { return "CSR"; }
+  std::string inputs() const override { return "data"; }
   std::unique_ptr<LinearOperator> build(ThreadTeam& team, const InterruptPoll&) const override {
     return std::make_unique<CsrOperator>(n_, indptr_.data(), indices_.data(), data_.data(), team, symmetric_);
   }
@@ -203,6 +209,7 @@ class CallbackRecipe final : public OperatorRecipe {
   Index cols() const override { return cols_; }
   bool symmetric() const override { return symmetric_; }
   std::string kind() const override { return "callback"; }
+  std::string inputs() const override { return name_; }
   std::unique_ptr<LinearOperator> build(ThreadTeam&, const InterruptPoll&) const override {
     return std::make_unique<CallbackOperator>(matmat_, column_, rows_, cols_, symmetric_, name_);
   }
@@ -230,6 +237,7 @@ class KernelRecipe final : public OperatorRecipe {
     return std::string(kernel_.kind == PairwiseKind::rbf ? "RBF" : "TL1") + " kernel on the fly" +
            (single_ ? " (float32 tiles)" : "");
   }
+  std::string inputs() const override { return "X"; }
   std::unique_ptr<LinearOperator> build(ThreadTeam& team, const InterruptPoll& poll) const override {
     return std::make_unique<KernelOperator>(X_, kernel_, constant_, single_, team, poll);
   }
@@ -271,6 +279,11 @@ class SumRecipe final : public OperatorRecipe {
   Index cols() const override { return cols_; }
   bool symmetric() const override { return symmetric_; }
   std::string kind() const override { return "sum of " + std::to_string(terms_.size()) + " operators"; }
+  std::string inputs() const override {
+    std::string out = "terms (";
+    for (std::size_t t = 0; t < terms_.size(); ++t) out += (t ? "; " : "") + terms_[t].first->inputs();
+    return out + "), shift, constant";
+  }
   std::unique_ptr<LinearOperator> build(ThreadTeam& team, const InterruptPoll& poll) const override {
     auto out = std::make_unique<BuiltSum>();
     std::vector<SumOperator::Term> terms;
@@ -305,7 +318,9 @@ class SumRecipe final : public OperatorRecipe {
 // U diag(c) U' from copies of U (n x r) and c.
 class LowRankRecipe final : public OperatorRecipe {
  public:
-  LowRankRecipe(const MatrixRef& U, const Eigen::Ref<const Eigen::VectorXd>& c) : U_(U), c_(c) {
+  // names: the arguments U and c came from (nystrom_operator's C and W), for the messages.
+  LowRankRecipe(const MatrixRef& U, const Eigen::Ref<const Eigen::VectorXd>& c, std::string names = "U, c")
+      : U_(U), c_(c), names_(std::move(names)) {
     if (U_.rows() < 1) throw std::invalid_argument("U must have at least one row");
     if (U_.cols() != c_.size())
       throw std::invalid_argument("c must have one entry per column of U, got " + std::to_string(c_.size()) + " for " +
@@ -315,6 +330,7 @@ class LowRankRecipe final : public OperatorRecipe {
   Index rows() const override { return U_.rows(); }
   bool symmetric() const override { return true; }
   std::string kind() const override { return "rank-" + std::to_string(U_.cols()) + " factor"; }
+  std::string inputs() const override { return names_; }
   std::unique_ptr<LinearOperator> build(ThreadTeam&, const InterruptPoll&) const override {
     return std::make_unique<LowRankOperator>(U_, c_);
   }
@@ -322,6 +338,7 @@ class LowRankRecipe final : public OperatorRecipe {
  private:
   Eigen::MatrixXd U_;
   Eigen::VectorXd c_;
+  std::string names_;
 };
 
 // H diag(s) A diag(s) H (H = I - 11'/n when centred) over another recipe's operator.
@@ -339,6 +356,7 @@ class NormalizedRecipe final : public OperatorRecipe {
   Index rows() const override { return A_->rows(); }
   bool symmetric() const override { return A_->symmetric(); }
   std::string kind() const override { return std::string(center_ ? "centred " : "") + "scaled " + A_->kind(); }
+  std::string inputs() const override { return "s, " + A_->inputs(); }
   std::unique_ptr<LinearOperator> build(ThreadTeam& team, const InterruptPoll& poll) const override {
     auto out = std::make_unique<Built>();
     out->inner = A_->build(team, poll);

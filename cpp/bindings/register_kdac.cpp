@@ -172,7 +172,9 @@ void register_kdac(py::module_& m) {
           const Eigen::MatrixXd W = W0;
           ThreadTeam team(n_threads);
           if (remote) {
-            if (W.rows() != X.cols()) throw std::invalid_argument("ism: W0 must be d x q with 1 <= q <= d");
+            if (W.rows() != X.cols())
+              throw std::invalid_argument("ism: W0 must be d x q with d = X's column count (" +
+                                          std::to_string(X.cols()) + ")");
             return ism(*remote, W, RowMatrixXd(A), Eigen::VectorXd(c), options);
           }
           return ism(Xc, W, A, c, options, team, poll);

@@ -22,6 +22,17 @@ auto with_operator(const OperatorRecipe& recipe, int n_threads, Fn&& fn) {
   });
 }
 
+// The one rule for a product that overflows: finite inputs whose product holds an infinity or NaN
+// (entries beyond the float64 range) are a ValueError naming the operator's arguments, never a
+// silent inf (as numpy warns "overflow encountered"; a solver would only propagate it).
+template <class Matrix>
+Matrix finite_product(Matrix out, const OperatorRecipe& r, const std::string& what, const std::string& also = "") {
+  if (!out.allFinite())
+    throw std::invalid_argument(what + " of the operator (" + r.kind() + ") overflows the float64 range: rescale " +
+                                r.inputs() + also);
+  return out;
+}
+
 }  // namespace
 
 void register_operators(py::module_& linalg, py::module_& kernels) {
@@ -41,7 +52,8 @@ void register_operators(py::module_& linalg, py::module_& kernels) {
           "matmat",
           [](const OperatorRecipe& r, const Eigen::Ref<const RowMatrixXd>& V, int n_threads) {
             if (V.rows() != r.cols() || V.cols() < 1)
-              throw std::invalid_argument("V must have shape (" + std::to_string(r.cols()) + ", b), b >= 1, got (" +
+              throw std::invalid_argument("V must have shape (" + std::to_string(r.cols()) +
+                                          ", b), b >= 1, to match the operator made from " + r.inputs() + ", got (" +
                                           std::to_string(V.rows()) + ", " + std::to_string(V.cols()) + ")");
             if (!V.allFinite()) throw std::invalid_argument("V must be finite");
             RowMatrixXd out = with_operator(r, n_threads, [&](const LinearOperator& op) {
@@ -50,7 +62,7 @@ void register_operators(py::module_& linalg, py::module_& kernels) {
               apply_polled(op, in, Y, python_interrupt_poll());
               return RowMatrixXd(Y);
             });
-            return out;
+            return finite_product(std::move(out), r, "A @ V", " or V");
           },
           "V"_a.noconvert(), py::kw_only(), "n_threads"_a = 1, "A @ V for a float64 C-contiguous (n, b) V.")
       .def(
@@ -59,18 +71,21 @@ void register_operators(py::module_& linalg, py::module_& kernels) {
             if (j < 0 || j >= r.cols())
               throw std::invalid_argument("j must lie in [0, " + std::to_string(r.cols()) + "), got " +
                                           std::to_string(j));
-            return with_operator(r, n_threads, [&](const LinearOperator& op) {
-              Eigen::VectorXd out(op.rows());
-              op.column(j, out);
-              return out;
-            });
+            return finite_product(with_operator(r, n_threads,
+                                                [&](const LinearOperator& op) {
+                                                  Eigen::VectorXd out(op.rows());
+                                                  op.column(j, out);
+                                                  return out;
+                                                }),
+                                  r, "column j");
           },
           "j"_a, py::kw_only(), "n_threads"_a = 1, "Column j of A.")
       .def(
           "diagonal",
           [](const OperatorRecipe& r, int n_threads) {
             if (r.rows() != r.cols()) throw std::invalid_argument("diagonal: the operator must be square");
-            return with_operator(r, n_threads, [&](const LinearOperator& op) { return op.diagonal(); });
+            return finite_product(with_operator(r, n_threads, [&](const LinearOperator& op) { return op.diagonal(); }),
+                                  r, "the diagonal");
           },
           py::kw_only(), "n_threads"_a = 1, "The diagonal of a square A.");
 
@@ -125,7 +140,10 @@ void register_operators(py::module_& linalg, py::module_& kernels) {
           py::gil_scoped_release release;
           nystrom_factor(C, W, rcond, U, c);
         }
-        return std::make_shared<LowRankRecipe>(U, c);
+        if (!U.allFinite() || !c.allFinite())
+          throw std::invalid_argument(
+              "C W^+ C' overflows the float64 range (W's kept eigenvalues too small for C): rescale C or W");
+        return std::make_shared<LowRankRecipe>(U, c, "C, W");
       },
       "C"_a.noconvert(), "W"_a.noconvert(), py::kw_only(), "rcond"_a = 1e-12,
       "The Nystrom approximation C W^+ C' (C: n x M kernel columns at M centres, W: their M x M block) as a "

@@ -20,6 +20,7 @@ from ._utils._labels import encode_labels
 from ._utils._param_validation import validate_params
 from ._utils._validation import (
     as_index_array,
+    as_label_array,
     as_real_array,
     check_choice,
     check_int,
@@ -226,7 +227,7 @@ def pairs_for_fit(n, y, pairs, pair_labels, random_state, *, partners=None):
     if pairs is None:
         if y is None:
             raise ValueError("fit needs pairs (with pair_labels) or labels y")
-        if np.shape(y) != (n,):
+        if as_label_array(y, "y").shape != (n,):
             raise ValueError(f"y must have shape ({n},) to match X, got {np.shape(y)}")
         if partners not in (None, "all") and np.any(encode_labels(y, n, min_classes=1)[1] == -1):
             pairs, pair_labels = from_labels(y, random_state=random_state, partners=partners)
@@ -369,7 +370,9 @@ def check_pairs(pairs, n, pair_labels=None):
         with naming("pair_labels"):
             labels = np.asarray(pair_labels)
         if labels.shape != (arr.shape[0],):
-            raise ValueError(f"pair_labels must have shape ({arr.shape[0]},), got {labels.shape}")
+            raise ValueError(
+                f"pair_labels must have shape ({arr.shape[0]},), one label per row of pairs, got {labels.shape}"
+            )
         if labels.dtype.kind not in "biuf" or not ((labels == 1) | (labels == -1)).all():
             raise ValueError("pair_labels must be +1 (must-link) or -1 (cannot-link)")
         labels = labels.astype(np.float64)
@@ -431,6 +434,9 @@ class ConstraintAccumulator:
 
     def __init__(self, pairs, n, pattern="entry", base=None, pair_labels=None, n_jobs=None):
         check_choice(pattern, "pattern", ("entry", "distance"))
+        # The pattern holds n + 1 row pointers: 2^31 points (16 GiB of them) is an allocation that
+        # fails, not a problem this accumulator solves.
+        check_int(n, "n", high=2**31)
         self.pairs, self.pair_labels = check_pairs(pairs, n, pair_labels)
         self.n, self.pattern = n, pattern
         if base is None:

@@ -3,14 +3,14 @@
 import numpy as np
 from sklearn.metrics import normalized_mutual_info_score, rand_score, roc_auc_score
 
-from ._utils._validation import as_index_array, as_real_array
+from ._utils._validation import as_index_array, as_label_array, as_real_array
 
 __all__ = ["nmi", "pair_distance_auc", "pairwise_cluster_accuracy"]
 
 
 def _check_partitions(a, b, names):
     """Two 1-D label arrays of one length; labels are any hashable values but not NaN/inf or complex."""
-    a, b = np.asarray(a), np.asarray(b)
+    a, b = as_label_array(a, names[0]), as_label_array(b, names[1])
     for labels, name in zip((a, b), names):
         if labels.ndim != 1:
             raise ValueError(f"{name} must be 1-D, got shape {labels.shape}")

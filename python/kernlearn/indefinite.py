@@ -144,6 +144,7 @@ from ._utils._monitor import Monitor, history_arrays
 from ._utils._nystrom import NystromMap
 from ._utils._operators import CoreLinearOperator, as_core_operator, check_symmetric_operator
 from ._utils._param_validation import Interval, Options, StrOptions, validate_params
+from ._utils._scaling import binary_exponent
 from ._utils._validation import as_real_array, check_random_state, naming, resolve_n_threads, symmetrized, validate_X
 from .kernels import KernelOperator, _lanczos_extreme_eigenpairs, kernel_operator, rbf_kernel, tl1_kernel
 from .linalg import eigsh
@@ -1014,15 +1015,25 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
             self.n_features_in_ = X.shape[0]
         else:
             X, y = validate_X(self, X, min_samples=2, y=y)
-        check_classification_targets(y)
+        with naming("y"):
+            check_classification_targets(y)
         self.classes_ = np.unique(y)
         if self.classes_.size < 2:
             raise ValueError(f"y has a single class ({self.classes_[0]!r}); at least 2 are needed")
         self.gamma_ = None
         if self.kernel == "rbf":
             # "scale" is SVC's 1 / (d Var X); a constant X gives 1 / d.
-            spread = X.shape[1] * X.var() if self.gamma == "scale" else 0.0
+            spread = 0.0
+            if self.gamma == "scale":  # Var X of X / 2^e, scaled back: inf (refused below) when it overflows
+                exponent = binary_exponent(X)
+                with np.errstate(over="ignore"):
+                    spread = X.shape[1] * float(np.ldexp(np.ldexp(X, -exponent).var(), 2 * exponent))
             self.gamma_ = float(self.gamma) if isinstance(self.gamma, numbers.Real) else 1.0 / (spread or X.shape[1])
+            if not (0.0 < self.gamma_ < np.inf):  # Var X overflows for X near 1e300
+                raise ValueError(
+                    f"gamma='scale' is 1 / (n_features x Var X) = {self.gamma_:.3g} for this X, not a positive "
+                    "finite float: rescale X or give gamma"
+                )
         rng = _generator(self.random_state)
         seed = int(rng.integers(np.iinfo(np.int32).max))
         n_threads = resolve_n_threads(self.n_jobs)

@@ -264,6 +264,8 @@ class KernelOperator(CoreLinearOperator):
     True
     """
 
+    _operand_rows = "one per row of X"
+
     def __init__(self, X, kernel="rbf", *, gamma=None, tau=None, constant=0.0, dtype=np.float64, n_jobs=None):
         _check_pairwise_parameters(kernel, gamma, tau)
         constant = check_finite(constant, "constant")

@@ -519,7 +519,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         C = self._C_for(self.loss, L, n, pairs, labels, seed)
         basis = self._basis(L, n, pairs, labels, seed, C if self.loss == "linear" else None)
         out = self._solve(L, n, pairs, labels, seed, basis, n_threads, C)
-        self._store(out, pairs, labels, C)
+        self._store(out, n, pairs, labels, C)
         self.basis_ = basis
         self._training = TrainingNeighbors(X, self.n_neighbors)
         self._degrees = graph_degrees(L)
@@ -761,14 +761,15 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         mask[chosen] = True
         return mask[pairs[:, 0]] | mask[pairs[:, 1]]
 
-    def _store(self, out, pairs, labels, C):
+    def _store(self, out, n, pairs, labels, C):
         self.eigenvalues_ = np.array(out.eigenvalues)
-        self.eigenvectors_ = np.array(out.eigenvectors)
+        # A zero kernel (no positive eigenvalue) may come back as a 0 x 0 matrix: n x 0 here.
+        self.eigenvectors_ = np.array(out.eigenvectors).reshape(n, self.eigenvalues_.size)
         self.embedding_ = self.eigenvectors_ * np.sqrt(self.eigenvalues_)
         self.dual_coef_ = np.array(out.alpha)
         self.pairs_, self.pair_labels_ = pairs, labels.astype(np.int64)
         self.C_ = C
-        self.G_ = self._G_for(self.eigenvectors_.shape[0])
+        self.G_ = self._G_for(n)
         self.n_iter_ = int(out.n_iter)
         self.converged_ = out.status == _core.core.SolverStatus.converged
         self.history_ = history_arrays(out.history, HISTORY_FIELDS)

@@ -66,6 +66,11 @@ struct NystromBasis {
   NystromBasis(const MatrixRef& X, const Eigen::MatrixXd& W, double sigma_, const std::vector<Index>& landmarks)
       : Z(X * W), sigma(sigma_) {
     check_sigma(sigma);
+    // The squared distances of Z must be finite, as every Gaussian kernel's (kMaxCoordinate).
+    if (!Z.allFinite() || (Z.size() > 0 && Z.cwiseAbs().maxCoeff() > kMaxCoordinate))
+      throw std::invalid_argument(
+          "the projected points X W must be finite with entries within [-1e150, 1e150]: "
+          "rescale X or W");
     const Index M = static_cast<Index>(landmarks.size());
     ZL.resize(M, Z.cols());
     for (Index l = 0; l < M; ++l) ZL.row(l) = Z.row(landmarks[static_cast<std::size_t>(l)]);

@@ -82,7 +82,9 @@ double safe_scale(double norm) {
   if (!(norm > 0.0) || !std::isfinite(norm)) return 1.0;
   const int exponent = std::ilogb(norm);
   if (exponent >= -kSafeExponent && exponent <= kSafeExponent) return 1.0;
-  return std::ldexp(1.0, -exponent);
+  // A subnormal norm (exponent below -1022) would want a factor beyond the double range: 2^1022
+  // still brings it up to at least 2^-52, inside the safe range.
+  return std::ldexp(1.0, std::min(-exponent, 1022));
 }
 
 void CsrOperator::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y) const {

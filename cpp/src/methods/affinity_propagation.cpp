@@ -1,7 +1,9 @@
 #include "kernlearn/methods/affinity_propagation.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -39,7 +41,15 @@ void touch(Workspace& ws, Index i) {
 // a r_u P e_u (the in-neighbours v of u, by P_vu) into r. It stops when every |r_v| < eps; then
 // |W*[:, j] - p| <= eps entrywise, because (1 - a)(I - aP)^-1 has infinity-norm 1 (P is
 // row-stochastic).
-void column_push(const Csr& Pt, const Csr& W0, double alpha, double eps, Index j, Workspace& ws) {
+//
+// A column can take seconds (alpha near 1, eps near 1e-15: the residuals travel the whole graph),
+// so the pushes check for Ctrl-C every kPollPushes: the calling thread (member 0, the only one
+// whose poll sees signals) polls and raises `stop`, and the other members end their column when
+// they see it.
+constexpr std::size_t kPollPushes = 4096;
+
+void column_push(const Csr& Pt, const Csr& W0, double alpha, double eps, Index j, Workspace& ws, bool caller,
+                 const InterruptPoll& poll, std::atomic<bool>& stop) {
   for (Index q = W0.indptr[j]; q < W0.indptr[j + 1]; ++q) {
     const Index i = W0.indices[q];
     touch(ws, i);
@@ -51,11 +61,25 @@ void column_push(const Csr& Pt, const Csr& W0, double alpha, double eps, Index j
   }
   // A FIFO over a growing vector: pushes in the order residuals reach eps (breadth first, so a
   // position's residual gathers from several in-neighbours before it is pushed).
-  // Pushes end for a row-(sub)stochastic P (module docstring of _affinity.py); the cap only turns
-  // a broken invariant into an error instead of an endless loop.
+  // Pushes end for a row-(sub)stochastic P (module docstring of _affinity.py), but their count
+  // grows like 1 / ((1 - alpha) eps) and with the graph's size: a valid alpha = 0.99 and
+  // eps = 1e-15 at n = 100,000 pass any fixed cap. The cap bounds one column's work, and passing
+  // it is an error naming the parameters that set the work, not an endless call.
   const std::size_t cap = std::max<std::size_t>(10'000'000, 100 * static_cast<std::size_t>(Pt.n));
   for (std::size_t head = 0; head < ws.queue.size(); ++head) {
-    if (head > cap) throw std::runtime_error("affinity_push: the pushes did not end (is P row-stochastic?)");
+    if (head % kPollPushes == kPollPushes - 1) {
+      if (caller && poll && poll()) {
+        stop = true;
+        throw Interrupted();
+      }
+      if (stop) throw Interrupted();
+    }
+    if (head > cap) {
+      char text[160];
+      std::snprintf(text, sizeof text, "%zu pushes for one column at alpha = %.6g and eps = %.3g", cap, alpha, eps);
+      throw std::invalid_argument(std::string("affinity_push: the propagation needs more than ") + text +
+                                  " (the work grows with 1 / ((1 - alpha) eps)): lower alpha or raise eps");
+    }
     const Index u = ws.queue[head];
     ws.queued[u] = 0;
     const double ru = ws.residual[u];
@@ -114,6 +138,7 @@ AffinityTriplets affinity_push(const Csr& P_transpose, const Csr& W0, double alp
     if (!std::isfinite(v) || std::abs(v) > 1.0) throw std::invalid_argument("affinity_push: W0 must be in [-1, 1]");
 
   std::vector<ColumnResult> columns(static_cast<std::size_t>(n));
+  std::atomic<bool> stop{false};
   std::vector<Workspace> spaces;
   spaces.reserve(static_cast<std::size_t>(team.size()));
   for (int t = 0; t < team.size(); ++t) spaces.emplace_back(n);
@@ -121,7 +146,7 @@ AffinityTriplets affinity_push(const Csr& P_transpose, const Csr& W0, double alp
       n,
       [&](int member, Index j) {
         Workspace& ws = spaces[static_cast<std::size_t>(member)];
-        column_push(P_transpose, W0, alpha, eps, j, ws);
+        column_push(P_transpose, W0, alpha, eps, j, ws, member == 0, poll, stop);
         ColumnResult& out = columns[static_cast<std::size_t>(j)];
         if (pattern == nullptr) {
           for (const Index i : ws.support) {

@@ -444,7 +444,10 @@ IsmResult ism(HsicSums& sums, const Eigen::Ref<const Eigen::MatrixXd>& W0, const
 IsmResult ism(const MatrixRef& X, const Eigen::Ref<const Eigen::MatrixXd>& W0, const MatrixRef& A,
               const Eigen::Ref<const Eigen::VectorXd>& c, const IsmOptions& options, ThreadTeam& team,
               const InterruptPoll& poll) {
-  if (W0.rows() != X.cols()) throw std::invalid_argument("ism: W0 must be d x q with 1 <= q <= d");
+  if (W0.rows() != X.cols())
+    throw std::invalid_argument("ism: W0 must be d x q with d = X's column count (" + std::to_string(X.cols()) +
+                                ") and 1 <= q <= d, got " + std::to_string(W0.rows()) + " x " +
+                                std::to_string(W0.cols()));
   if (!X.allFinite()) throw std::invalid_argument("ism: X, W0, A and c must be finite");
   LocalHsicSums sums(X, team, poll);
   return ism(sums, W0, RowMatrixXd(A), Eigen::VectorXd(c), options);
@@ -457,7 +460,9 @@ void check_kdac_shapes(const MatrixRef& X, const MatrixRef& Y, const std::option
                        const KdacOptions& opt) {
   const Index n = X.rows(), d = X.cols(), k = opt.n_clusters;
   if (n < 2 || d < 1) throw std::invalid_argument("kdac: X must have at least 2 rows and 1 column");
-  if (Y.rows() != n || Y.cols() < 1) throw std::invalid_argument("kdac: Y must be n x k_y with k_y >= 1");
+  if (Y.rows() != n || Y.cols() < 1)
+    throw std::invalid_argument("kdac: Y must be n x k_y with n = X's row count (" + std::to_string(n) +
+                                ") and k_y >= 1, got " + std::to_string(Y.rows()) + " x " + std::to_string(Y.cols()));
   if (k < 1 || k > n) throw std::invalid_argument("kdac: n_clusters must satisfy 1 <= n_clusters <= n");
   if (W0 && (W0->rows() != d || W0->cols() < 1 || W0->cols() > d))
     throw std::invalid_argument("kdac: W0 must be d x q with 1 <= q <= d");

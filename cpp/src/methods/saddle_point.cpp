@@ -786,13 +786,17 @@ class SaddlePointSolver {
       K.phi = opt_.B * s(0);
     } else {
       const double q = p / (p - 1.0);
-      const double sum_q = s.pow(q).sum();
       if (opt_.G) {  // Proposition 2, eq. (20)
+        const double sum_q = s.pow(q).sum();
         lam = (s / *opt_.G).pow(1.0 / (p - 1.0));
         K.phi = sum_q / (q * std::pow(*opt_.G, q - 1.0));
-      } else {  // Proposition 1, eq. (14)
-        lam = std::pow(opt_.B / sum_q, 1.0 / p) * s.pow(1.0 / (p - 1.0));
-        K.phi = std::pow(opt_.B, 1.0 / p) * std::pow(sum_q, 1.0 / q);
+      } else {  // Proposition 1, eq. (14), in t = s / s_max: lambda does not depend on s's scale,
+        // and sum s^q overflows for s near 1e300 (C = 1e300), which made every lambda 0.
+        const double top = s.maxCoeff();
+        const Eigen::ArrayXd t = s / top;
+        const double sum_t = t.pow(q).sum();
+        lam = std::pow(opt_.B / sum_t, 1.0 / p) * t.pow(1.0 / (p - 1.0));
+        K.phi = std::pow(opt_.B, 1.0 / p) * top * std::pow(sum_t, 1.0 / q);
       }
     }
     K.lambda = lam.matrix();

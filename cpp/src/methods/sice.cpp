@@ -635,7 +635,8 @@ class NewtonSolver {
     } else if (factor_.compute(X_)) {
       f_ = -factor_.logdet() + linear_;
     }
-    if (!std::isfinite(f_)) throw std::invalid_argument("the start point is not positive definite");
+    if (!std::isfinite(f_))
+      throw std::invalid_argument("the start point is not positive definite (S is too badly scaled: rescale S)");
     if (diagonal_start)
       W_ = X_.diagonal().cwiseInverse().asDiagonal();
     else
@@ -889,7 +890,7 @@ SiceResult alternating_linearization(const MatrixXd& S, const MatrixXd& R, const
   const double sigma = opt.sigma;
   SpdFactor factor(opt.lapack);
   if (!std::isfinite(objective(M0, S, R, factor)))
-    throw std::invalid_argument("the start point is not positive definite");
+    throw std::invalid_argument("the start point is not positive definite (S is too badly scaled: rescale S)");
   MatrixXd Y = M0, Lambda(m, m);
   if (sigma > 0.0) {
     Lambda = (Y / sigma).cwiseMax(-R).cwiseMin(R);  // grad h_sigma(Y^0)

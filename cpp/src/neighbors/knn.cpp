@@ -399,6 +399,10 @@ void check_block_arguments(const MatrixRef& queries, Index query_offset, const M
                            Index k, Metric metric, int scale_exponent, int n_threads) {
   const Index nq = queries.rows(), nd = data.rows();
   if (k < 1) throw std::invalid_argument("n_neighbors must be >= 1, got " + std::to_string(k));
+  // Every row of the result has n_neighbors columns (padded): 2^31 of them is no search, but an
+  // allocation that fails (std::bad_alloc).
+  if (k > std::numeric_limits<int>::max())
+    throw std::invalid_argument("n_neighbors must be < 2^31, got " + std::to_string(k));
   if (data.cols() < 1) throw std::invalid_argument("data must have at least 1 column, got 0");
   if (queries.cols() != data.cols())
     throw std::invalid_argument("queries have " + std::to_string(queries.cols()) + " columns but data has " +

@@ -8,11 +8,14 @@ products the core requests with the GIL re-taken, so a Dask cluster's operators 
 C++ solvers as an array does.
 """
 
+import numbers
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
 from .. import _core
+from ._validation import as_real_array
 
 __all__ = ["as_core_operator", "OPERATOR_SYMMETRY_RTOL", "operator_asymmetry", "check_symmetric_operator"]
 
@@ -112,10 +115,44 @@ class CoreLinearOperator(LinearOperator):
     released; the solvers of the core use ``core_operator`` directly (no Python in their loops).
     Float64 results whatever the storage."""
 
+    # What V's rows stand for, in the messages of a product (KernelOperator: the rows of X).
+    _operand_rows = "one per column of the operator"
+
     def __init__(self, core_operator, n_threads):
         self.core_operator = core_operator
         self.n_threads = int(n_threads)
         super().__init__(dtype=np.dtype(np.float64), shape=tuple(core_operator.shape))
+
+    # The products' operand passes the input rule first (as_real_array), so that a bad V gets a
+    # message naming V, where scipy's LinearOperator says "dimension mismatch" or "Scalar
+    # operands are not allowed"; a checked V then takes scipy's own route (output conventions).
+    def _operand(self, V, ndims=(1, 2)):
+        V = as_real_array(V, "V", ensure_2d=False, allow_nd=True)
+        if V.ndim not in ndims:
+            wanted = "a 2-D block of vectors" if ndims == (2,) else "a vector or a 2-D block of vectors"
+            raise ValueError(f"V must be {wanted}, got shape {V.shape}")
+        if V.shape[0] != self.shape[1]:
+            raise ValueError(f"V must have {self.shape[1]} rows ({self._operand_rows}), got shape {V.shape}")
+        return V
+
+    def __matmul__(self, other):
+        if isinstance(other, LinearOperator):
+            return super().__matmul__(other)
+        return super().__matmul__(self._operand(other))
+
+    def dot(self, x):
+        if isinstance(x, LinearOperator) or (isinstance(x, numbers.Number) and np.isscalar(x)):
+            return super().dot(x)  # a product or a scaled operator
+        return super().dot(self._operand(x))
+
+    def matmat(self, X):
+        return super().matmat(self._operand(X, ndims=(2,)))
+
+    def matvec(self, x):
+        x = self._operand(x)
+        if x.ndim == 2 and x.shape[1] != 1:
+            raise ValueError(f"V must be a vector, shape ({self.shape[1]},) or ({self.shape[1]}, 1), got {x.shape}")
+        return super().matvec(x)
 
     def _matmat(self, V):
         if np.iscomplexobj(V):

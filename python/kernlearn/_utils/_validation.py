@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_array
 
 __all__ = [
     "as_real_array",
+    "as_label_array",
     "as_index_array",
     "validate_X",
     "check_data",
@@ -63,7 +64,14 @@ def as_real_array(X, name, *, dtype=np.float64, order="C", accept_sparse=False, 
             input_name=name,
             **check,
         )
-    return _cast(X, dtype, order)
+        return _cast(X, dtype, order)
+
+
+def as_label_array(values, name):
+    """Labels (any hashable values) as a numpy array, unchecked otherwise: numpy's own refusal of a
+    ragged sequence ("setting an array element with a sequence") then names the argument."""
+    with naming(name):
+        return np.asarray(values)
 
 
 def _cast(X, dtype, order):
@@ -314,8 +322,10 @@ def check_square_sparse(S, name="S"):
 
     The result is always a new object, so callers may canonicalise without touching the input.
     """
-    if not sp.issparse(S) and np.ndim(S) != 2:
-        raise ValueError(f"{name} must be a 2-D square matrix, got shape {np.shape(S)}")
+    if not sp.issparse(S):
+        with naming(name):  # numpy's refusal of a ragged S
+            if np.ndim(S) != 2:
+                raise ValueError(f"{name} must be a 2-D square matrix, got shape {np.shape(S)}")
     S = as_real_array(
         S, name, accept_sparse=True, finite=False, ensure_min_samples=0, ensure_min_features=0, order=None
     )

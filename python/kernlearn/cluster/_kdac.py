@@ -76,6 +76,18 @@ def median_sigma(X, *, factor=0.5, max_points=MEDIAN_MAX_POINTS, random_state=No
     return sigma
 
 
+def _data_sigma(X, rng):
+    """sigma="median" for a fit: median_sigma, refused by name when it leaves the Gaussian kernel's
+    range [1e-150, 1e150] (sigma^2 and 1 / sigma^2 finite), which X near 1e±300 makes it do."""
+    sigma = median_sigma(X, random_state=rng)
+    if not 1e-150 <= sigma <= 1e150:
+        raise ValueError(
+            f"sigma='median' is {sigma:.3g} for this X, outside [1e-150, 1e150] where the Gaussian kernel's "
+            "sigma^2 and 1 / sigma^2 are finite: rescale X or give sigma"
+        )
+    return sigma
+
+
 _MEDIAN_SIGMA_PARAMETERS = {
     "factor": [Interval(numbers.Real, 0, None, closed="neither")],
     "max_points": [Interval(numbers.Integral, 2, None)],
@@ -769,7 +781,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         views, Y = _existing_clusterings(y, n)
         k = int(self.n_clusters)
         if k > n:
-            raise ValueError(f"n_clusters must be <= the number of samples ({n}), got {k}")
+            raise ValueError(f"n_clusters must be <= the number of samples in X ({n}), got {k}")
         if isinstance(self.n_components, numbers.Integral) and int(self.n_components) > d:
             raise ValueError(f"n_components must be <= the number of features ({d}), got {self.n_components}")
         tiles = self._distributed_tiles(X)
@@ -782,7 +794,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
             sigmas = _grid(self.sigma_grid, "sigma_grid", positive=True)
             lambdas = _grid(self.lambda_grid, "lambda_grid", positive=False) or list(LAMBDA_GRID)
             if not sigmas:
-                scale = median_sigma(X, random_state=rng)
+                scale = _data_sigma(X, rng)
                 sigmas = [f * scale for f in SIGMA_GRID_FACTORS]
             pairs = [(sg, lam) for sg in sigmas for lam in lambdas]
         n_threads = resolve_n_threads(self.n_jobs)
@@ -927,7 +939,7 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
             q = int(self.n_components)
         fit = {"search_results": None, "search_best_params": None, "n_components_search": None}
         if pairs is None:
-            sigma = median_sigma(X, random_state=rng) if self.sigma == "median" else float(self.sigma)
+            sigma = _data_sigma(X, rng) if self.sigma == "median" else float(self.sigma)
             lam = float(self.lambda_)
             out = self._run(X, Y, q, sigma, lam, rng, n_threads, tiles, landmarks)
         else:

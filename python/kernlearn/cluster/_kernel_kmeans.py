@@ -208,7 +208,7 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
             raise
         n_clusters = int(self.n_clusters)
         if n_clusters > F.shape[0]:
-            raise ValueError(f"n_clusters must be <= the number of samples ({F.shape[0]}), got {n_clusters}")
+            raise ValueError(f"n_clusters must be <= the number of samples in X ({F.shape[0]}), got {n_clusters}")
         if self.kernel == "precomputed":
             if F.shape[0] != F.shape[1]:
                 raise ValueError(f"a precomputed kernel must be square, got shape {F.shape}")
@@ -258,7 +258,7 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         check_symmetric_operator(K, "X", rng)
         n, n_clusters = K.shape[0], int(self.n_clusters)
         if n_clusters > n:
-            raise ValueError(f"n_clusters must be <= the number of samples ({n}), got {n_clusters}")
+            raise ValueError(f"n_clusters must be <= the number of samples in X ({n}), got {n_clusters}")
         diagonal = np.asarray(K.diagonal() if hasattr(K, "diagonal") else _operator_diagonal(K), dtype=np.float64)
         runs = 1 if self.n_init == "auto" else int(self.n_init)
         best = None

@@ -367,7 +367,7 @@ class _DistancePreserving(_SaddleEmbedding):
         pairs, D = self._distance_pairs(X)
         scale = float(D.mean())
         if scale <= 0.0:
-            raise ValueError("every kNN distance is 0 (duplicate points): nothing to unfold")
+            raise ValueError("every kNN distance in X is 0 (duplicate points): nothing to unfold")
         if self._unfolds:  # ColoredMVU's label term ties the components together; MVE has nothing that does
             warn_if_disconnected(pairs, X.shape[0], self.n_neighbors, type(self).__name__)
         with np.errstate(over="ignore", under="ignore"):

@@ -14,7 +14,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from .._utils import _solver_choice
 from .._utils._monitor import history_arrays
 from .._utils._param_validation import StrOptions, validate_params
-from .._utils._validation import check_data, check_random_state, validate_X
+from .._utils._validation import as_label_array, check_data, check_random_state, naming, validate_X
 from ._base import HISTORY_FIELDS, SADDLE_CONSTRAINTS, _DistancePreserving, converged, rank_history
 
 __all__ = ["ColoredMVU"]
@@ -180,14 +180,15 @@ class ColoredMVU(_DistancePreserving):
         if y is None:
             raise ValueError("ColoredMVU.fit needs y (labels, label vectors, or a label kernel)")
         if self.label_kernel == "delta":
-            y = np.asarray(y)
+            y = as_label_array(y, "y")
             if y.ndim != 1 or y.shape[0] != n:
                 raise ValueError(f"y must be 1-D with one label per sample ({n}), got shape {y.shape}")
             if y.dtype.kind == "c":
                 raise ValueError("y must hold class labels, got complex values")
             if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
                 raise ValueError("y contains NaN or infinity")
-            check_classification_targets(y)  # class labels: continuous values are errors
+            with naming("y"):
+                check_classification_targets(y)  # class labels: continuous values are errors
             # -1 marks an unlabelled point (scikit-learn's semi-supervised convention, as in every
             # other estimator here): its row of Phi is zero, so it carries no colour.
             labelled = ~((y == -1) if y.dtype.kind in "iuf" else np.zeros(n, dtype=bool))

@@ -49,6 +49,8 @@ reference, not the scaling path.
 ``"dense"``: numpy.linalg.solve on the dense n x n system (small n only; refuses n > 5,000).
 """
 
+import contextlib
+
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
@@ -107,6 +109,25 @@ def _csr_arrays(A):
     )
 
 
+@contextlib.contextmanager
+def _push_work(alpha, theta, tol):
+    """The core's refusal of a column that needs too many pushes, in this function's terms: the
+    work grows with 1 / (1 - alpha) and with 1 / (tol x theta), the core's eps."""
+    try:
+        yield
+    except ValueError as err:
+        if "pushes" not in str(err):
+            raise
+        message = str(err).replace("affinity_push", "propagate_affinities")
+        raise ValueError(
+            message.replace(
+                "lower alpha or raise eps",
+                f"lower alpha, or raise theta or tol (eps = max(tol, {CANDIDATE_TOL:g}) x theta in the candidate "
+                f"pass, tol x theta in the final one; here tol = {tol:g}, theta = {theta:g})",
+            )
+        ) from None
+
+
 def _propagate_series(P, W0, alpha, theta, tol, n_threads):
     """Eq. (9)-(10) by residual pushes in the core: a candidate pass at the loose accuracy, then
     W* at ``tol`` on the candidates and their transposes (the module docstring has the bounds)."""
@@ -116,25 +137,27 @@ def _propagate_series(P, W0, alpha, theta, tol, n_threads):
     cut = max(theta - eps - eps_1, 0.0)
     transposed = _csr_arrays(P.T)  # row u: the points v with u among their neighbours, P_vu
     initial = _csr_arrays(W0)
-    rows, cols, _ = _core.methods.affinity_push(
-        *transposed, *initial, alpha=alpha, eps=eps_1, cut=cut, n_threads=n_threads
-    )
+    with _push_work(alpha, theta, tol):
+        rows, cols, _ = _core.methods.affinity_push(
+            *transposed, *initial, alpha=alpha, eps=eps_1, cut=cut, n_threads=n_threads
+        )
     # Candidate pattern K u K' (symmetric, so its row j lists column j's rows).
     pattern = sp.csr_matrix(
         (np.ones(2 * rows.size), (np.concatenate([rows, cols]), np.concatenate([cols, rows]))), shape=(n, n)
     )
     pattern.sum_duplicates()
     pattern.sort_indices()
-    rows, cols, values = _core.methods.affinity_push(
-        *transposed,
-        *initial,
-        alpha=alpha,
-        eps=eps,
-        cut=0.0,
-        pattern_indices=np.ascontiguousarray(pattern.indices, dtype=np.int64),
-        pattern_indptr=np.ascontiguousarray(pattern.indptr, dtype=np.int64),
-        n_threads=n_threads,
-    )
+    with _push_work(alpha, theta, tol):
+        rows, cols, values = _core.methods.affinity_push(
+            *transposed,
+            *initial,
+            alpha=alpha,
+            eps=eps,
+            cut=0.0,
+            pattern_indices=np.ascontiguousarray(pattern.indices, dtype=np.int64),
+            pattern_indptr=np.ascontiguousarray(pattern.indptr, dtype=np.int64),
+            n_threads=n_threads,
+        )
     Wstar = sp.csr_matrix((values, (rows, cols)), shape=(n, n))  # W* on K u K', each entry within eps
     return _symmetrize_threshold(Wstar, theta)
 

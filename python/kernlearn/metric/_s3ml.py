@@ -104,7 +104,7 @@ from .._utils import _solver_choice
 from .._utils._monitor import Progress
 from .._utils._param_validation import Interval, StrOptions, validate_params
 from .._utils._scaling import binary_exponent
-from .._utils._validation import as_real_array, check_data, check_random_state, validate_X
+from .._utils._validation import as_label_array, as_real_array, check_data, check_random_state, validate_X
 from ..constraints import check_pairs, from_labels
 from ..evaluation import pair_distance_auc
 from ..graph import knn
@@ -469,7 +469,7 @@ class S3ML(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         X = validate_X(self, X, min_samples=2)
         n, m = X.shape
         if y is not None:
-            y = np.asarray(y)
+            y = as_label_array(y, "y")
             if y.shape != (n,):
                 raise ValueError(f"y must have shape ({n},) to match X, got {y.shape}")
         pairs, labels = self._constraints(n, y, pairs, pair_labels)
