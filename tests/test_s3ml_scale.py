@@ -96,3 +96,17 @@ def test_push_binding_refuses_bad_matrices():
     out_of_range = (transposed[0], transposed[1] + 100, transposed[2])
     with pytest.raises(ValueError, match="out of range"):
         _core.methods.affinity_push(*out_of_range, *initial, alpha=0.5, eps=1e-6, cut=0.0)
+
+
+def test_propagate_affinities_auto_tol_follows_the_s3ml_rule():
+    # tol="auto" is S3ML's propagation_tol rule: exact (1e-12) up to the size, 1e-2 above.
+    rng = np.random.default_rng(0)
+    for n in (300, _solver_choice.S3ML_EXACT_PROPAGATION_MAX_N + 1):
+        X = rng.normal(size=(n, 3))
+        pairs = np.array([[0, 1], [2, 3], [4, 5]])
+        labels = np.array([1, -1, 1])
+        expected = propagate_affinities(X, pairs, labels, tol=_solver_choice.s3ml_propagation_tol(n))
+        got = propagate_affinities(X, pairs, labels)
+        assert (got != expected).nnz == 0
+    with pytest.raises((TypeError, ValueError), match="tol"):
+        propagate_affinities(X[:50], pairs, labels, tol="exact")

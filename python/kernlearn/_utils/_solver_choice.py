@@ -66,7 +66,7 @@ def s3ml_partners(labelled):
 
 
 def s3ml_propagation_tol(n):
-    """propagation_tol="auto" of S3ML: 1e-12 (propagate_affinities' default) up to
+    """propagation_tol="auto" of S3ML and tol="auto" of propagate_affinities: 1e-12 up to
     S3ML_EXACT_PROPAGATION_MAX_N points, S3ML_SCALE_PROPAGATION_TOL above."""
     return 1e-12 if n <= S3ML_EXACT_PROPAGATION_MAX_N else S3ML_SCALE_PROPAGATION_TOL
 

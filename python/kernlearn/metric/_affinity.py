@@ -233,7 +233,7 @@ def propagate_affinities(
     alpha=0.5,
     theta=0.01,
     method="series",
-    tol=1e-12,
+    tol="auto",
     n_jobs=None,
 ):
     """Propagated signed affinities W of S3ML (eq. 9-10), as a sparse symmetric matrix.
@@ -255,9 +255,13 @@ def propagate_affinities(
     method : {"series", "splu", "dense"}
         See the module docstring: "series" is the scaling path, "splu" an exact sparse-LU path
         for moderate n, "dense" the textbook formula (n <= 5,000).
-    tol : float
+    tol : float or "auto"
         "series" only: every entry of W* is computed to within ``tol * theta`` (the pushes'
         threshold), so the kept entries are exact to ``tol`` relative (module docstring).
+        "auto" (default): S3ML's rule, 1e-12 up to 5,000 points and 1e-2 above, where the
+        pushes' cost grows with 1 / tol (at n = 20,000 tol = 1e-12 takes 47 s on one thread;
+        ``S3ML_EXACT_PROPAGATION_MAX_N`` in ``_utils/_solver_choice.py``, figures in
+        bench/results/s3ml_scale.md).
     n_jobs : int, optional
         Threads for the kNN search and the columns of the propagation.
 
@@ -305,6 +309,8 @@ def propagate_affinities(
     if not theta < 1:
         raise ValueError(f"theta must be in (0, 1), got {theta!r}")
     check_choice(method, "method", ("series", "splu", "dense"))
+    if isinstance(tol, str) and tol == "auto":
+        tol = _solver_choice.s3ml_propagation_tol(n)
     check_real(tol, "tol")
     check_int(n_neighbors, "n_neighbors", low=1)
     if n_neighbors >= n:
