@@ -218,10 +218,14 @@ def test_later_solves_are_cheaper_and_warm_start_agrees():
     cold = SimpleNPKL(**kw).fit(X, pairs=pairs, pair_labels=labels)
     matvecs = cold.history_["matvecs"]
     assert cold.n_iter_ >= 5
-    assert matvecs[1:].mean() < 0.5 * matvecs[0]  # each solve sized by the previous rank
+    # Each later solve is sized by the previous rank (59 here), and the first one, from a guess
+    # of 10, grows its window as soon as every Ritz value in it is above zero: it costs no more
+    # than the later ones (940 products against 953-984; before the window grew early it took
+    # 1,985, and this test asked for later solves below half of the first).
+    assert matvecs[0] <= 1.1 * matvecs[1:].min()
     warm = SimpleNPKL(warm_start=True, **kw).fit(X, pairs=pairs, pair_labels=labels)
     np.testing.assert_allclose(warm.kernel(dense=True), cold.kernel(dense=True), atol=1e-6)
-    assert warm.history_["matvecs"][1:].mean() < 0.6 * warm.history_["matvecs"][0]
+    assert warm.history_["matvecs"][0] <= 1.1 * warm.history_["matvecs"][1:].min()
 
 
 def test_truncated_rank_is_the_top_r():

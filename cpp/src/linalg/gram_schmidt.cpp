@@ -434,10 +434,20 @@ double BasisProducts::subtract(const double* V, Index ld, Index cols, const doub
 
 double BasisProducts::subtract_columns(const double* V, Index ld, const std::vector<Index>& columns, const double* h,
                                        double* w) {
+  // Runs of consecutive columns go through the SIMD kernel of subtract (w stays in registers
+  // across a run): one column at a time, the Eigen axpy reloaded and stored w per column and took
+  // a fifth of the time of SimpleNPKL's high-rank solves at n = 10^5, where the lost columns are
+  // many and mostly adjacent (bench/results/npkl_sequence.md, 2026-12-07).
   for_blocks([&](Index b, Index first, Index rows) {
-    Eigen::Map<Eigen::VectorXd> part(w + first, rows);
-    for (Index c : columns) part -= h[c] * Eigen::Map<const Eigen::VectorXd>(V + c * ld + first, rows);
-    scalars_[static_cast<std::size_t>(b)] = part.squaredNorm();
+    std::size_t k = 0;
+    while (k < columns.size()) {
+      std::size_t end = k + 1;
+      while (end < columns.size() && columns[end] == columns[end - 1] + 1) ++end;
+      const Index c = columns[k];
+      subtract_combination(V + c * ld + first, ld, rows, static_cast<Index>(end - k), h + c, w + first);
+      k = end;
+    }
+    scalars_[static_cast<std::size_t>(b)] = Eigen::Map<const Eigen::VectorXd>(w + first, rows).squaredNorm();
   });
   return reduce_scalars();
 }

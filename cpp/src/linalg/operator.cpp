@@ -95,9 +95,20 @@ void CsrOperator::apply(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<E
     for (Index c = 0; c < b; ++c) {
       const double* x = X.col(c).data();
       for (Index i = first; i < first + rows; ++i) {
-        double s = 0.0;
-        for (Index p = indptr_[i]; p < indptr_[i + 1]; ++p) s += data_[p] * x[indices_[p]];
-        Y(i, c) = s;
+        // Four partial sums: one sum chained an addition per entry, its latency the bound (SimpleNPKL's
+        // A at n = 10^5, 10 entries a row: bench/results/npkl_sequence.md, 2026-12-07). Each row's
+        // order is fixed, so the result does not depend on the thread count.
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        Index p = indptr_[i];
+        const Index end = indptr_[i + 1];
+        for (; p + 4 <= end; p += 4) {
+          s0 += data_[p] * x[indices_[p]];
+          s1 += data_[p + 1] * x[indices_[p + 1]];
+          s2 += data_[p + 2] * x[indices_[p + 2]];
+          s3 += data_[p + 3] * x[indices_[p + 3]];
+        }
+        for (; p < end; ++p) s0 += data_[p] * x[indices_[p]];
+        Y(i, c) = (s0 + s1) + (s2 + s3);
       }
     }
   });

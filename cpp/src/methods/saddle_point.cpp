@@ -725,7 +725,10 @@ class SaddlePointSolver {
     }
     // Not after a filtered solve that ended in plain Lanczos (far more pairs wanted than lie
     // above zero, beyond the filter's transition band): the next solve would do the same.
-    const bool filtered = opt_.filter_degree > 0 && filter_pays_;
+    // Nor after an iterate of low rank (solver_choice::kFilterMinRank): there the products cost
+    // more than the orthogonalisation the filter saves.
+    const bool low_rank = previous && previous->sigma.size() <= solver_choice::kFilterMinRank;
+    const bool filtered = opt_.filter_degree > 0 && filter_pays_ && !low_rank;
     if (filtered) lo.filter = LanczosFilter{zero, opt_.filter_degree};
     LanczosResult r =
         filtered ? filtered_lanczos(op(), start, lo, far_end_, team_, poll_) : lanczos(op(), start, lo, team_, poll_);
