@@ -2,6 +2,7 @@
 // input; boundary.hpp has the option, result and monitor classes.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -29,9 +30,26 @@ namespace py = pybind11;
 // A raised KeyboardInterrupt stays set as the Python error and is re-raised by run_interruptible.
 // The GIL is taken at most once per kPollInterval; between those a poll costs one clock read, so
 // the core may poll as often as every mat-vec or block and still stop within a second.
+// Python runs signal handlers only in the main thread (PyErr_CheckSignals does nothing in any
+// other), so a call made from another thread never polls: taking the GIL there only waited on
+// the process's other Python threads (a Dask worker's profiler wakes every 10 ms), which made
+// the Dask Phi(W) tasks 24 % slower than the same call alone (bench/results/distributed.md).
+// Ctrl-C still stops such a call's caller: _utils/_interruptible.py waits in the main thread.
+// May be created with or without the GIL (the main thread's id is read once, at import).
+inline std::atomic<unsigned long>& python_main_thread() {
+  static std::atomic<unsigned long> ident{0};
+  return ident;
+}
+
+// Called once by the module's init, with the GIL held.
+inline void remember_python_main_thread() {
+  python_main_thread() = py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
+}
+
 inline InterruptPoll python_interrupt_poll() {
   using Clock = std::chrono::steady_clock;
   static constexpr auto kPollInterval = std::chrono::milliseconds(20);
+  if (PyThread_get_thread_ident() != python_main_thread().load()) return [] { return false; };
   auto next = std::make_shared<Clock::time_point>(Clock::time_point::min());
   return [next] {
     const auto now = Clock::now();

@@ -5,6 +5,7 @@
 
 PYBIND11_MODULE(_core, m) {
   namespace kb = kernlearn::bindings;
+  kb::remember_python_main_thread();
   m.doc() = "kernlearn's C++ core, one submodule per layer. Use the Python wrappers, which validate input.";
   auto core = m.def_submodule("core", "Shared by every layer: the solver status and the thread cap.");
   kb::register_status(core);

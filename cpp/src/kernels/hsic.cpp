@@ -16,6 +16,9 @@ namespace {
 
 using Tile = Eigen::MatrixXd;  // column-major scratch, b x b
 
+// Depth of the pieces of the G X_J product: a 256 x 32 panel packs in 64 KiB (Scratch below).
+constexpr Index kGemmDepth = 32;
+
 // Tiles (I, J) of an ni x nj pair matrix cut into blocks of kHsicTile rows and columns: all of
 // them, or for the pairs of one block with itself (same) those with J >= I.
 std::vector<std::pair<Index, Index>> pair_tiles(Index ni, Index nj, bool same) {
@@ -190,9 +193,16 @@ PhiResult hsic_phi_pair(const MatrixRef& XI, const MatrixRef& XJ, const Eigen::R
   const Eigen::VectorXd xsqJ = with_bound ? row_norms2(XJ) : Eigen::VectorXd();
   const RowMatrixXd Ac = AI * c.asDiagonal();  // gamma_ij = (A_I diag(c))_i . (A_J)_j
 
+  // Every buffer a tile needs lives here, sized once per thread: the tile loop allocates nothing.
+  // With the 256 x 256 tile, Eigen's GEMM G X_J packs more than its stack limit (128 KiB) and
+  // took that from malloc on every tile; under a fixed malloc trim / mmap threshold (Dask's nanny
+  // sets MALLOC_TRIM_THRESHOLD_=65536 in every worker) each such buffer was mapped and unmapped
+  // again, and a Phi(W) task ran 22 % slower than the same call elsewhere
+  // (bench/results/distributed.md). The products below are cut so their packing fits the stack.
   struct Scratch {
     Tile K, G, D2;
-    Eigen::MatrixXd GX, M;
+    Eigen::MatrixXd GX, M, XtD;
+    Eigen::VectorXd r, col;
     Eigen::MatrixXd phi;  // this member's sum of X'(D_G - G)X pieces, doubled for off-diagonal tiles
     double trace = 0.0, bound = 0.0;
   };
@@ -213,14 +223,23 @@ PhiResult hsic_phi_pair(const MatrixRef& XI, const MatrixRef& XJ, const Eigen::R
     //   = X_I' diag(G 1) X_I + X_J' diag(G' 1) X_J - X_I' G X_J - (X_I' G X_J)'.
     const auto XIt = XI.middleRows(i0, bi);
     const auto XJt = XJ.middleRows(j0, bj);
-    const Eigen::VectorXd r = s.G.rowwise().sum();
-    const Eigen::VectorXd col = s.G.colwise().sum().transpose();
+    s.r.resize(bi);
+    s.r.noalias() = s.G.rowwise().sum();
+    s.col.resize(bj);
+    s.col.noalias() = s.G.colwise().sum().transpose();
     s.GX.resize(bi, d);
-    s.GX.noalias() = s.G * XJt;
+    s.GX.setZero();
+    for (Index k0 = 0; k0 < bj; k0 += kGemmDepth) {  // depth cut: GEMM packing within the stack limit
+      const Index kb = std::min(kGemmDepth, bj - k0);
+      s.GX.noalias() += s.G.middleCols(k0, kb) * XJt.middleRows(k0, kb);
+    }
     s.M.resize(d, d);
     s.M.noalias() = XIt.transpose() * s.GX;
-    s.phi.noalias() += w * (XIt.transpose() * r.asDiagonal() * XIt);
-    s.phi.noalias() += w * (XJt.transpose() * col.asDiagonal() * XJt);
+    s.XtD.resize(d, std::max(bi, bj));
+    s.XtD.leftCols(bi).noalias() = XIt.transpose() * s.r.asDiagonal();
+    s.phi.noalias() += w * (s.XtD.leftCols(bi) * XIt);
+    s.XtD.leftCols(bj).noalias() = XJt.transpose() * s.col.asDiagonal();
+    s.phi.noalias() += w * (s.XtD.leftCols(bj) * XJt);
     s.phi -= w * (s.M + s.M.transpose());
     if (with_bound) {
       // |x_i - x_j|^4 from one more GEMM over the d features.
