@@ -210,7 +210,7 @@ def test_dense_routes_with_a_rank_cap_and_p1(solver, rank, p):
     assert model.eigen_solver_ == solver
 
 
-def test_later_solves_are_cheaper_and_warm_start_agrees():
+def test_first_solve_costs_no_more_than_later_ones_and_warm_start_agrees():
     X, y, pairs, labels, L = problem(n=600, n_pairs=400, graph="mutual")
     kw = dict(
         C=0.3, B=60.0, n_neighbors=5, graph="mutual", eigen_solver="lanczos", random_state=0, tol=1e-6, step="lipschitz"
