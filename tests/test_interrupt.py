@@ -181,9 +181,11 @@ def test_ctrl_c_stops_the_operator_paths_within_a_second(call):
     assert seconds_to_interrupt(interruptible(setup, call), after=1.5) < 1.0
 
 
-def test_ctrl_c_stops_the_affinity_pushes_within_a_second():
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_ctrl_c_stops_the_affinity_pushes_within_a_second(n_jobs):
     """S3ML's propagation at alpha = 0.99 spends seconds in one column's pushes, which polled only
-    between columns (2.6 s to stop at n = 100,000): they now poll every 4096 pushes."""
+    between columns (2.6 s to stop at n = 100,000): they now poll every 4096 pushes, and with two
+    threads an interrupt seen between columns stops the other thread's column too."""
     setup = (
         "import numpy as np\n"
         "from kernlearn.metric import propagate_affinities\n"
@@ -192,5 +194,5 @@ def test_ctrl_c_stops_the_affinity_pushes_within_a_second():
     )
     # The first column alone runs to the push cap (10^7 pushes, about 2 s here; then a ValueError):
     # the signal lands inside it.
-    call = "propagate_affinities(X, pairs, labels, alpha=0.99, theta=1e-6, tol=1e-12, n_jobs=1)"
+    call = f"propagate_affinities(X, pairs, labels, alpha=0.99, theta=1e-6, tol=1e-12, n_jobs={n_jobs})"
     assert seconds_to_interrupt(interruptible(setup, call), after=0.7) < 0.5

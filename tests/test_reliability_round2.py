@@ -559,3 +559,17 @@ def test_absurd_sizes_and_scales_name_the_argument():
         KernelKMeans(n_clusters=2).fit(X[:1])
     with pytest.raises(ValueError, match=r"\bX\b"):
         MinimumVolumeEmbedding(n_neighbors=2).fit(np.ones((6, 3)))
+
+
+def test_iklr_gamma_scale_refuses_an_underflowing_variance():
+    # Var X of X x 1e-200 underflows to 0 when scaled back; it was read as a constant X
+    # (gamma = 1 / d, a kernel of ones and a chance-level fit) and is now refused by name.
+    from kernlearn.indefinite import IndefiniteKernelLogisticRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match="rescale X or give gamma"):
+        IndefiniteKernelLogisticRegression().fit(X * 1e-200, y)
+    constant = IndefiniteKernelLogisticRegression().fit(np.ones((10, 3)), np.arange(10) % 2)
+    assert constant.gamma_ == pytest.approx(1 / 3)

@@ -32,8 +32,8 @@ namespace py = pybind11;
 // the core may poll as often as every mat-vec or block and still stop within a second.
 // Python runs signal handlers only in the main thread (PyErr_CheckSignals does nothing in any
 // other), so a call made from another thread never polls: taking the GIL there only waited on
-// the process's other Python threads (a Dask worker's profiler wakes every 10 ms), which made
-// the Dask Phi(W) tasks 24 % slower than the same call alone (bench/results/distributed.md).
+// the process's other Python threads (a Dask worker's profiler wakes every 10 ms): beside a busy
+// Python thread a Phi(W) task took 4.24 s against 3.16 s alone (bench/results/distributed.md).
 // Ctrl-C still stops such a call's caller: _utils/_interruptible.py waits in the main thread.
 // May be created with or without the GIL (the main thread's id is read once, at import).
 inline std::atomic<unsigned long>& python_main_thread() {

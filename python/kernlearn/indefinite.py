@@ -1022,14 +1022,16 @@ class IndefiniteKernelLogisticRegression(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y has a single class ({self.classes_[0]!r}); at least 2 are needed")
         self.gamma_ = None
         if self.kernel == "rbf":
-            # "scale" is SVC's 1 / (d Var X); a constant X gives 1 / d.
-            spread = 0.0
-            if self.gamma == "scale":  # Var X of X / 2^e, scaled back: inf (refused below) when it overflows
+            # "scale" is SVC's 1 / (d Var X); a constant X (Var X exactly 0) gives 1 / d.
+            if isinstance(self.gamma, numbers.Real):
+                self.gamma_ = float(self.gamma)
+            else:  # Var X of X / 2^e, scaled back: 0 or inf (refused below) when it under- or overflows
                 exponent = binary_exponent(X)
-                with np.errstate(over="ignore"):
-                    spread = X.shape[1] * float(np.ldexp(np.ldexp(X, -exponent).var(), 2 * exponent))
-            self.gamma_ = float(self.gamma) if isinstance(self.gamma, numbers.Real) else 1.0 / (spread or X.shape[1])
-            if not (0.0 < self.gamma_ < np.inf):  # Var X overflows for X near 1e300
+                scaled_var = float(np.ldexp(X, -exponent).var())
+                with np.errstate(over="ignore", under="ignore", divide="ignore"):
+                    spread = X.shape[1] * float(np.ldexp(scaled_var, 2 * exponent))
+                    self.gamma_ = 1.0 / X.shape[1] if scaled_var == 0.0 else float(np.divide(1.0, spread))
+            if not (0.0 < self.gamma_ < np.inf):  # Var X overflows near 1e300 and underflows near 1e-200
                 raise ValueError(
                     f"gamma='scale' is 1 / (n_features x Var X) = {self.gamma_:.3g} for this X, not a positive "
                     "finite float: rescale X or give gamma"

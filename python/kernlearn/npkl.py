@@ -281,7 +281,7 @@ class SimpleNPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         run on a degree-%(DEGREE)d Chebyshev polynomial of A that damps the spectrum below zero
         (the Laplacian's wide negative part), and the eigenvalues are the Rayleigh quotients
         against A, which is faster for both kinds of rank (figures: bench/results/npkl.md);
-        after an iterate of rank 10 or less they run on A itself, which is faster there
+        after an iterate of rank 5 or less they run on A itself, which is faster there
         (bench/results/npkl_sequence.md). A
         rank above the positive count is served too (the filter keeps the order a little below
         zero); pairs that miss the tolerance against A end in plain Lanczos.

@@ -139,6 +139,13 @@ AffinityTriplets affinity_push(const Csr& P_transpose, const Csr& W0, double alp
 
   std::vector<ColumnResult> columns(static_cast<std::size_t>(n));
   std::atomic<bool> stop{false};
+  // One poll for the team (between columns) and for member 0 inside a column: whichever sees
+  // the interrupt raises `stop`, so the other members leave their columns too.
+  const InterruptPoll stopping = [&poll, &stop] {
+    if (!(poll && poll())) return false;
+    stop = true;
+    return true;
+  };
   std::vector<Workspace> spaces;
   spaces.reserve(static_cast<std::size_t>(team.size()));
   for (int t = 0; t < team.size(); ++t) spaces.emplace_back(n);
@@ -146,7 +153,7 @@ AffinityTriplets affinity_push(const Csr& P_transpose, const Csr& W0, double alp
       n,
       [&](int member, Index j) {
         Workspace& ws = spaces[static_cast<std::size_t>(member)];
-        column_push(P_transpose, W0, alpha, eps, j, ws, member == 0, poll, stop);
+        column_push(P_transpose, W0, alpha, eps, j, ws, member == 0, stopping, stop);
         ColumnResult& out = columns[static_cast<std::size_t>(j)];
         if (pattern == nullptr) {
           for (const Index i : ws.support) {
@@ -163,7 +170,7 @@ AffinityTriplets affinity_push(const Csr& P_transpose, const Csr& W0, double alp
         }
         clear_column(ws);
       },
-      poll);
+      stopping);
 
   AffinityTriplets result;
   std::size_t count = 0;

@@ -789,10 +789,11 @@ class SaddlePointSolver {
       K.phi = opt_.B * s(0);
     } else {
       const double q = p / (p - 1.0);
-      if (opt_.G) {  // Proposition 2, eq. (20)
-        const double sum_q = s.pow(q).sum();
-        lam = (s / *opt_.G).pow(1.0 / (p - 1.0));
-        K.phi = sum_q / (q * std::pow(*opt_.G, q - 1.0));
+      if (opt_.G) {  // Proposition 2, eq. (20): phi = sum s^q / (q G^(q-1)), summed as
+        // s (s / G)^(q-1) so that s^q alone (s near 1e300) cannot overflow
+        const Eigen::ArrayXd ratio = s / *opt_.G;
+        lam = ratio.pow(1.0 / (p - 1.0));
+        K.phi = (s * ratio.pow(q - 1.0)).sum() / q;
       } else {  // Proposition 1, eq. (14), in t = s / s_max: lambda does not depend on s's scale,
         // and sum s^q overflows for s near 1e300 (C = 1e300), which made every lambda 0.
         const double top = s.maxCoeff();

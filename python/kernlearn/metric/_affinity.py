@@ -259,8 +259,8 @@ def propagate_affinities(
         "series" only: every entry of W* is computed to within ``tol * theta`` (the pushes'
         threshold), so the kept entries are exact to ``tol`` relative (module docstring).
         "auto" (default): S3ML's rule, 1e-12 up to 5,000 points and 1e-2 above, where the
-        pushes' cost grows with 1 / tol (at n = 20,000 tol = 1e-12 takes 47 s on one thread;
-        ``S3ML_EXACT_PROPAGATION_MAX_N`` in ``_utils/_solver_choice.py``, figures in
+        pushes' cost grows with 1 / tol (bench/results/fuzz.md: 7-47 s at n = 5,000-20,000 with
+        tol = 1e-12, one thread; ``S3ML_EXACT_PROPAGATION_MAX_N`` in ``_utils/_solver_choice.py``, figures in
         bench/results/s3ml_scale.md).
     n_jobs : int, optional
         Threads for the kNN search and the columns of the propagation.

@@ -28,8 +28,9 @@ constexpr Index kMinFilteredSize = 64;
 // unfiltered. Its basis is then at the 20-vector floor, so the products outweigh the
 // orthogonalisation the filter saves: at rank 4 plain Lanczos takes 115 products a solve against
 // 320 filtered, half the time; at rank 5 they tie, and from rank 32 up the filter is 1.4-1.7x
-// faster (n = 30,000; bench/results/npkl_sequence.md, 2026-12-07).
-constexpr Index kFilterMinRank = 10;
+// faster (n = 30,000; bench/results/npkl_sequence.md, 2026-12-07). Ranks 6-31 were not measured,
+// so the cut sits at the last measured rank where plain Lanczos does not lose.
+constexpr Index kFilterMinRank = 5;
 
 // Saddle-point solver (SimpleNPKL, embeddings), eigen_solver automatic: the positive-rank fraction
 // of n from which LAPACK replaces Lanczos, and the n from which the dense solves are mixed
