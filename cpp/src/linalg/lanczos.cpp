@@ -62,6 +62,9 @@ class ThickRestart {
   // ncv = 1.6 k and 2 k, while the Gram-Schmidt cost grows with the basis.
   static Index default_ncv(Index k) { return k + std::max<Index>(20, (3 * k + 4) / 5); }
 
+  // Threshold mode's next window: by half, at least 10 more, never past n or the rank cap + 1.
+  Index grown_wanted() const { return std::min({n_, max_wanted_ + 1, std::max(wanted_ + 10, wanted_ + wanted_ / 2)}); }
+
   // A new Lanczos vector whose projection onto the basis is at most this fraction of its norm
   // is kept as it is (full reorthogonalisation leaves about 1e-15 |w|); the returned Ritz
   // vectors are then orthonormal to about sqrt(ncv) times this.
@@ -295,8 +298,7 @@ class ThickRestart {
         // the window holds. Growing it now, not once its pairs have converged, saves the cycles
         // spent converging each intermediate window (SimpleNPKL's first solve at n = 30,000, 73
         // pairs from a guess of 10: 782 Lanczos steps before, 371 now; bench/results/npkl_sequence.md).
-        if (cross == count && count == wanted_ && wanted_ <= max_wanted_ && wanted_ < n_)
-          wanted_ = std::min({n_, max_wanted_ + 1, std::max(wanted_ + 10, wanted_ + wanted_ / 2)});
+        if (cross == count && count == wanted_ && wanted_ <= max_wanted_ && wanted_ < n_) wanted_ = grown_wanted();
         resize_basis(default_ncv(wanted_));  // the look-ahead below may have outgrown the basis
         return false;
       }
@@ -312,8 +314,8 @@ class ThickRestart {
         ++wanted_;  // the basis may already hold the next pair: look before growing it
         continue;
       }
-      // Grow the wanted set (by half, at least 10) and the basis with it.
-      wanted_ = std::min({n_, max_wanted_ + 1, std::max(wanted_ + 10, wanted_ + wanted_ / 2)});
+      // Grow the wanted set and the basis with it.
+      wanted_ = grown_wanted();
       resize_basis(default_ncv(wanted_));
       return false;
     }

@@ -40,12 +40,18 @@ def _squared_distances(F, centres, centre_norms):
     return np.maximum(D, 0.0, out=D)
 
 
+def _common_scale(F, centres):
+    """(e, F / 2^e, centres / 2^e) with one power of two for both (exact): their products and
+    squares stay in float64's range."""
+    exponent = binary_exponent(F, centres)
+    return exponent, np.ldexp(F, -exponent), np.ldexp(centres, -exponent)
+
+
 def _scaled_squared_distances(F, centres, name="X"):
     """|f_i - c|^2 computed on F / 2^e and the centres / 2^e (exact) and scaled back by 4^e, so
     the squares overflow only where the distances themselves do: then a ValueError naming the
     argument, never inf or NaN (inf - inf) in the result."""
-    exponent = binary_exponent(F, centres)
-    Fs, Cs = np.ldexp(F, -exponent), np.ldexp(centres, -exponent)
+    exponent, Fs, Cs = _common_scale(F, centres)
     D = _squared_distances(Fs, Cs, np.einsum("ij,ij->i", Cs, Cs))
     with np.errstate(over="ignore"):
         D = np.ldexp(D, 2 * exponent)
@@ -385,8 +391,7 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
         """For validated new rows X: (the -2 <phi(x), m_c> + |m_c|^2 part of the distances, m x k);
         with a factor, of X and the centres divided by a power of two (only predict uses it)."""
         if self.kernel == "factor":  # on X / 2^e and the centres / 2^e: predict's argmin is the same
-            exponent = binary_exponent(X, self.cluster_centers_)
-            Xs, Cs = np.ldexp(X, -exponent), np.ldexp(self.cluster_centers_, -exponent)
+            _, Xs, Cs = _common_scale(X, self.cluster_centers_)
             return np.einsum("ij,ij->i", Cs, Cs)[None, :] - 2.0 * (Xs @ Cs.T)
         return self._centre_norms[None, :] - 2.0 * (X @ self._centre_weights)
 
