@@ -145,7 +145,7 @@ class FilteredLanczos {
       budget = budget ? std::min(*budget, cap) : cap;
     }
     filtered_options_.max_matvec = budget;
-    found_ = lanczos(filter, start_, filtered_options_, team_, poll_);
+    found_ = lanczos_on_filter(filter, start_, filtered_options_, team_, poll_);
   }
 
   // A's eigenvalues: the Rayleigh quotients of the vectors found, in the wanted order; residuals

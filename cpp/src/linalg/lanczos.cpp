@@ -18,9 +18,11 @@ namespace {
 // The solver proper, on B = A (largest) or B = -A (smallest): it always seeks the largest.
 class ThickRestart {
  public:
-  ThickRestart(const LinearOperator& A, const LanczosOptions& opt, ThreadTeam& team, const InterruptPoll& poll)
+  ThickRestart(const LinearOperator& A, const LanczosOptions& opt, ThreadTeam& team, const InterruptPoll& poll,
+               bool on_filter = false)
       : A_(A),
         opt_(opt),
+        on_filter_(on_filter),
         poll_(poll),
         n_(A.rows()),
         sign_(opt.largest() ? 1.0 : -1.0),
@@ -59,8 +61,11 @@ class ThickRestart {
 
  private:
   // On SimpleNPKL's A = C T - L (bench_eigsh.py) the mat-vec count hardly changes between
-  // ncv = 1.6 k and 2 k, while the Gram-Schmidt cost grows with the basis.
-  static Index default_ncv(Index k) { return k + std::max<Index>(20, (3 * k + 4) / 5); }
+  // ncv = 1.6 k and 2 k, while the Gram-Schmidt cost grows with the basis. On a Chebyshev filter
+  // of A, 1.3 k: top 50-200 at n = 10^5 ties 1.6 k, threshold solves of rank 230-400 run
+  // 0.80-0.85x its time and SimpleNPKL's default fit at n = 10^5 0.86x
+  // (bench/results/npkl_sequence.md, 2026-12-08).
+  Index default_ncv(Index k) const { return k + std::max<Index>(20, on_filter_ ? (3 * k + 9) / 10 : (3 * k + 4) / 5); }
 
   // Threshold mode's next window: by half, at least 10 more, never past n or the rank cap + 1.
   Index grown_wanted() const { return std::min({n_, max_wanted_ + 1, std::max(wanted_ + 10, wanted_ + wanted_ / 2)}); }
@@ -597,6 +602,7 @@ class ThickRestart {
 
   const LinearOperator& A_;
   const LanczosOptions& opt_;
+  const bool on_filter_;  // A_ is a Chebyshev filter polynomial (lanczos_on_filter)
   const InterruptPoll& poll_;
   Index n_;
   double sign_;
@@ -659,6 +665,12 @@ LanczosResult lanczos(const LinearOperator& A, const Eigen::MatrixXd& start, con
                       ThreadTeam& team, const InterruptPoll& poll) {
   check_lanczos_options(A, start, options);
   return ThickRestart(A, options, team, poll).run(start);
+}
+
+LanczosResult lanczos_on_filter(const LinearOperator& P, const Eigen::MatrixXd& start, const LanczosOptions& options,
+                                ThreadTeam& team, const InterruptPoll& poll) {
+  check_lanczos_options(P, start, options);
+  return ThickRestart(P, options, team, poll, true).run(start);
 }
 
 }  // namespace kernlearn

@@ -92,4 +92,11 @@ void check_lanczos_options(const LinearOperator& A, const Eigen::MatrixXd& start
 LanczosResult lanczos(const LinearOperator& A, const Eigen::MatrixXd& start, const LanczosOptions& options,
                       ThreadTeam& team, const InterruptPoll& poll = {});
 
+// lanczos on P, a Chebyshev filter polynomial of A (chebyshev_filter.cpp calls it): the same
+// iteration with the smaller restart buffer a filtered spectrum needs (the wanted pairs of P are
+// far above the rest, so the extra Lanczos vectors buy fewer products than they cost in
+// orthogonalisation).
+LanczosResult lanczos_on_filter(const LinearOperator& P, const Eigen::MatrixXd& start, const LanczosOptions& options,
+                                ThreadTeam& team, const InterruptPoll& poll = {});
+
 }  // namespace kernlearn
