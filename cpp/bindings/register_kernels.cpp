@@ -15,6 +15,8 @@ using namespace pybind11::literals;
 void register_kernels(py::module_& m) {
   // The Gaussian bandwidths the HSIC functions accept (sigma^2 and 1 / sigma^2 finite and normal).
   m.attr("SIGMA_RANGE") = py::make_tuple(kMinSigma, kMaxSigma);
+  // The largest |coordinate| the kernels on points accept (squared distances finite).
+  m.attr("MAX_COORDINATE") = kMaxCoordinate;
   // The relative eigenvalue cut of K_LL^+ in KDAC's Nystrom kernel (hsic_lowrank.hpp).
   m.attr("NYSTROM_RCOND") = kNystromRcond;
   py::native_enum<PairwiseKind>(m, "PairwiseKind", "enum.Enum", "The pairwise kernels.")

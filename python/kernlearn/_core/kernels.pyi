@@ -174,5 +174,6 @@ def pairwise_kernel(
     k(X, Y), float32 when single (values computed in double), else float64.
     """
 
+MAX_COORDINATE: float = 1e150
 NYSTROM_RCOND: float = 1e-10
 SIGMA_RANGE: tuple = (1e-150, 1e150)

@@ -78,11 +78,12 @@ def median_sigma(X, *, factor=0.5, max_points=MEDIAN_MAX_POINTS, random_state=No
 
 def _data_sigma(X, rng):
     """sigma="median" for a fit: median_sigma, refused by name when it leaves the Gaussian kernel's
-    range [1e-150, 1e150] (sigma^2 and 1 / sigma^2 finite), which X near 1e±300 makes it do."""
+    range, the core's SIGMA_RANGE (sigma^2 and 1 / sigma^2 finite), which X near 1e±300 makes it do."""
     sigma = median_sigma(X, random_state=rng)
-    if not 1e-150 <= sigma <= 1e150:
+    low, high = _core.kernels.SIGMA_RANGE
+    if not low <= sigma <= high:
         raise ValueError(
-            f"sigma='median' is {sigma:.3g} for this X, outside [1e-150, 1e150] where the Gaussian kernel's "
+            f"sigma='median' is {sigma:.3g} for this X, outside [{low:g}, {high:g}] where the Gaussian kernel's "
             "sigma^2 and 1 / sigma^2 are finite: rescale X or give sigma"
         )
     return sigma
@@ -864,8 +865,9 @@ class KDAC(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
                 if getattr(self, name) is not None:
                     raise ValueError(f"{name} is used by backend='dask' only, got {name}={getattr(self, name)!r}")
             return None
-        if np.abs(X).max() > 1e150:  # the core's bound (kdac.cpp): squared distances must be finite
-            raise ValueError("X's entries must be at most 1e150 in magnitude (squared distances must be finite)")
+        bound = _core.kernels.MAX_COORDINATE  # the core's: squared distances must be finite
+        if np.abs(X).max() > bound:
+            raise ValueError(f"X's entries must be at most {bound:g} in magnitude (squared distances must be finite)")
         from ..distributed._cluster import Cluster
         from ..distributed._hsic import HsicTiles
 
