@@ -8,7 +8,9 @@ the baselines a user would pick instead, each fit in a fresh process with a time
 Data: kernlearn.datasets._mixture.make_labelled_mixture(n): a 10-feature mixture of 5 Gaussian classes
 (centres 3 N(0, I), unit noise), 10 % of the points labelled at random (-1 for the rest), the
 issues' setting. Peak: VmHWM of the child above
-its VmHWM with the data loaded. A fit that exceeds --timeout is killed and shown as such.
+its VmHWM with the data loaded. A fit that exceeds --timeout is killed and shown as such, and so is
+one whose resident memory passes --max-memory GiB (16 by default, the issues' budget for the
+10^6 rows; the parent reads the child's VmRSS twice a second).
 
 Quality, on the unlabelled points (the labelled ones are what every method was given):
 * clustering family (SimpleNPKL + KernelKMeans, SimpleNPKLCV + KernelKMeans, LabelSpreading,
@@ -35,6 +37,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 CHILD = textwrap.dedent(
     """
@@ -160,22 +163,45 @@ EMBEDDINGS = [
 ]
 
 
-def run(method, n, params, timeout, python):
-    bench = os.path.dirname(os.path.abspath(__file__))
+def resident_gib(pid):
+    """The process's VmRSS in GiB (0 once it is gone)."""
     try:
-        out = subprocess.run(
-            [python, "-c", CHILD, method, str(n), json.dumps(params), bench],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=dict(os.environ),
-        )
-    except subprocess.TimeoutExpired:
-        return {"error": f"no answer in {timeout:.0f} s"}
-    if out.returncode != 0:
-        last = out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 2**20
+    except OSError:
+        pass
+    return 0.0
+
+
+def run(method, n, params, timeout, python, max_memory_gib):
+    bench = os.path.dirname(os.path.abspath(__file__))
+    child = subprocess.Popen(
+        [python, "-c", CHILD, method, str(n), json.dumps(params), bench],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+    )
+    start = time.monotonic()
+    while True:
+        try:
+            stdout, stderr = child.communicate(timeout=0.5)
+            break
+        except subprocess.TimeoutExpired:
+            if time.monotonic() - start > timeout:
+                child.kill()
+                child.communicate()
+                return {"error": f"no answer in {timeout:.0f} s"}
+            if resident_gib(child.pid) > max_memory_gib:
+                child.kill()
+                child.communicate()
+                return {"error": f"stopped at more than {max_memory_gib:g} GiB resident"}
+    if child.returncode != 0:
+        last = stderr.strip().splitlines()[-1] if stderr.strip() else f"exit {child.returncode}"
         return {"error": last[:120]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return json.loads(stdout.strip().splitlines()[-1])
 
 
 def main():
@@ -184,15 +210,19 @@ def main():
     parser.add_argument("--methods", nargs="+", default=CLUSTERING + EMBEDDINGS + CLASSIFIERS + METRICS)
     parser.add_argument("--params", default="{}", help="JSON keyword arguments for every method's estimator")
     parser.add_argument("--timeout", type=float, default=150.0)
+    parser.add_argument("--max-memory", type=float, default=16.0, help="each fit's resident memory, GiB")
     parser.add_argument("--python", default=sys.executable, help="the interpreter whose kernlearn runs the fits")
     args = parser.parse_args()
     params = json.loads(args.params)
-    print(f"load average at the start: {os.getloadavg()[0]:.2f}; python: {args.python}; params: {params}\n")
+    print(
+        f"load average at the start: {os.getloadavg()[0]:.2f}; python: {args.python}; params: {params}; "
+        f"resident memory per fit at most {args.max_memory:g} GiB\n"
+    )
     print("| method | n | seconds | peak MB above data | quality (unlabelled) | notes |")
     print("|---|---|---|---|---|---|")
     for method in args.methods:
         for n in args.sizes:
-            r = run(method, n, params, args.timeout, args.python)
+            r = run(method, n, params, args.timeout, args.python, args.max_memory)
             if "error" in r:
                 print(f"| {method} | {n:,} | - | - | - | {r['error']} |", flush=True)
                 continue

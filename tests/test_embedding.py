@@ -370,8 +370,9 @@ def test_mve_warns_on_a_disconnected_graph():
     rng = np.random.default_rng(0)
     cloud = rng.normal(size=(30, 3))
     two = np.vstack([cloud, cloud[:20] + 100.0])
-    with pytest.warns(UserWarning, match="has 2 connected components"):
+    with pytest.warns(UserWarning, match="has 2 connected components") as record:
         MinimumVolumeEmbedding(2, n_neighbors=3, random_state=0).fit(two)
+    assert record[0].filename == __file__  # the warning points at the user's call to fit
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         MinimumVolumeEmbedding(2, n_neighbors=8, random_state=0).fit(cloud)

@@ -69,5 +69,5 @@ def warn_if_disconnected(pairs, n, n_neighbors, owner):
             "distances within a component are kept, so the components are placed arbitrarily relative to "
             "each other. A larger n_neighbors connects them",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,  # here, _setup, fit: the user's call to fit
         )
