@@ -367,7 +367,7 @@ def test_iklr_precomputed_kernel_operator_and_the_memory_rule(monkeypatch):
     assert _solver_choice.dense_kernel_fits(_solver_choice.DENSE_LIMIT_N, 8)
     assert not _solver_choice.dense_kernel_fits(_solver_choice.DENSE_LIMIT_N + 1, 8)
     monkeypatch.setattr(_solver_choice, "DENSE_LIMIT_N", 100)
-    auto = IKLR("rbf", gamma=gamma, tol=1e-10).fit(X, y)
+    auto = IKLR("rbf", gamma=gamma, tol=1e-10, random_state=0).fit(X, y)  # the same alpha path folds
     assert auto._kernel_on_the_fly(300)
     np.testing.assert_allclose(
         auto.decision_function(X), dense.decision_function(rbf_kernel(X, gamma=gamma)), atol=1e-10
